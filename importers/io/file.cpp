@@ -1,0 +1,105 @@
+#include "drape/io/file.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "drape/io/reader.h"
+
+namespace drape {
+
+Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path, uint64_t max_size) {
+    Error e;
+    e.chain.push_back(path.string());
+    std::error_code ec;
+    auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) {
+        e.reason = "cannot open: no such file";
+        return e;
+    }
+    if (std::filesystem::is_directory(status)) {
+        e.reason = "is a folder, not a file";
+        return e;
+    }
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    if (!f) {
+        e.reason = "cannot open for reading";
+        return e;
+    }
+    auto size = static_cast<uint64_t>(f.tellg());
+    if (size > max_size) {
+        e.reason = "file of " + std::to_string(size) + " B exceeds the " + std::to_string(max_size) + " B limit";
+        return e;
+    }
+    std::vector<uint8_t> data(size);
+    f.seekg(0);
+    if (size && !f.read(reinterpret_cast<char*>(data.data()), std::streamsize(size))) {
+        e.reason = "read failed";
+        return e;
+    }
+    return data;
+}
+
+Result<void> write_file(const std::filesystem::path& path, const void* data, size_t size) {
+    std::error_code ec;
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!f) {
+        Error e = make_error("cannot open for writing");
+        e.chain.push_back(path.string());
+        return e;
+    }
+    if (size) f.write(static_cast<const char*>(data), std::streamsize(size));
+    if (!f) {
+        Error e = make_error("write failed");
+        e.chain.push_back(path.string());
+        return e;
+    }
+    return {};
+}
+
+std::string sanitize_member_path(std::string_view name) {
+    // Split on both separators; drop drive letters ("N:"), empty, "." and ".." components.
+    std::vector<std::string> parts;
+    std::string cur;
+    auto flush = [&] {
+        std::string p;
+        for (char c : cur) {
+            unsigned char u = static_cast<unsigned char>(c);
+            if (u < 0x20 || u == 0x7F) continue;  // NUL and control characters
+            if (c == '<' || c == '>' || c == ':' || c == '"' || c == '|' || c == '?' || c == '*') {
+                p += '_';
+                continue;
+            }
+            p += c;
+        }
+        // Trailing dots and spaces are not portable (Windows strips them).
+        while (!p.empty() && (p.back() == '.' || p.back() == ' ')) p.pop_back();
+        bool drive = cur.size() == 2 && cur[1] == ':' && parts.empty();
+        if (!p.empty() && p != "." && p != ".." && !drive) parts.push_back(p);
+        cur.clear();
+    };
+    for (char c : name) {
+        if (c == '\\' || c == '/') flush();
+        else cur += c;
+    }
+    flush();
+    std::string out;
+    for (auto& p : parts) {
+        if (!out.empty()) out += '/';
+        out += p;
+    }
+    return out.empty() ? "unnamed" : out;
+}
+
+Result<std::filesystem::path> safe_join(const std::filesystem::path& root, std::string_view relative) {
+    std::string clean = sanitize_member_path(relative);
+    std::filesystem::path joined = (root / clean).lexically_normal();
+    std::filesystem::path base = root.lexically_normal();
+    auto rel = joined.lexically_relative(base);
+    if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") {
+        return make_error("path \"" + std::string(relative) + "\" would leave the output folder");
+    }
+    return joined;
+}
+
+}  // namespace drape

@@ -1,0 +1,26 @@
+// Test support: where the shared corpus and reference files are, and small helpers.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace drape::test {
+
+// ../shared/corpus beside the checkout, or $DRAPE_CORPUS.
+std::filesystem::path corpus_dir();
+// ../shared/reference beside the checkout (or $DRAPE_REFERENCE).
+std::filesystem::path reference_dir();
+std::filesystem::path corpus(const std::string& relative);
+std::vector<uint8_t> load(const std::filesystem::path& path);  // aborts the test on failure (empty)
+// A fresh, empty scratch folder under the build tree.
+std::filesystem::path scratch_dir(const std::string& name);
+
+struct ManifestRow {
+    std::string file, format, game, contents, source;
+    uint64_t size = 0;
+};
+std::vector<ManifestRow> manifest();
+
+}  // namespace drape::test
