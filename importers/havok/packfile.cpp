@@ -46,6 +46,7 @@ Result<File> read_packfile(Bytes data) {
     const int16_t predicate_size = r.i16("packfile.predicateArraySizePlusPadding");
     if (r.failed()) return r.error();
     if (const size_t ff = version.find('\xFF'); ff != std::string::npos) version.resize(ff);
+    if (const size_t nul = version.find('\0'); nul != std::string::npos) version.resize(nul);
     if (file_version != 11 || version.rfind("hk_2014", 0) != 0)
         return make_error_at(0x0C, "packfile.fileVersion",
                              "unsupported packfile version " + std::to_string(file_version) + " '" + version + "' (drape reads hk_2014 packfiles)");

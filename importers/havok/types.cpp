@@ -371,6 +371,22 @@ std::optional<uint32_t> File::first_of(std::string_view name) const {
     return v.front();
 }
 
+Result<void> CompendiumSet::add(Bytes data) {
+    auto c = read_compendium(data);
+    if (!c) return c.error();
+    compendiums.push_back(std::move(*c));
+    return {};
+}
+
+Result<void> CompendiumSet::add_siblings(const std::vector<Bytes>& siblings) {
+    for (Bytes b : siblings)
+        if (is_compendium(b)) {
+            auto r = add(b);
+            if (!r) return r;
+        }
+    return {};
+}
+
 const Compendium* CompendiumSet::find(uint64_t id) const {
     for (const Compendium& c : compendiums)
         for (uint64_t i : c.ids)

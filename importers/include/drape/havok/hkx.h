@@ -193,6 +193,10 @@ Result<File> read_hkx(Bytes data, const CompendiumLookup& lookup = {});
 // Loads every `.compendium` among `siblings` (name, bytes); lookup by id.
 struct CompendiumSet {
     std::vector<Compendium> compendiums;
+    // Adds a TCM0 file; its error when it is not one.
+    Result<void> add(Bytes data);
+    // Adds every sibling that is a compendium (TCM0); the first bad one is an error.
+    Result<void> add_siblings(const std::vector<Bytes>& siblings);
     const Compendium* find(uint64_t id) const;
     CompendiumLookup lookup() const {
         return [this](uint64_t id) { return find(id); };
