@@ -36,8 +36,7 @@ TEST_CASE("inspect: --json of every corpus file parses and reports the right kin
         else if (row.format.rfind("packfile", 0) == 0) CHECK(kind == "Havok packfile");
         else if (row.format.rfind("FLVER2", 0) == 0) CHECK(kind == "FLVER");
         else if (row.format == "TPF") CHECK(kind == "TPF");
-        // Inputs that decode give exit 0; KRAK gives 0 once drape decodes Kraken, 1 with the Oodle hint before.
-        if (row.format.find("KRAK") == std::string::npos) CHECK(r.exit_code == 0);
+        CHECK(r.exit_code == 0);  // KRAK included: drape decodes Kraken itself
     }
 }
 
@@ -68,4 +67,14 @@ TEST_CASE("inspect: exit codes and errors") {
     auto dirr = test::run(test::drape_exe() + " inspect " + q(dir));
     CHECK(dirr.exit_code == 1);
     CHECK(dirr.out.find("is a folder, not a file") != std::string::npos);
+}
+
+TEST_CASE("inspect: the Sekiro mtdbnd (KRAK) lists its 3,170 members with no Oodle library") {
+    auto r = test::run(test::drape_exe() + " inspect " + q(test::corpus("sekiro/allmaterialbnd.mtdbnd.dcx")));
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("compression=KRAK") != std::string::npos);
+    CHECK(r.out.find("members=3170") != std::string::npos);
+    size_t lines = 0;
+    for (size_t p = r.out.find(".mtd"); p != std::string::npos; p = r.out.find(".mtd", p + 1)) ++lines;
+    CHECK(lines >= 3170);
 }
