@@ -135,3 +135,30 @@ TEST_CASE("tagfile writer: varint-heavy TYPE sections survive truncation of the 
         CHECK(r.error().offset <= n);
     }
 }
+
+TEST_CASE("typed views: objects shared many times over hit the element budget, not the memory") {
+    auto types = fixture_types(ClothGame::elden_ring);
+    REQUIRE(types);
+    TagfileWriter w(TagfileFlavour::v2018, *types);
+    const uint32_t root = w.add_object(w.type("hkRootLevelContainer"));
+    const uint32_t container = w.add_object(w.type("hclClothContainer"));
+    const uint32_t data = w.add_object(w.type("hclClothData"));
+    const uint32_t sim = w.add_object(w.type("hclSimClothData"));
+    auto nv = w.object(root)["namedVariants"];
+    REQUIRE(nv.resize(1) == 1);
+    nv.at(0)["variant"].set_pointer(container);
+    auto datas = w.object(container)["clothDatas"];
+    const uint64_t n = 4000;
+    REQUIRE(datas.resize(n) == n);
+    for (uint64_t i = 0; i < n; ++i) datas.at(i).set_pointer(data);  // the same cloth data 4000 times
+    auto sims = w.object(data)["simClothDatas"];
+    REQUIRE(sims.resize(1) == 1);
+    sims.at(0).set_pointer(sim);
+    REQUIRE(w.object(sim)["particleDatas"].resize(2000) == 2000);
+    const auto bytes = w.finish();
+    auto f = read_tagfile(bytes);
+    REQUIRE(f);
+    auto c = hcl::read_cloth(*f);
+    REQUIRE_FALSE(c);
+    CHECK(c.error().reason == "the typed view would read more than 16 elements per byte of data (objects shared too many times)");
+}

@@ -109,7 +109,7 @@ std::string str(const Value& v, std::string_view m) { return v[m].as_string(); }
 template <class T, class F>
 std::vector<T> map_array(const Value& arr, F&& f) {
     std::vector<T> out;
-    const uint64_t n = arr.size();
+    const uint64_t n = take(arr.size());
     out.reserve(n);
     for (uint64_t i = 0; i < n; ++i) out.push_back(f(arr.at(i)));
     return out;
@@ -295,7 +295,7 @@ Result<ConstraintSet> read_constraint_set(const File& f, uint32_t item) {
         c.kind = ConstraintKind::volume_mx;
         auto batches = [](const Value& arr, const char* wname) {
             std::vector<VolumeEntry> out;
-            const uint64_t n = arr.size();
+            const uint64_t n = take(arr.size());
             for (uint64_t i = 0; i < n; ++i) {
                 const Value e = arr.at(i);
                 const Value fv = e["frameVector"], pi = e["particleIndex"], w = e[wname];
@@ -430,7 +430,7 @@ void read_deformer(const Value& d, Deformer& out, bool object_space) {
     for (int k = 0; k < 8; ++k) {
         const Value arr = d[k_names[k]];
         const uint8_t n = uint8_t(8 - k);
-        const uint64_t count = arr.size();
+        const uint64_t count = take(arr.size());
         for (uint64_t i = 0; i < count; ++i) {
             const Value e = arr.at(i);
             BlendBlock bb;
@@ -460,7 +460,7 @@ void read_local_blocks(const Value& op, LocalBlocks& out) {
         if (m.name.rfind("local", 0) != 0 || m.name == "localBoneTransforms") continue;
         const Value arr = op[m.name];
         if (!arr.is_array()) continue;
-        const uint64_t n = arr.size();
+        const uint64_t n = take(arr.size());
         for (uint64_t i = 0; i < n; ++i) {
             const Value blk = arr.at(i);
             struct Field {
@@ -719,6 +719,7 @@ Result<ClothData> read_cloth_data(const File& f, uint32_t item) {
 }
 
 Result<ClothContainer> read_cloth(const File& f) {
+    BudgetScope budget(f);
     ClothContainer c;
     const auto containers = f.objects_of("hclClothContainer");
     std::vector<uint32_t> datas;
@@ -743,6 +744,7 @@ Result<ClothContainer> read_cloth(const File& f) {
         if (!r) return r.error();
         c.cloth_datas.push_back(std::move(*r));
     }
+    if (budget.exhausted()) return budget.error();
     return c;
 }
 
