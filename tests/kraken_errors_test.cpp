@@ -9,6 +9,7 @@
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -60,14 +61,14 @@ void run(const Case& c) {
     CHECK(e.field.rfind("kraken", 0) == 0);
     CHECK(e.has_offset);
     CHECK(e.offset <= c.stream.size());
-    for (size_t i = c.size; i < out.size(); ++i) REQUIRE(out[i] == 0xA5);
+    REQUIRE(std::all_of(out.begin() + long(c.size), out.end(), [](uint8_t b) { return b == 0xA5; }));
 }
 
 Buf decode_ok(const Buf& stream, size_t size) {
     std::vector<uint8_t> out(size + 64, 0xA5);
     auto r = kraken::decompress(stream, std::span<uint8_t>(out.data(), size), 1);
     REQUIRE_MESSAGE(r, r.error().to_string());
-    for (size_t i = size; i < out.size(); ++i) REQUIRE(out[i] == 0xA5);
+    REQUIRE(std::all_of(out.begin() + long(size), out.end(), [](uint8_t b) { return b == 0xA5; }));
     out.resize(size);
     return out;
 }

@@ -85,7 +85,7 @@ public:
                 m_off = 0;
                 continue;
             }
-            size_t size = std::max(n, size_t(4) << 20);
+            size_t size = std::max(n, size_t(1) << 20);
             m_blocks.push_back({std::unique_ptr<uint8_t[]>(new uint8_t[size]), size});
         }
     }
