@@ -703,7 +703,8 @@ TEST_CASE("dds: cubemaps, arrays, volumes and legacy headers locate every surfac
     l.width = l.height = 4;
     l.fourcc = test::fourcc_code("DXT5");
     l.caps2 = 0xFE00;
-    auto lc = parse_dds(test::make_dds(l, std::vector<uint8_t>(6 * 16, 0)));
+    auto lfile = test::make_dds(l, std::vector<uint8_t>(6 * 16, 0));
+    auto lc = parse_dds(lfile);
     REQUIRE(lc);
     CHECK(lc->layers == 6);
     // A volume: 4x4x4 RGBA8 with 3 mips: 4*4*4*4 + 2*2*2*4 + 1*1*1*4 = 256 + 32 + 4 bytes.
@@ -714,7 +715,8 @@ TEST_CASE("dds: cubemaps, arrays, volumes and legacy headers locate every surfac
     v.resource_dimension = 4;
     std::vector<uint8_t> vol(292);
     for (size_t i = 0; i < vol.size(); ++i) vol[i] = uint8_t(i);
-    auto vd = parse_dds(test::make_dds(v, vol));
+    auto vfile = test::make_dds(v, vol);  // Dds views its bytes: keep them alive
+    auto vd = parse_dds(vfile);
     REQUIRE(vd);
     CHECK(vd->depth == 4);
     CHECK(vd->surfaces[1].size == 32);
