@@ -21,8 +21,6 @@
 //   (10 and 11 in the specification's numbering); the transformed signed case is a hand test.
 #include <doctest/doctest.h>
 
-#include <zlib.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +32,7 @@
 #include <sstream>
 
 #include "corpus.h"
+#include "drape/dcx/dcx.h"
 #include "drape/exporters/png.h"
 #include "drape/io/file.h"
 #include "drape/tpf/bc.h"
@@ -49,21 +48,13 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Helpers
 
-// er/systex.tpf.dcx is DCX DFLT: until dcx::decompress is merged, inflate it here
-// (FORMATS.md §1.1: uncompressed size BE u32 at 0x1C, compressed size at 0x20, zlib at 0x4C).
+// er/systex.tpf.dcx is DCX DFLT around the TPF.
 std::vector<uint8_t> load_systex() {
-    auto dcx = test::load(test::corpus("er/systex.tpf.dcx"));
-    REQUIRE(dcx.size() > 0x4C);
-    auto be32 = [&](size_t at) {
-        return (uint32_t(dcx[at]) << 24) | (uint32_t(dcx[at + 1]) << 16) | (uint32_t(dcx[at + 2]) << 8) | dcx[at + 3];
-    };
-    const uint32_t usize = be32(0x1C), csize = be32(0x20);
-    REQUIRE(0x4C + uint64_t(csize) <= dcx.size());
-    std::vector<uint8_t> out(usize);
-    uLongf len = usize;
-    REQUIRE(uncompress(out.data(), &len, dcx.data() + 0x4C, csize) == Z_OK);
-    REQUIRE(len == usize);
-    return out;
+    auto dcx_bytes = test::load(test::corpus("er/systex.tpf.dcx"));
+    REQUIRE(!dcx_bytes.empty());
+    auto tpf = dcx::decompress(dcx_bytes);
+    REQUIRE_MESSAGE(tpf, (tpf ? "" : tpf.error().to_string()));
+    return std::move(*tpf);
 }
 
 std::string python() {
@@ -816,7 +807,7 @@ TEST_CASE("tpf: one test per error message") {
     // Entry 0 starts at 0x10: data offset, size, format/type/mips/flags1, name offset, has floats.
     auto b = good;
     b[0] = 'X';
-    CHECK(tpf_error(b) == "tpf.header.magic: bad magic: expected \"TPF\\0\", found \"XPF\\x00\"");
+    CHECK(tpf_error(b) == "tpf.header.magic: bad magic: expected \"TPF\\0\", found \"XPF\\0\"");
     CHECK(tpf_error({'T', 'P', 'F', 0, 1}) == "tpf.header.data_size: truncated: needs 4 B, 1 B left");
     b = good;
     put32(b, 0x08, 0xFFFFFFFF);
@@ -1023,5 +1014,5 @@ TEST_CASE("export: float textures write a 16-bit PNG and an .hdr; bad textures a
     CHECK(png[24] == 16);  // IHDR bit depth
     CHECK(png[25] == 2);   // colour type RGB
     CHECK((*ex)[1].png.empty());
-    CHECK((*ex)[1].error == "@0x0 dds.magic: bad magic: expected \"DDS \", found \"\\x00\\x00\\x00\\x00\"");
+    CHECK((*ex)[1].error == "@0x0 dds.magic: bad magic: expected \"DDS \", found \"\\0\\0\\0\\0\"");
 }
