@@ -82,11 +82,16 @@ void bm_png_encode(benchmark::State& state) {
     }
     auto dds = parse_dds(tpf->textures[0].dds);
     auto img = decode_surface(*dds);
-    state.SetLabel(tpf->textures[0].name + " RGBA8 " + std::to_string(img->width) + "x" + std::to_string(img->height));
+    image::PngOptions options;
+    options.level = int(state.range(0));
+    size_t bytes = 0;
     for (auto _ : state) {
-        auto png = image::encode_png(*img);
+        auto png = image::encode_png(*img, options);
+        bytes = png ? png->size() : 0;
         benchmark::DoNotOptimize(png);
     }
+    state.SetLabel(tpf->textures[0].name + " RGBA8 " + std::to_string(img->width) + "x" + std::to_string(img->height) +
+                   " zlib level " + std::to_string(options.level) + " -> " + std::to_string(bytes) + " B");
     set_mpx(state, uint64_t(img->width) * img->height);
 }
 
@@ -103,4 +108,4 @@ BENCHMARK_CAPTURE(bm_synthetic, BC5, PixelFormat::bc5)->Unit(benchmark::kMillise
 BENCHMARK_CAPTURE(bm_synthetic, BC6H_UF16, PixelFormat::bc6h_uf16)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bm_synthetic, BC7, PixelFormat::bc7)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bm_synthetic, B8G8R8A8, PixelFormat::bgra8)->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_png_encode)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_png_encode)->Arg(1)->Arg(6)->Unit(benchmark::kMillisecond);
