@@ -146,17 +146,19 @@ Result<AnimationContainer> read_animation_container(const File& f) {
 
 std::vector<RawObject> raw_objects(const File& f, std::string_view class_name) {
     std::vector<RawObject> out;
-    const std::vector<uint32_t> all = f.objects();
+    std::vector<uint64_t> starts;  // packfile objects span to the next object
+    for (uint32_t o : f.objects()) starts.push_back(f.items[o].offset);
+    std::sort(starts.begin(), starts.end());
     for (uint32_t item : f.objects_of(class_name)) {
         RawObject r;
         r.item = item;
         r.class_name = f.class_name(item);
         r.version = f.types.at(f.items[item].type).r_version;
-        uint64_t begin = f.items[item].offset, end = begin + f.types.at(f.items[item].type).r_size;
+        const uint64_t begin = f.items[item].offset;
+        uint64_t end = begin + f.types.at(f.items[item].type).r_size;
         if (f.form == Form::packfile) {
-            end = f.data.size();
-            for (uint32_t o : all)
-                if (f.items[o].offset > begin) end = std::min<uint64_t>(end, f.items[o].offset);
+            auto next = std::upper_bound(starts.begin(), starts.end(), begin);
+            end = next == starts.end() ? f.data.size() : *next;
         }
         end = std::min<uint64_t>(end, f.data.size());
         if (begin < end) r.bytes.assign(f.data.begin() + begin, f.data.begin() + end);
