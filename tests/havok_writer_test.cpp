@@ -102,7 +102,12 @@ TEST_CASE("tagfile writer: the synthesized ER cloth reads back member for member
     CHECK(sc.particles.size() == v["particleDatas"].size());
     CHECK(sc.particles[1].friction == float(v["particleDatas"].at(1)["friction"].as_float()));
     CHECK(sc.fixed_particles[1] == v["fixedParticles"].at(1).as_int());
-    CHECK(sc.num_vc_points == v["virtualCollisionPointsData"]["numVCPoints"].as_int());
+    const Value vcp = v["virtualCollisionPointsData"];
+    CHECK(sc.virtual_collision_points.num_vc_points == vcp["numVCPoints"].as_int());
+    REQUIRE(sc.virtual_collision_points.triangles.size() == vcp["triangles"].size());
+    CHECK(sc.virtual_collision_points.triangles[1].opposite_real_particle_indices[1] ==
+          vcp["triangles"].at(1)["oppositeRealParticleIndices"].at(1).as_int());
+    CHECK(sc.virtual_collision_points.edge_fans_landscape[0].vcp_start_index == vcp["edgeFansLandscape"].at(0)["vcpStartIndex"].as_int());
     CHECK(v["name"].offset() - v.offset() == 24);  // Appendix A
 }
 
