@@ -129,6 +129,18 @@ TEST_CASE("tagfile writer: the synthesized Sekiro cloth (16-byte hkReferencedObj
     CHECK(op[0].name == s.file.object(op[0].item)["name"].as_string());
 }
 
+TEST_CASE("tagfile writer: a Sekiro cloth laid out as the corpus's Sekiro files are (2018 sections, SDK 20160200) reads back") {
+    const Synth s = synth(ClothGame::sekiro_as_corpus);
+    CHECK(s.file.sdk == "20160200");
+    CHECK(verify_synthesized(s.file) == "");
+    check_every_census_class(s);
+    CHECK(s.file.types.at(s.file.types.find("hkReferencedObject")).r_size == 24);
+    const auto& sc = s.cloth.cloth_datas[0].sim_cloths[0];
+    CHECK(sc.version == 13);
+    const Value v = s.file.object(sc.item);
+    CHECK(v["name"].offset() - v.offset() == 24);
+}
+
 TEST_CASE("tagfile writer: varint-heavy TYPE sections survive truncation of the synthesized Sekiro file") {
     auto types = fixture_types(ClothGame::sekiro);
     REQUIRE(types);
