@@ -15,6 +15,9 @@
 #include <set>
 #include <sstream>
 #include <sys/wait.h>
+#include <signal.h>
+#include <chrono>
+#include <thread>
 
 #include "corpus.h"
 #include "drape/exporters/gltf.h"
@@ -351,8 +354,32 @@ TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleto
         std::ofstream f(proj / "cases.json");
         f << cases.dump();
     }
-    // The editor imports the files, then lingers: bound it with a timeout.
-    run("timeout 120 " + godot + " -e --quit --path " + q(proj), proj / "import.log");
+    // The editor imports the files, then lingers: start it in the background, wait until every
+    // model has its imported scene and .md5, then stop it (by its pid; a 120 s timeout bounds it).
+    const std::string pidfile = (proj / "godot.pid").string();
+    REQUIRE(std::system(("timeout 120 " + godot + " -e --quit --path " + q(proj) + " > " + q(proj / "import.log") +
+                         " 2>&1 & echo $! > '" + pidfile + "'")
+                            .c_str()) == 0);
+    pid_t pid = 0;
+    {
+        std::ifstream pf(pidfile);
+        pf >> pid;
+    }
+    REQUIRE(pid > 0);
+    for (int tick = 0; tick < 240; ++tick) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        size_t scn = 0, md5 = 0;
+        if (fs::exists(proj / ".import"))
+            for (const auto& e : fs::directory_iterator(proj / ".import")) {
+                scn += e.path().extension() == ".scn";
+                md5 += e.path().extension() == ".md5";
+            }
+        bool alive = ::kill(pid, 0) == 0;
+        if ((scn >= cases.size() && md5 >= cases.size()) || !alive) break;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    ::kill(pid, SIGTERM);
+    for (int tick = 0; tick < 50 && ::kill(pid, 0) == 0; ++tick) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     int rc = run("timeout 120 " + godot + " --path " + q(proj) + " -s res://check_import.gd", proj / "check.log");
     std::string log = slurp(proj / "check.log");
     CAPTURE(log);
