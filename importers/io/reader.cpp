@@ -97,7 +97,9 @@ bool ByteReader::expect_magic(std::string_view magic, const char* field) {
         std::string found;
         for (size_t i = 0; i < magic.size(); ++i) {
             uint8_t c = m_data[m_pos + i];
-            if (c >= 0x20 && c < 0x7F) {
+            if (c == 0) {
+                found += "\\0";
+            } else if (c >= 0x20 && c < 0x7F) {
                 found += char(c);
             } else {
                 char b[8];

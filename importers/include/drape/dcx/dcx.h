@@ -45,6 +45,9 @@ struct DecodeOptions {
     std::string oodle_path;
     // Threads for block-parallel Kraken decoding; 0 = hardware concurrency, 1 = sequential.
     unsigned jobs = 1;
+    // When false and no Oodle library is given, KRAK is refused with an error that says how to
+    // provide the library (the behaviour without drape's own decoder).
+    bool builtin_kraken = true;
     uint64_t max_uncompressed = k_max_uncompressed;
 };
 

@@ -114,7 +114,10 @@ public:
     bool expect(T expected, const char* field) {
         T v{};
         if (!read(v, field)) return false;
-        if (v != expected) return fail_at(m_pos - sizeof(T), field, mismatch_reason(uint64_t(v), uint64_t(expected)));
+        if (v != expected) {
+            using U = std::make_unsigned_t<T>;
+            return fail_at(m_pos - sizeof(T), field, mismatch_reason(uint64_t(U(v)), uint64_t(U(expected))));
+        }
         return true;
     }
 

@@ -1,0 +1,368 @@
+// DCX and DCP containers (FORMATS.md §1). Every header field is big-endian.
+#include "drape/dcx/dcx.h"
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstring>
+
+#include "drape/dcx/kraken.h"
+#include "oodle.h"
+
+namespace drape::dcx {
+
+using namespace std::string_view_literals;
+
+const char* compression_name(Compression c) {
+    switch (c) {
+        case Compression::dflt: return "DFLT";
+        case Compression::zstd: return "ZSTD";
+        case Compression::krak: return "KRAK";
+        case Compression::edge: return "EDGE";
+        case Compression::dcp_dflt: return "DCP/DFLT";
+        case Compression::dcp_edge: return "DCP/EDGE";
+    }
+    return "?";
+}
+
+bool is_dcx(Bytes d) {
+    return d.size() >= 4 && (std::memcmp(d.data(), "DCX\0", 4) == 0 || std::memcmp(d.data(), "DCP\0", 4) == 0);
+}
+
+namespace {
+
+// The size guard: the declared output must fit the absolute cap and a fixed multiple of the
+// compressed bytes actually present (deflate tops out at 1032:1; 4096:1 leaves room for zstd
+// and Kraken on real data while refusing a 100-byte file that claims a gigabyte).
+inline constexpr uint64_t k_max_ratio = 4096;
+
+Result<void> check_declared(uint64_t declared, uint64_t compressed, uint64_t cap, uint64_t at, const char* field) {
+    if (declared > cap) {
+        return make_error_at(at, field,
+                             "declared uncompressed size " + std::to_string(declared) + " B exceeds the " +
+                                 std::to_string(cap) + " B limit");
+    }
+    if (declared > 65536 + compressed * k_max_ratio) {
+        return make_error_at(at, field,
+                             "declared uncompressed size " + std::to_string(declared) + " B is more than " +
+                                 std::to_string(k_max_ratio) + " times the " + std::to_string(compressed) +
+                                 " compressed bytes (refused as a decompression bomb)");
+    }
+    return {};
+}
+
+Result<Header> read_dcx_header(ByteReader& r) {
+    Header h;
+    r.set_big_endian(true);
+    r.expect_magic("DCX\0"sv, "dcx.magic");
+    h.unk04 = r.u32("dcx.unk04");
+    uint32_t dcs_off = r.u32("dcx.dcs_offset");
+    uint32_t dcp_off = r.u32("dcx.dcp_offset");
+    h.unk10 = r.u32("dcx.unk10");
+    h.unk14 = r.u32("dcx.unk14");
+    if (r.failed()) return r.error();
+    if (dcs_off != 0x18) return make_error_at(8, "dcx.dcs_offset", "expected 0x18, found " + hex(dcs_off));
+    if (dcp_off != 0x24) return make_error_at(0xC, "dcx.dcp_offset", "expected 0x24, found " + hex(dcp_off));
+    r.expect_magic("DCS\0"sv, "dcx.dcs");
+    h.uncompressed_size = r.u32("dcx.uncompressed_size");
+    h.compressed_size = r.u32("dcx.compressed_size");
+    r.expect_magic("DCP\0"sv, "dcx.dcp");
+    std::string tag;
+    size_t tag_pos = r.pos();
+    r.read_fixed_string(4, tag, "dcx.compression");
+    r.expect<uint32_t>(0x20, "dcx.dcp_size");
+    h.level = r.u8("dcx.level");
+    r.skip(3, "dcx.level_pad");
+    uint32_t chunk_size = r.u32("dcx.chunk_size");
+    h.unk38 = r.u8("dcx.unk38");
+    r.skip(3 + 4 + 4, "dcx.reserved");
+    r.expect_magic("DCA\0"sv, "dcx.dca");
+    uint32_t dca_size = r.u32("dcx.dca_size");
+    if (r.failed()) return r.error();
+    if (tag == "DFLT") h.compression = Compression::dflt;
+    else if (tag == "ZSTD") h.compression = Compression::zstd;
+    else if (tag == "KRAK") h.compression = Compression::krak;
+    else if (tag == "EDGE") h.compression = Compression::edge;
+    else return make_error_at(tag_pos, "dcx.compression", "unknown compression \"" + tag + "\" (known: DFLT, ZSTD, KRAK, EDGE)");
+    if (h.compression == Compression::edge) {
+        if (chunk_size != 0x10000) return make_error_at(0x34, "dcx.chunk_size", "expected 0x10000, found " + hex(chunk_size));
+        h.payload_offset = 0x44;  // the EgdT table follows DCA; decode_edge reads it
+        (void)dca_size;
+    } else {
+        h.payload_offset = 0x44 + dca_size;
+        if (dca_size != 8) return make_error_at(0x48, "dcx.dca_size", "expected 8, found " + hex(dca_size));
+    }
+    return h;
+}
+
+Result<Header> read_dcp_header(ByteReader& r) {
+    Header h;
+    r.set_big_endian(true);
+    r.expect_magic("DCP\0"sv, "dcp.magic");
+    std::string tag;
+    r.read_fixed_string(4, tag, "dcp.compression");
+    r.expect<uint32_t>(0x20, "dcp.size");
+    h.level = r.u8("dcp.level");
+    r.skip(3 + 4 * 3 + 4, "dcp.reserved");
+    r.expect_magic("DCS\0"sv, "dcp.dcs");
+    h.uncompressed_size = r.u32("dcp.uncompressed_size");
+    h.compressed_size = r.u32("dcp.compressed_size");
+    if (r.failed()) return r.error();
+    if (tag == "DFLT") {
+        h.compression = Compression::dcp_dflt;
+        h.payload_offset = 0x2C;
+    } else if (tag == "EDGE") {
+        h.compression = Compression::dcp_edge;
+        h.payload_offset = 0x30;  // after DCS, the two sizes and a zero u32
+    } else {
+        return make_error_at(4, "dcp.compression", "unknown compression \"" + tag + "\" (known: DFLT, EDGE)");
+    }
+    h.unk04 = 0;
+    return h;
+}
+
+}  // namespace
+
+Result<Header> read_header(Bytes data) {
+    ByteReader r(data, 0, true);
+    if (data.size() >= 4 && std::memcmp(data.data(), "DCP\0", 4) == 0) return read_dcp_header(r);
+    return read_dcx_header(r);
+}
+
+Result<std::vector<uint8_t>> inflate_zlib(Bytes in, uint64_t expected, bool raw_deflate) {
+    std::vector<uint8_t> out(expected);
+    uint8_t empty_sink[1];
+    z_stream zs{};
+    if (inflateInit2(&zs, raw_deflate ? -15 : 15) != Z_OK) return make_error("zlib: inflateInit failed");
+    zs.next_in = const_cast<Bytef*>(in.data());
+    zs.avail_in = uInt(in.size());
+    zs.next_out = out.empty() ? empty_sink : out.data();
+    zs.avail_out = uInt(out.size());
+    int rc = inflate(&zs, Z_FINISH);
+    uint64_t produced = zs.total_out;
+    uint64_t consumed = zs.total_in;
+    // Z_BUF_ERROR with no output room left means the stream holds more than declared.
+    bool more = false;
+    if (rc == Z_BUF_ERROR && zs.avail_out == 0) {
+        uint8_t probe[1];
+        zs.next_out = probe;
+        zs.avail_out = 1;
+        int rc2 = inflate(&zs, Z_FINISH);
+        more = zs.avail_out == 0 || rc2 == Z_BUF_ERROR;
+        if (rc2 == Z_STREAM_END && zs.avail_out == 1) more = false, rc = Z_STREAM_END;
+    }
+    inflateEnd(&zs);
+    if (rc == Z_STREAM_END && produced == expected) return out;
+    if (more) {
+        return make_error_at(consumed, "zlib", "stream inflates to more than the declared " + std::to_string(expected) + " B");
+    }
+    if (rc == Z_DATA_ERROR) {
+        return make_error_at(consumed, "zlib", std::string("corrupt deflate data (") + (zs.msg ? zs.msg : "data error") + ")");
+    }
+    if (rc == Z_STREAM_END || rc == Z_BUF_ERROR) {
+        return make_error_at(consumed, "zlib",
+                             "stream ends after " + std::to_string(produced) + " B, declared " + std::to_string(expected) + " B");
+    }
+    return make_error_at(consumed, "zlib", "inflate failed (code " + std::to_string(rc) + ")");
+}
+
+namespace {
+
+Result<std::vector<uint8_t>> decode_zstd(Bytes in, uint64_t expected) {
+    std::vector<uint8_t> out(expected);
+    size_t r = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+    if (ZSTD_isError(r)) {
+        return make_error_at(0, "zstd", std::string("zstd: ") + ZSTD_getErrorName(r));
+    }
+    if (r != expected) {
+        return make_error_at(0, "zstd", "frame decodes to " + std::to_string(r) + " B, declared " + std::to_string(expected) + " B");
+    }
+    return out;
+}
+
+// EDGE: raw-deflate chunks of 0x10000 output bytes each, described by the EgdT table.
+// `table` is a reader positioned at "EgdT"; chunk offsets are relative to `data_base`.
+Result<std::vector<uint8_t>> decode_edge_chunks(ByteReader& file, size_t table_pos, bool dcx_form, size_t data_base,
+                                                uint64_t expected) {
+    ByteReader& r = file;
+    r.seek(table_pos, "edge.egdt");
+    r.expect_magic("EgdT"sv, "edge.egdt");
+    r.u32("edge.version");
+    uint32_t header_size = r.u32("edge.header_size");
+    r.expect<uint32_t>(0x10, "edge.record_size");
+    r.expect<uint32_t>(0x10000, "edge.chunk_size");
+    if (dcx_form) r.u32("edge.last_chunk_size");
+    r.u32("edge.table_size");
+    uint32_t count = r.u32("edge.chunk_count");
+    r.u32("edge.unk");
+    if (r.failed()) return r.error();
+    (void)header_size;
+    if (!r.check_count(count, 16, "edge.chunk_count")) return r.error();
+    if (uint64_t(count) * 0x10000 < expected || (count > 0 && uint64_t(count - 1) * 0x10000 >= expected) ||
+        (count == 0 && expected != 0)) {
+        return make_error_at(r.abs_pos() - 4, "edge.chunk_count",
+                             std::to_string(count) + " chunks of 64 KiB cannot hold " + std::to_string(expected) + " B");
+    }
+    std::vector<uint8_t> out(expected);
+    for (uint32_t i = 0; i < count; ++i) {
+        size_t rec = r.pos();
+        r.u32("edge.chunk.reserved");
+        uint32_t off = r.u32("edge.chunk.offset");
+        uint32_t size = r.u32("edge.chunk.size");
+        uint32_t compressed = r.u32("edge.chunk.compressed");
+        if (r.failed()) return r.error();
+        uint64_t out_off = uint64_t(i) * 0x10000;
+        uint64_t out_len = std::min<uint64_t>(0x10000, expected - out_off);
+        ByteReader chunk = r.slice(uint64_t(data_base) + off, size, "edge.chunk.data");
+        if (r.failed()) return r.error();
+        if (compressed) {
+            auto inflated = inflate_zlib(chunk.bytes(), out_len, true);
+            if (!inflated) {
+                Error e = inflated.error();
+                e.offset = data_base + off + e.offset;
+                e.field = "edge.chunk[" + std::to_string(i) + "]";
+                return e;
+            }
+            std::memcpy(out.data() + out_off, inflated->data(), out_len);
+        } else {
+            if (size != out_len) {
+                return make_error_at(rec + 8, "edge.chunk.size",
+                                     "stored chunk of " + std::to_string(size) + " B, expected " + std::to_string(out_len));
+            }
+            std::memcpy(out.data() + out_off, chunk.data(), out_len);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> decompress(Bytes data, const DecodeOptions& options, Header* header_out) {
+    auto header = read_header(data);
+    if (!header) return header.error();
+    Header h = *header;
+    if (header_out) *header_out = h;
+    ByteReader file(data, 0, true);
+
+    const uint64_t expected = h.uncompressed_size;
+    Bytes payload;
+    if (h.compression != Compression::edge && h.compression != Compression::dcp_edge) {
+        ByteReader p = file.slice(h.payload_offset, h.compressed_size, "dcx.compressed_size");
+        if (file.failed()) return file.error();
+        payload = p.bytes();
+    }
+    uint64_t available = h.compression == Compression::edge || h.compression == Compression::dcp_edge
+                             ? data.size()
+                             : payload.size();
+    if (auto ok = check_declared(expected, available, options.max_uncompressed, 0x1C, "dcx.uncompressed_size"); !ok)
+        return ok.error();
+
+    auto at_payload = [&](Error e) {
+        e.offset += h.payload_offset;
+        e.has_offset = true;
+        return e;
+    };
+    switch (h.compression) {
+        case Compression::dflt:
+        case Compression::dcp_dflt: {
+            auto r = inflate_zlib(payload, expected);
+            if (!r) return at_payload(r.error());
+            return r;
+        }
+        case Compression::zstd: {
+            auto r = decode_zstd(payload, expected);
+            if (!r) return at_payload(r.error());
+            return r;
+        }
+        case Compression::krak: {
+            std::vector<uint8_t> out(expected);
+            if (!options.oodle_path.empty()) {
+                auto r = oodle::decompress(options.oodle_path, payload, out);
+                if (!r) return at_payload(r.error());
+                return out;
+            }
+            if (!options.builtin_kraken) {
+                return make_error_at(0x28, "dcx.compression",
+                                     "KRAK (Oodle Kraken) payload and no decoder: pass --oodle PATH to the game's Oodle "
+                                     "library (oo2core_6_win64.dll or liboo2corelinux64.so), or set DRAPE_OODLE");
+            }
+            auto r = kraken::decompress(payload, out, options.jobs);
+            if (!r) return at_payload(r.error());
+            return out;
+        }
+        case Compression::edge: {
+            // DCX_EDGE: DCA at 0x44, its size at 0x48, the EgdT table at 0x4C; chunk data
+            // starts at 0x44 + dcaSize.
+            uint32_t dca_size = 0;
+            if (!file.peek_at(0x48, dca_size, "dcx.dca_size")) return file.error();
+            return decode_edge_chunks(file, 0x4C, true, size_t(0x44) + dca_size, expected);
+        }
+        case Compression::dcp_edge: {
+            uint64_t dca_pos = uint64_t(h.payload_offset) + h.compressed_size;
+            ByteReader t(data, 0, true);
+            t.seek(dca_pos, "dcp.dca");
+            t.expect_magic("DCA\0"sv, "dcp.dca");
+            t.u32("dcp.dca_size");
+            if (t.failed()) return t.error();
+            return decode_edge_chunks(file, t.pos(), false, h.payload_offset, expected);
+        }
+    }
+    return make_error("unreachable compression kind");
+}
+
+Result<std::vector<uint8_t>> compress(Bytes payload, const EncodeOptions& o) {
+    std::vector<uint8_t> body;
+    if (o.compression == Compression::dflt) {
+        uLongf bound = compressBound(uLong(payload.size()));
+        body.resize(bound);
+        int level = o.level <= 9 ? o.level : 9;
+        if (compress2(body.data(), &bound, payload.data(), uLong(payload.size()), level) != Z_OK)
+            return make_error("zlib: compress2 failed");
+        body.resize(bound);
+    } else if (o.compression == Compression::zstd) {
+        ZSTD_CCtx* cctx = ZSTD_createCCtx();
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, o.zstd_level);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);  // as the game's writers do
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, 16);
+        body.resize(ZSTD_compressBound(payload.size()));
+        size_t r = ZSTD_compress2(cctx, body.data(), body.size(), payload.data(), payload.size());
+        ZSTD_freeCCtx(cctx);
+        if (ZSTD_isError(r)) return make_error(std::string("zstd: ") + ZSTD_getErrorName(r));
+        body.resize(r);
+    } else {
+        return make_error(std::string("writing DCX ") + compression_name(o.compression) + " is not supported (DFLT and ZSTD are)");
+    }
+    if (payload.size() > 0xFFFFFFFFull || body.size() > 0xFFFFFFFFull) return make_error("payload too large for DCX (4 GiB)");
+
+    std::vector<uint8_t> out;
+    auto put = [&](uint32_t v) {
+        for (int s = 24; s >= 0; s -= 8) out.push_back(uint8_t(v >> s));
+    };
+    auto tag = [&](const char* t) { out.insert(out.end(), t, t + 4); };
+    tag("DCX\0");
+    put(o.unk04);
+    put(0x18);
+    put(0x24);
+    put(0x44);
+    put(0x4C);
+    tag("DCS\0");
+    put(uint32_t(payload.size()));
+    put(uint32_t(body.size()));
+    tag("DCP\0");
+    tag(o.compression == Compression::dflt ? "DFLT" : "ZSTD");
+    put(0x20);
+    out.push_back(o.compression == Compression::zstd ? 21 : o.level);
+    out.push_back(0), out.push_back(0), out.push_back(0);
+    put(0);
+    out.push_back(o.unk38);
+    out.push_back(0), out.push_back(0), out.push_back(0);
+    put(0);
+    put(0x00010100);
+    tag("DCA\0");
+    put(8);
+    out.insert(out.end(), body.begin(), body.end());
+    while (out.size() % 16) out.push_back(0);
+    return out;
+}
+
+}  // namespace drape::dcx
