@@ -25,18 +25,15 @@ inline std::vector<CorpusFlver> flvers_in(const std::string& rel) {
     std::vector<uint8_t> bytes = load(corpus(rel));
     std::string stem = rel.substr(rel.find('/') + 1);
     stem = stem.substr(0, stem.find('.'));
-#ifdef DRAPE_TEST_BINDERS  // until DCX/BND4 land on main
     if (dcx::is_dcx(bytes)) {
         auto d = dcx::decompress(bytes);
         if (!d) return out;
         bytes = std::move(*d);
     }
-#endif
     if (flver::is_flver(bytes)) {
         out.push_back({rel, "", stem, std::move(bytes)});
         return out;
     }
-#ifdef DRAPE_TEST_BINDERS
     if (bnd::is_bnd4(bytes)) {
         auto b = bnd::read_bnd4(bytes);
         if (!b) return out;
@@ -47,7 +44,6 @@ inline std::vector<CorpusFlver> flvers_in(const std::string& rel) {
             out.push_back({rel, e.name, stem + "_" + name.substr(0, name.find('.')), std::move(*eb)});
         }
     }
-#endif
     return out;
 }
 
