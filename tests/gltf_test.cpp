@@ -386,3 +386,42 @@ TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleto
     CHECK(rc == 0);
     CHECK(log.find("DRAPE_GODOT_OK " + std::to_string(cases.size())) != std::string::npos);
 }
+
+#include "commands.h"
+
+namespace {
+int run_cli(std::vector<std::string> args) {
+    CLI::App app;
+    drape::cli::GlobalOptions global;
+    global.quiet = true;
+    int exit_code = 0;
+    drape::cli::register_model(app, global, exit_code);
+    std::vector<const char*> argv{"drape"};
+    for (auto& a : args) argv.push_back(a.c_str());
+    try {
+        app.parse(int(argv.size()), const_cast<char**>(argv.data()));
+    } catch (const CLI::ParseError&) {
+        return drape::cli::k_exit_usage;
+    }
+    return exit_code;
+}
+}  // namespace
+
+TEST_CASE("drape model: a .dcx binder to .glb with a bone report, a .mapbnd to .gltf, errors") {
+    fs::path dir = test::scratch_dir("cli_model");
+    CHECK(run_cli({"model", test::corpus("ds3/DS3_am.dcx").string(), "-o", (dir / "am.glb").string(), "--skeleton",
+                   test::corpus("ds3/EliteKnight.flver").string()}) == 0);
+    CHECK(fs::file_size(dir / "am.glb") > 1000);
+    std::string report = slurp(dir / "am.bones.txt");
+    // Both FLVERs name Martin/HD_M_7200 vs AM_F_1210/Head differently (soulstruct's bone lists).
+    CHECK(report.find("flver-only AM_F_1210") != std::string::npos);
+    CHECK(report.find("skeleton-only HD_M_7200") != std::string::npos);
+    CHECK(run_cli({"model", test::corpus("er/m60_23_28_01_60465600.mapbnd").string(), "-o", (dir / "m60.gltf").string()}) == 0);
+    CHECK(fs::exists(dir / "m60.bin"));
+    Gltf g = parse(dir / "m60.gltf");
+    CHECK(g.j["nodes"][1]["name"] == "m60_23_28_01_60465600");
+    // A binder without a FLVER, and a missing --skeleton file.
+    CHECK(run_cli({"model", test::corpus("ds3/c0000.anibnd.dcx").string(), "-o", (dir / "x.glb").string()}) == 1);
+    CHECK_FALSE(fs::exists(dir / "x.glb"));
+    CHECK(run_cli({"model", test::corpus("ds3/EliteKnight.flver").string()}) == drape::cli::k_exit_usage);
+}
