@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "corpus.h"
 #include "drape/flver/flver.h"
 #include "flver_corpus.h"
+#include "flver_fixture.h"
 
 using namespace drape;
 using json = nlohmann::json;
@@ -168,4 +170,178 @@ TEST_CASE("flver: display masks from material names") {
     CHECK(flver::display_mask("Material #0") == -1);
     CHECK(flver::display_mask("#0") == -1);
     CHECK(flver::display_mask("##") == -1);
+}
+
+namespace {
+
+void put32(std::vector<uint8_t>& b, size_t off, int32_t v) { std::memcpy(b.data() + off, &v, 4); }
+void put16(std::vector<uint8_t>& b, size_t off, int16_t v) { std::memcpy(b.data() + off, &v, 2); }
+
+}  // namespace
+
+TEST_CASE("flver: the synthetic fixture reads back as written (FORMATS.md §7 by hand)") {
+    test::FlverFixture fx;
+    auto bytes = fx.build();
+    auto r = flver::read_flver(bytes);
+    REQUIRE_MESSAGE(r, r.error().to_string());
+    const auto& m = *r;
+    REQUIRE(m.nodes.size() == 2);
+    CHECK(m.nodes[1].name == "bone1");
+    CHECK(m.nodes[1].parent == 0);
+    CHECK(m.nodes[1].translation.y == 1.0f);
+    REQUIRE(m.dummies.size() == 1);
+    CHECK(m.dummies[0].reference_id == 100);
+    CHECK(m.dummies[0].attach_node == 1);
+    CHECK(m.dummies[0].use_upward);
+    REQUIRE(m.materials.size() == 1);
+    CHECK(m.materials[0].name == "#03#Cape");
+    CHECK(m.materials[0].mtd == "N:\\X\\C[ARSN].mtd");
+    REQUIRE(m.materials[0].textures.size() == 1);
+    CHECK(m.materials[0].textures[0].type == "g_DiffuseTexture");
+    REQUIRE(m.meshes.size() == 1);
+    const auto& v = m.meshes[0].vertices;
+    REQUIRE(v.count == 4);
+    CHECK(v.positions[3].z == 1.0f);
+    CHECK(v.normals[0].z == 1.0f);  // (254 - 127) / 127
+    CHECK(v.tangents.at(0)[0].x == 1.0f);
+    CHECK(v.tangents.at(0)[0].w == doctest::Approx(128.0 / 127.0));
+    CHECK(v.bone_indices[0][0] == 1);
+    CHECK(v.bone_weights[0].x == 1.0f);  // 32767 / 32767
+    REQUIRE(v.uvs.size() == 2);          // type 0x16: two sets
+    CHECK(v.uvs[0][2].x == 0.5f);        // 1024 / 2048
+    CHECK(v.uvs[0][2].y == 0.5f);
+    REQUIRE(v.colors.size() == 1);
+    CHECK(v.colors[0][0].y == doctest::Approx(128.0 / 255.0));
+    CHECK(m.meshes[0].lod0()->triangles(4).size() == 2);
+    fx.strip = true;
+    auto strip = flver::read_flver(fx.build());
+    REQUIRE(strip);
+    CHECK(strip->meshes[0].lod0()->triangles(4).size() == 2);
+}
+
+TEST_CASE("flver: bone indices stay 16 bits wide (300 nodes, index 299)") {
+    test::FlverFixture fx;
+    fx.node_count = 300;
+    fx.bone_index = 299;
+    auto r = flver::read_flver(fx.build());
+    REQUIRE_MESSAGE(r, r.error().to_string());
+    CHECK(r->meshes[0].vertices.bone_indices[0][0] == 299);
+}
+
+TEST_CASE("flver: versions before 0x2000E remap bone indices through the mesh's bone list") {
+    test::FlverFixture fx;
+    fx.version = 0x2000D;
+    fx.node_count = 3;
+    fx.bone_index = 1;
+    fx.mesh_bones = {2, 0};
+    auto r = flver::read_flver(fx.build());
+    REQUIRE_MESSAGE(r, r.error().to_string());
+    CHECK(r->meshes[0].vertices.bone_indices[0][0] == 0);  // list[1] = 0
+    CHECK(r->meshes[0].vertices.bone_indices[0][1] == 2);  // list[0] = 2
+    // UVs use 1024 before 0x2000E.
+    CHECK(r->meshes[0].vertices.uvs[0][2].y == 1.0f);
+}
+
+TEST_CASE("flver: truncation at every length fails cleanly") {
+    test::FlverFixture fx;
+    const auto full = fx.build();
+    for (size_t n = 0; n < full.size(); ++n) {
+        std::vector<uint8_t> cut(full.begin(), full.begin() + long(n));
+        auto r = flver::read_flver(cut);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().offset <= n);
+        // The same length with dataLength patched to fit, so the reader gets past the header.
+        if (n >= 0x14 && n >= fx.at.data) {
+            put32(cut, 0x10, int32_t(n - fx.at.data));
+            auto r2 = flver::read_flver(cut);
+            CHECK_FALSE(r2);
+            if (!r2) CHECK(r2.error().offset <= n);
+        }
+    }
+    // Real files too: every 7th length of the ER map piece.
+    auto items = test::flvers_in("er/m60_23_28_01_60465600.mapbnd");
+    REQUIRE(items.size() == 1);
+    const auto& er = items[0].bytes;
+    for (size_t n = 0; n < er.size(); n += 7) {
+        auto r = flver::read_flver(Bytes(er.data(), n));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().offset <= n);
+    }
+}
+
+TEST_CASE("flver: one test per error message") {
+    test::FlverFixture fx;
+    const auto good = fx.build();
+    REQUIRE(flver::read_flver(good));
+    const auto& a = fx.at;
+    struct Case {
+        const char* what;
+        std::function<void(std::vector<uint8_t>&)> patch;
+        const char* field;
+        const char* reason;
+    };
+    const size_t member0 = a.members;
+    const std::vector<Case> cases = {
+        {"magic", [](auto& b) { b[0] = 'X'; }, "flver.magic", ""},
+        {"endian", [](auto& b) { b[6] = 'Q'; }, "flver.endian", "expected"},
+        {"version", [](auto& b) { put32(b, 8, 0x20030); }, "flver.header.version", "unsupported FLVER version 0x20030"},
+        {"flver0", [](auto& b) { put32(b, 8, 0x15); }, "flver.header.version", "unsupported FLVER version 0x15"},
+        {"index size", [](auto& b) { b[0x48] = 8; }, "flver.header.vertex_index_size", "unsupported index size 8"},
+        {"data offset", [](auto& b) { put32(b, 0x0C, 0x7FFFFFF0); }, "flver.header.data_offset", "outside the file"},
+        {"data length", [](auto& b) { put32(b, 0x10, 0x100000); }, "flver.header.data_length", "ends past the file"},
+        {"negative count", [](auto& b) { put32(b, 0x14, -1); }, "flver.header.dummy_count", "negative count -1"},
+        {"count too big", [](auto& b) { put32(b, 0x20, 100000); }, "flver.header.mesh_count", "exceeds"},
+        {"string offset", [&](auto& b) { put32(b, a.material, -4); }, "flver2.material.name", "negative string offset"},
+        {"string past end", [&](auto& b) { put32(b, a.material, int32_t(b.size() + 10)); }, "flver2.material.name", "past the end"},
+        {"node link", [&](auto& b) { put16(b, a.node + 0x80 + 0x1C, 7); }, "flver2.node.links", "node link 7 outside"},
+        {"parent cycle", [&](auto& b) { put16(b, a.node + 0x1C, 1); }, "flver2.node.parent_index", "is a cycle"},
+        {"mesh material", [&](auto& b) { put32(b, a.mesh + 4, 3); }, "flver2.mesh.material_index", "material 3 outside"},
+        {"mesh node", [&](auto& b) { put32(b, a.mesh + 0x10, 9); }, "flver2.mesh.node_index", "node 9 outside"},
+        {"edge face set", [&](auto& b) { put32(b, a.faceset, int32_t(flver::k_faceset_edge_compressed)); }, "flver2.faceset.index_size",
+         "Edge-compressed"},
+        {"face set index size", [&](auto& b) { put32(b, a.faceset + 0x18, 12); }, "flver2.faceset.index_size", "unsupported index size 12"},
+        {"negative index count", [&](auto& b) { put32(b, a.faceset + 8, -3); }, "flver2.faceset.index_count", "negative"},
+        {"indices outside", [&](auto& b) { put32(b, a.faceset + 0xC, 0x100000); }, "flver2.faceset.indices", "is outside"},
+        {"member count", [&](auto& b) { put32(b, a.layout, 65); }, "flver2.layout.member_count", "65 members"},
+        {"member type", [&](auto& b) { put32(b, member0 + 8, 0x77); }, "flver2.layout_member.type", "unsupported vertex type 0x77"},
+        {"edge member", [&](auto& b) { put32(b, member0 + 8, 0xF0); }, "flver2.layout_member.type", "Edge-compressed"},
+        {"struct offset", [&](auto& b) { put32(b, member0 + 0x14 + 4, 3); }, "flver2.layout_member.struct_offset",
+         "expected the running size 12"},
+        {"material textures", [&](auto& b) { put32(b, a.material + 8, 2); }, "flver2.material.texture_count",
+         "outside the texture table"},
+        {"mesh list count", [&](auto& b) { put32(b, a.mesh + 0x20, -1); }, "flver2.mesh.faceset_indices", "negative count"},
+        {"mesh list index", [&](auto& b) { put32(b, a.faceset_list, 5); }, "flver2.mesh.faceset_indices", "index 5 outside"},
+        {"vertex count", [&](auto& b) { put32(b, a.vertex_buffer + 0xC, -2); }, "flver2.vertex_buffer.vertex_count", "out of range"},
+        {"layout index", [&](auto& b) { put32(b, a.vertex_buffer + 4, 4); }, "flver2.vertex_buffer.layout_index", "layout 4 outside"},
+        {"vertex size", [&](auto& b) { put32(b, a.vertex_buffer + 8, 44); }, "flver2.vertex_buffer.vertex_size", "differs from the layout's 48"},
+        {"buffer offset", [&](auto& b) { put32(b, a.vertex_buffer + 0x1C, -16); }, "flver2.vertex_buffer.buffer_offset", "negative"},
+        {"buffer outside", [&](auto& b) { put32(b, a.vertex_buffer + 0x1C, 0x1000); }, "flver2.vertex_buffer.data", "is outside"},
+        {"semantic type", [&](auto& b) { put32(b, member0 + 0x14 * 3 + 8, 0x11); put32(b, member0 + 8, 0x03); put32(b, member0 + 0x14 + 4, 16);
+                                          put32(b, member0 + 0x14 * 2 + 4, 20); put32(b, member0 + 0x14 * 3 + 4, 24);
+                                          put32(b, member0 + 0x14 * 4 + 4, 28); put32(b, member0 + 0x14 * 5 + 4, 36);
+                                          put32(b, member0 + 0x14 * 6 + 4, 44); put32(b, member0 + 0x14 * 3 + 8, 0x10); },
+         "flver2.layout_member.type", "for bone indices"},
+        {"index outside vertices", [&](auto& b) { put16(b, a.indices, 9); }, "flver2.faceset.indices", "index 9 outside the mesh's 4 vertices"},
+        {"bone index outside nodes", [&](auto& b) { put16(b, a.vertices + 20, 2); }, "flver2.vertex.bone_indices", "bone index 2 outside"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(std::string(c.what));
+        auto b = good;
+        c.patch(b);
+        auto r = flver::read_flver(b);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().field == c.field);
+        CHECK_MESSAGE(r.error().reason.find(c.reason) != std::string::npos, r.error().to_string());
+        CHECK(r.error().offset <= b.size());
+    }
+    // Shared records and the bone-list remap have their own messages.
+    {
+        test::FlverFixture f2;
+        f2.version = 0x2000D;
+        f2.mesh_bones = {0};
+        f2.bone_index = 1;
+        auto r = flver::read_flver(f2.build());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().reason.find("outside the mesh's bone list of 1") != std::string::npos);
+    }
 }

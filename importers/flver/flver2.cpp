@@ -33,10 +33,13 @@ struct Context {
     ByteReader& r;  // the whole file
     const Header& h;
 
-    bool read_string(int32_t offset, std::string& out, const char* field) {
+    // `at`: where the offset field is (errors point there when the offset itself is bad).
+    bool read_string(int32_t offset, std::string& out, const char* field, size_t at) {
         out.clear();
         if (offset == 0) return true;
-        if (offset < 0) return r.fail(field, "negative string offset " + std::to_string(offset));
+        if (offset < 0) return r.fail_at(at, field, "negative string offset " + std::to_string(offset));
+        if (size_t(offset) >= r.size())
+            return r.fail_at(at, field, "string offset " + hex(uint32_t(offset)) + " is past the end");
         return h.unicode ? r.read_utf16z_at(size_t(offset), out, field) : r.read_sjisz_at(size_t(offset), out, field);
     }
 };
@@ -211,7 +214,7 @@ bool decode_buffer(ByteReader& r, Bytes bytes, uint32_t stride, uint32_t count, 
             case Semantic::bitangent: {
                 std::vector<Vec4>* dst;
                 if (sem == Semantic::tangent) {
-                    if (tangent_next >= 8) return r.fail("flver2.layout.member", "more than 8 tangent members");
+                    if (tangent_next >= 8) return r.fail("flver2.layout_member", "more than 8 tangent members");
                     v.tangents.resize(tangent_next + 1);
                     dst = &v.tangents[tangent_next++];
                 } else {
@@ -245,7 +248,7 @@ bool decode_buffer(ByteReader& r, Bytes bytes, uint32_t stride, uint32_t count, 
             }
             case Semantic::uv: {
                 uint32_t sets = (m.type == 0x03 || m.type == 0x13 || m.type == 0x16 || m.type == 0x2E || m.type == 0x1A) ? 2 : 1;
-                if (uv_next + sets > 8) return r.fail("flver2.layout.member", "more than 8 UV sets");
+                if (uv_next + sets > 8) return r.fail("flver2.layout_member", "more than 8 UV sets");
                 v.uvs.resize(uv_next + sets);
                 auto& a = v.uvs[uv_next];
                 a.resize(count);
@@ -285,7 +288,7 @@ bool decode_buffer(ByteReader& r, Bytes bytes, uint32_t stride, uint32_t count, 
                 break;
             }
             case Semantic::vertex_color: {
-                if (color_next >= 8) return r.fail("flver2.layout.member", "more than 8 colour members");
+                if (color_next >= 8) return r.fail("flver2.layout_member", "more than 8 colour members");
                 v.colors.resize(color_next + 1);
                 auto& c = v.colors[color_next++];
                 c.resize(count);
@@ -354,7 +357,7 @@ bool decode_buffer(ByteReader& r, Bytes bytes, uint32_t stride, uint32_t count, 
                 break;  // unknown semantics are skipped (their size is known)
         }
         if (bad)
-            return r.fail("flver2.layout.member.type",
+            return r.fail("flver2.layout_member.type",
                           std::string("unsupported type ") + hex(m.type) + " for " + bad);
     }
     return true;
@@ -418,6 +421,12 @@ Result<Model> read_flver(Bytes data) {
     }
     if (h.data_offset < 0 || size_t(h.data_offset) > data.size()) {
         r.fail_at(0x0C, "flver.header.data_offset", "offset " + hex(uint32_t(h.data_offset)) + " is outside the file");
+        return r.error();
+    }
+    if (h.data_length < 0 || uint64_t(h.data_offset) + uint64_t(h.data_length) > data.size()) {
+        r.fail_at(0x10, "flver.header.data_length",
+                  "data area " + hex(uint32_t(h.data_offset)) + "+" + hex(uint32_t(h.data_length)) + " ends past the file's " +
+                      std::to_string(data.size()) + " B");
         return r.error();
     }
     struct CountField {
@@ -488,8 +497,8 @@ Result<Model> read_flver(Bytes data) {
         m.index = r.i32("flver2.material.index");
         r.skip(4, "flver2.material.reserved");
         if (r.failed()) return r.error();
-        if (!ctx.read_string(raw.name, m.name, "flver2.material.name") ||
-            !ctx.read_string(raw.mtd, m.mtd, "flver2.material.mtd"))
+        if (!ctx.read_string(raw.name, m.name, "flver2.material.name", raw.at) ||
+            !ctx.read_string(raw.mtd, m.mtd, "flver2.material.mtd", raw.at + 4))
             return r.error();
     }
 
@@ -519,7 +528,7 @@ Result<Model> read_flver(Bytes data) {
         }
         for (int16_t* link : {&n.parent, &n.first_child, &n.next_sibling, &n.previous_sibling})
             if (*link < 0) *link = -1;
-        if (!ctx.read_string(name_off, n.name, "flver2.node.name")) return r.error();
+        if (!ctx.read_string(name_off, n.name, "flver2.node.name", at + 0x0C)) return r.error();
     }
     // The parent chain must be acyclic (a cycle would loop any world-matrix walk).
     for (size_t i = 0; i < model.nodes.size(); ++i) {
@@ -668,6 +677,7 @@ Result<Model> read_flver(Bytes data) {
     // Textures.
     std::vector<Texture> textures(static_cast<size_t>(texture_count));
     for (auto& t : textures) {
+        const size_t at = r.pos();
         int32_t path_off = r.i32("flver2.texture.path_offset");
         int32_t type_off = r.i32("flver2.texture.type_offset");
         t.scale.x = r.f32("flver2.texture.scale");
@@ -679,8 +689,8 @@ Result<Model> read_flver(Bytes data) {
         t.unk18 = r.f32("flver2.texture.unk18");
         t.unk1c = r.f32("flver2.texture.unk1c");
         if (r.failed()) return r.error();
-        if (!ctx.read_string(path_off, t.path, "flver2.texture.path") ||
-            !ctx.read_string(type_off, t.type, "flver2.texture.type"))
+        if (!ctx.read_string(path_off, t.path, "flver2.texture.path", at) ||
+            !ctx.read_string(type_off, t.type, "flver2.texture.type", at + 4))
             return r.error();
     }
     for (size_t i = 0; i < mat_raw.size(); ++i) {
