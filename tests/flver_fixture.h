@@ -16,6 +16,7 @@ struct FlverFixture {
     std::vector<int32_t> mesh_bones;  // the mesh's bone list (empty in DS3 and later)
     bool strip = false;
     bool dynamic = true;
+    uint8_t normal_w = 0;           // the normal's w byte (rigid meshes: the vertex's node)
 
     // Offsets of the records in the last build().
     struct Offsets {
@@ -157,7 +158,7 @@ struct FlverFixture {
         const float pos[4][3] = {{-1, 0, -1}, {1, 0, -1}, {-1, 2, 1}, {1, 2, 1}};
         for (uint32_t v = 0; v < k_vertex_count; ++v) {
             f32(pos[v][0]), f32(pos[v][1]), f32(pos[v][2]);
-            u8(127), u8(127), u8(254), u8(0);            // normal (0, 0, 1): towards +Z in the game
+            u8(127), u8(127), u8(254), u8(normal_w);     // normal (0, 0, 1): towards +Z in the game
             u8(254), u8(127), u8(127), u8(255);          // tangent (1, 0, 0), w = +1
             uint16_t bi[4] = {bone_index, 0, 0, 0};
             put(bi, 8);

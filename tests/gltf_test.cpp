@@ -23,6 +23,8 @@
 #include "drape/exporters/gltf.h"
 #include "drape/flver/flver.h"
 #include "flver_corpus.h"
+#include "flver_fixture.h"
+#include <algorithm>
 
 using namespace drape;
 using json = nlohmann::json;
@@ -47,6 +49,27 @@ const std::vector<Output>& outputs() {
             exporters::GltfOptions opt;
             if (!exporters::write_gltf(out.model, out.path, opt)) continue;
             o.push_back(std::move(out));
+        }
+        // One model with its textures bound (1x1 PNG stand-ins for the TPF decoder's output).
+        for (auto& base : o) {
+            if (base.item.label != "EliteKnight") continue;
+            Output t = base;
+            t.path = dir / "EliteKnight_textured.glb";
+            exporters::GltfOptions opt;
+            fs::create_directories(dir / "tex");
+            static const uint8_t png[] = {0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44,
+                                          0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90,
+                                          0x77, 0x53, 0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49, 0x44, 0x41, 0x54, 0x08, 0xD7, 0x63, 0xF8,
+                                          0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xDD, 0x8D, 0xB0, 0x00, 0x00, 0x00,
+                                          0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82};
+            for (const auto& mat : t.model.materials)
+                for (const auto& tex : mat.textures) {
+                    std::string key = exporters::texture_key(tex.path);
+                    opt.textures[key] = "tex/" + key + ".png";
+                    std::ofstream(dir / "tex" / (key + ".png"), std::ios::binary).write(reinterpret_cast<const char*>(png), sizeof png);
+                }
+            if (exporters::write_gltf(t.model, t.path, opt)) o.push_back(std::move(t));
+            break;
         }
         // One model also as .gltf + .bin.
         if (!o.empty()) {
@@ -140,7 +163,7 @@ std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 TEST_CASE("gltf: every corpus FLVER exports, structure matches the FLVER") {
     const auto& outs = outputs();
-    REQUIRE(outs.size() == test::corpus_flvers().size() + 1);
+    REQUIRE(outs.size() == test::corpus_flvers().size() + 2);
     for (const auto& o : outs) {
         CAPTURE(o.path.filename().string());
         json p = peer_flver(o.item);
@@ -343,6 +366,7 @@ TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleto
     fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/project.godot", proj / "project.godot");
     fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/check_import.gd", proj / "check_import.gd");
     fs::create_directories(proj / "models");
+    fs::copy(outputs().front().path.parent_path() / "tex", proj / "models" / "tex", fs::copy_options::recursive);
     json cases = json::array();
     for (const auto& o : outputs()) {
         if (o.path.extension() != ".glb") continue;
@@ -424,4 +448,76 @@ TEST_CASE("drape model: a .dcx binder to .glb with a bone report, a .mapbnd to .
     CHECK(run_cli({"model", test::corpus("ds3/c0000.anibnd.dcx").string(), "-o", (dir / "x.glb").string()}) == 1);
     CHECK_FALSE(fs::exists(dir / "x.glb"));
     CHECK(run_cli({"model", test::corpus("ds3/EliteKnight.flver").string()}) == drape::cli::k_exit_usage);
+}
+
+TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materials_specular), originals in extras") {
+    const Output* t = nullptr;
+    for (const auto& o : outputs())
+        if (o.path.filename() == "EliteKnight_textured.glb") t = &o;
+    REQUIRE(t);
+    Gltf g = parse(t->path);
+    const auto& m0 = g.j["materials"][0];
+    // soulstruct: material "1" has HD_M_7200_a (g_DiffuseTexture), _n (g_BumpmapTexture), _r (g_SpecularTexture).
+    auto image_of = [&](const json& texinfo) {
+        return g.j["images"][g.j["textures"][texinfo["index"].get<size_t>()]["source"].get<size_t>()]["uri"].get<std::string>();
+    };
+    CHECK(image_of(m0["pbrMetallicRoughness"]["baseColorTexture"]) == "tex/hd_m_7200_a.png");
+    CHECK(image_of(m0["normalTexture"]) == "tex/hd_m_7200_n.png");
+    CHECK(image_of(m0["extensions"]["KHR_materials_specular"]["specularColorTexture"]) == "tex/hd_m_7200_r.png");
+    CHECK(m0["extras"]["mtd"] == "M[ARSN].mtd");
+    CHECK(m0["extras"]["textures"].size() == 6);
+    CHECK(m0["extras"]["textures"][1]["path"] == "N:\\FDP\\data\\Other\\SysTex\\SYSTEX_DummyBurn_m.tif");
+    // SYSTEX placeholders are never bound.
+    for (const auto& img : g.j["images"]) CHECK(img["uri"].get<std::string>().find("systex") == std::string::npos);
+    CHECK(exporters::texture_key("N:\\FDP\\x\\HD_M_7200_a.tif") == "hd_m_7200_a");
+}
+
+TEST_CASE("gltf: dummy polys follow seed 003's rule; rigid vertices sit in their node's space") {
+    test::FlverFixture fx;
+    fx.dynamic = false;
+    fx.normal_w = 1;  // every vertex in node 1's space: translated +1 in Y
+    auto m = flver::read_flver(fx.build());
+    REQUIRE(m);
+    exporters::GltfOptions opt;
+    auto bytes = exporters::gltf_bytes(*m, opt);
+    REQUIRE(bytes);
+    fs::path p = test::scratch_dir("gltf_fixture") / "fx.glb";
+    { std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()), long(bytes->size())); }
+    Gltf g = parse(p);
+    // Dummy 100: position (0,1,0) on parent node 0 (identity), forward (0,0,1), upward (0,1,0),
+    // attached to node 1 (translation (0,1,0)). By hand: CreateWorld gives right = f x u =
+    // (-1,0,0), up = right x f = (0,1,0), backward = -f: a half turn about Y at (0,1,0), which is
+    // node 1's origin: local translation 0, rotation (0, +-1, 0, 0) (the Z mirror keeps it).
+    const json* d = nullptr;
+    for (const auto& n : g.j["nodes"])
+        if (n["name"] == "dummy_100") d = &n;
+    REQUIRE(d);
+    CHECK(std::find(g.j["nodes"][2]["children"].begin(), g.j["nodes"][2]["children"].end(), json(int(&*d - &g.j["nodes"][0]))) !=
+          g.j["nodes"][2]["children"].end());
+    for (int c = 0; c < 3; ++c) CHECK(std::fabs((*d)["translation"][size_t(c)].get<double>()) < 1e-6);
+    CHECK(std::fabs((*d)["rotation"][1].get<double>()) == doctest::Approx(1.0));
+    CHECK((*d)["extras"]["reference_id"] == 100);
+    CHECK((*d)["extras"]["attach_node"] == "bone1");
+    CHECK((*d)["extras"]["parent_node"] == "bone0");
+    // Rigid: positions y 0..2 in node 1's space (translation y = 1) -> 1..3; z mirrored.
+    const auto& acc = g.j["accessors"][g.j["meshes"][0]["primitives"][0]["attributes"]["POSITION"].get<size_t>()];
+    CHECK(acc["min"][1].get<double>() == doctest::Approx(1.0));
+    CHECK(acc["max"][1].get<double>() == doctest::Approx(3.0));
+    CHECK(acc["min"][2].get<double>() == doctest::Approx(-1.0));
+    auto jts = g.accessor<uint16_t>(g.j["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"]);
+    CHECK(jts[0] == 1);
+    // Display mask 3 from "#03#Cape".
+    CHECK(g.j["meshes"][0]["name"] == "mesh00_mask03_#03#Cape");
+    // 16-bit joints end to end: node 299 of 300.
+    test::FlverFixture big;
+    big.node_count = 300;
+    big.bone_index = 299;
+    auto mb = flver::read_flver(big.build());
+    REQUIRE(mb);
+    auto bb = exporters::gltf_bytes(*mb, opt);
+    REQUIRE(bb);
+    { std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bb->data()), long(bb->size())); }
+    Gltf gb = parse(p);
+    auto jb = gb.accessor<uint16_t>(gb.j["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"]);
+    CHECK(jb[0] == 299);
 }

@@ -27,7 +27,7 @@ namespace {
 
 using tinygltf::Value;
 
-Value num(double v) { return Value(v); }
+Value inum(int64_t v) { return Value(int(v)); }
 Value str(const std::string& s) { return Value(s); }
 Value vec(std::initializer_list<double> v) {
     Value::Array a;
@@ -185,8 +185,8 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
         gn.rotation = {q[0], q[1], q[2], q[3]};
         if (n.scale.x != 1 || n.scale.y != 1 || n.scale.z != 1) gn.scale = {n.scale.x, n.scale.y, n.scale.z};
         Value::Object ex;
-        ex["flver_index"] = num(double(i));
-        ex["flags"] = num(n.flags);
+        ex["flver_index"] = inum(int64_t(i));
+        ex["flags"] = inum(n.flags);
         gn.extras = Value(ex);
         g.nodes.push_back(gn);
     }
@@ -233,9 +233,9 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
         if (std::fabs(ls[0] - 1) > 1e-6 || std::fabs(ls[1] - 1) > 1e-6 || std::fabs(ls[2] - 1) > 1e-6)
             dn.scale = {ls[0], ls[1], ls[2]};
         Value::Object ex;
-        ex["reference_id"] = num(d.reference_id);
-        ex["parent_node"] = has_parent ? str(model.nodes[size_t(d.parent_node)].name) : num(-1);
-        ex["attach_node"] = has_attach ? str(model.nodes[size_t(d.attach_node)].name) : num(-1);
+        ex["reference_id"] = inum(d.reference_id);
+        ex["parent_node"] = has_parent ? str(model.nodes[size_t(d.parent_node)].name) : inum(-1);
+        ex["attach_node"] = has_attach ? str(model.nodes[size_t(d.attach_node)].name) : inum(-1);
         ex["use_upward_vector"] = Value(d.use_upward);
         ex["flag1"] = Value(d.flag1);
         dn.extras = Value(ex);
@@ -302,8 +302,8 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
         gm.doubleSided = double_sided[mi] != 0;
         Value::Object ex;
         ex["mtd"] = str(m.mtd);
-        ex["flags"] = num(m.flags);
-        ex["display_mask"] = num(flver::display_mask(m.name));
+        ex["flags"] = inum(m.flags);
+        ex["display_mask"] = inum(flver::display_mask(m.name));
         Value::Array texs;
         bool have[4] = {};
         for (const auto& t : m.textures) {
@@ -323,7 +323,7 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
                 gm.normalTexture.index = ti;
             } else {
                 Value::Object spec, info;
-                info["index"] = num(ti);
+                info["index"] = inum(ti);
                 spec["specularColorTexture"] = Value(info);
                 gm.extensions["KHR_materials_specular"] = Value(spec);
                 uses_specular = true;
@@ -492,14 +492,14 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
         gm.name = mesh_name;
         gm.primitives.push_back(prim);
         Value::Object ex;
-        ex["display_mask"] = num(mask);
-        ex["flver_mesh_index"] = num(double(mi));
+        ex["display_mask"] = inum(mask);
+        ex["flver_mesh_index"] = inum(int64_t(mi));
         ex["dynamic"] = Value(m.dynamic);
         ex["default_node"] = m.default_node >= 0 && size_t(m.default_node) < node_count
                                  ? str(model.nodes[size_t(m.default_node)].name)
-                                 : num(-1);
+                                 : inum(-1);
         ex["material"] = str(mat.name);
-        ex["flver_vertex_count"] = num(v.count);
+        ex["flver_vertex_count"] = inum(v.count);
         gm.extras = Value(ex);
         g.meshes.push_back(gm);
         tinygltf::Node mn;
