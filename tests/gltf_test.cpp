@@ -295,8 +295,13 @@ TEST_CASE("gltf: the Khronos validator reports no errors on any output") {
     if (skip_external()) return;
     std::string node = find_on_path("node");
     REQUIRE_MESSAGE(!node.empty(), "node not found on PATH (apt-get install nodejs; or DRAPE_SKIP_EXTERNAL=1)");
+    // $DRAPE_GLTF_VALIDATOR, else <build>/node_tools (npm install --prefix <build>/node_tools gltf-validator),
+    // else a global npm install.
     fs::path module = std::getenv("DRAPE_GLTF_VALIDATOR") ? fs::path(std::getenv("DRAPE_GLTF_VALIDATOR"))
                                                           : fs::path(DRAPE_BINARY_DIR) / "node_tools/node_modules/gltf-validator";
+    for (const char* global : {"/usr/local/lib/node_modules/gltf-validator", "/usr/lib/node_modules/gltf-validator"})
+        if (!fs::exists(module / "package.json") && !std::getenv("DRAPE_GLTF_VALIDATOR") && fs::exists(fs::path(global) / "package.json"))
+            module = global;
     REQUIRE_MESSAGE(fs::exists(module / "package.json"),
                     "gltf-validator not found at " << module.string()
                                                    << " (npm install --prefix <build>/node_tools gltf-validator)");
