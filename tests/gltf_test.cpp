@@ -289,6 +289,22 @@ TEST_CASE("gltf: bone-match report on the FLVER's own skeleton and a hand-made o
     REQUIRE(rep.pose_mismatches.size() == 1);
     CHECK(rep.pose_mismatches[0].rotation_error_deg == doctest::Approx(90.0).epsilon(1e-3));
     CHECK(rep.to_text().find("pose-differs Master") != std::string::npos);
+    // Seed 003 §1: parts share the skeleton's bind pose. DS3_am keeps the node hierarchy,
+    // EliteKnight's nodes are all top-level (soulstruct: every parent -1); their model-space
+    // bind poses must still agree on the body's bones.
+    auto am_items = test::flvers_in("ds3/DS3_am.dcx");
+    REQUIRE(am_items.size() == 1);
+    auto am = flver::read_flver(am_items[0].bytes);
+    REQUIRE(am);
+    auto cross = exporters::match_skeleton(*am, exporters::skeleton_from_flver(*m));
+    CHECK(cross.matched.size() == 109);
+    CHECK(cross.pose_mismatches.size() <= 4);
+    for (const auto& mm : cross.pose_mismatches) CHECK(mm.name.find("_Weapon") + mm.name.find("_Shield") != 2 * std::string::npos);
+    for (const char* body : {"Pelvis", "Spine", "Neck", "Head", "L_Hand", "R_Foot", "L_Finger01"}) {
+        bool mismatched = false;
+        for (const auto& mm : cross.pose_mismatches) mismatched |= mm.name == body;
+        CHECK_FALSE(mismatched);
+    }
 }
 
 TEST_CASE("gltf: the Khronos validator reports no errors on any output") {

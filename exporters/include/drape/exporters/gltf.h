@@ -36,8 +36,9 @@ struct Skeleton {
 struct BoneMatchReport {
     struct Mismatch {
         std::string name;
-        float translation_error = 0;  // metres, local translation difference
-        float rotation_error_deg = 0; // angle between the local rotations
+        // Differences of the model-space bind poses (each skeleton through its own hierarchy).
+        float translation_error = 0;  // metres
+        float rotation_error_deg = 0; // angle between the rotations
         float scale_error = 0;        // largest per-axis difference
     };
     float tolerance_translation = 1e-3f;
@@ -53,7 +54,7 @@ struct BoneMatchReport {
     std::string to_text() const;  // a human-readable report, one bone per line
 };
 
-// Matches FLVER nodes to skeleton bones by exact name and compares local bind poses.
+// Matches FLVER nodes to skeleton bones by exact name and compares model-space bind poses.
 BoneMatchReport match_skeleton(const flver::Model& model, const Skeleton& skeleton, float tolerance_translation = 1e-3f,
                                float tolerance_rotation_deg = 0.1f);
 // The FLVER's own nodes as a Skeleton (Euler bind rotations turned into quaternions).
