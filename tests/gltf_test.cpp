@@ -329,6 +329,9 @@ TEST_CASE("gltf: the Khronos validator reports no errors on any output") {
     REQUIRE(rep.size() == outputs().size());
     for (const auto& f : rep) {
         CAPTURE(f["file"].get<std::string>());
+        MESSAGE("gltf-validator " << fs::path(f["file"].get<std::string>()).filename().string() << ": " << f["errors"].get<int>()
+                                  << " errors, " << f["warnings"].get<int>() << " warnings, " << f["infos"].get<int>()
+                                  << " infos (docs/model-export.md explains the infos)");
         for (const auto& m : f["messages"])
             if (m["severity"].get<int>() <= 1)
                 MESSAGE(fs::path(f["file"].get<std::string>()).filename().string() << ": " << m["code"].get<std::string>() << " "
