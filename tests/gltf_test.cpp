@@ -16,6 +16,7 @@
 #include <sstream>
 #include <sys/wait.h>
 #include <signal.h>
+#include <unistd.h>
 #include <chrono>
 #include <thread>
 
@@ -41,7 +42,15 @@ struct Output {
 const std::vector<Output>& outputs() {
     static std::vector<Output> outs = [] {
         std::vector<Output> o;
-        fs::path dir = test::scratch_dir("gltf");
+        // Per process: ctest runs every TEST_CASE as its own process, several at once.
+        static struct Scratch {
+            fs::path dir = test::scratch_dir("gltf_" + std::to_string(::getpid()));
+            ~Scratch() {
+                std::error_code ec;
+                fs::remove_all(dir, ec);
+            }
+        } scratch;
+        fs::path dir = scratch.dir;
         for (auto& item : test::corpus_flvers()) {
             auto r = flver::read_flver(item.bytes);
             if (!r) continue;
@@ -496,7 +505,7 @@ TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materi
     CHECK(exporters::texture_key("N:\\FDP\\x\\HD_M_7200_a.tif") == "hd_m_7200_a");
 }
 
-TEST_CASE("gltf: dummy polys follow seed 003's rule; rigid vertices sit in their node's space") {
+TEST_CASE("gltf: dummy polys follow seed 003's rule and rigid vertices sit in their node's space") {
     test::FlverFixture fx;
     fx.dynamic = false;
     fx.normal_w = 1;  // every vertex in node 1's space: translated +1 in Y
