@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ struct FlverFixture {
     bool strip = false;
     bool dynamic = true;
     uint8_t normal_w = 0;           // the normal's w byte (rigid meshes: the vertex's node)
+    bool index32 = false;           // 32-bit face set indices
+    // A custom layout: members {type, semantic, index} and the bytes of one vertex (used for
+    // all four vertices). Empty = the default layout below.
+    std::vector<std::array<uint32_t, 3>> custom_members;
+    std::vector<uint8_t> custom_vertex;
 
     // Offsets of the records in the last build().
     struct Offsets {
@@ -26,6 +32,15 @@ struct FlverFixture {
 
     static constexpr uint32_t k_vertex_size = 48;
     static constexpr uint32_t k_vertex_count = 4;
+
+    static uint32_t type_size(uint32_t t) {
+        switch (t) {
+            case 0x01: case 0x16: case 0x18: case 0x1A: case 0x2E: return 8;
+            case 0x02: return 12;
+            case 0x03: return 16;
+            default: return 4;
+        }
+    }
 
     std::vector<uint8_t> build() {
         std::vector<uint8_t> b;
@@ -46,9 +61,20 @@ struct FlverFixture {
             uint32_t type, semantic;
             int32_t index;
         };
-        const Member members[] = {{0x02, 0, 0}, {0x10, 3, 0}, {0x10, 6, 0}, {0x18, 2, 0},
-                                  {0x1A, 1, 0}, {0x16, 5, 0}, {0x10, 10, 1}};
-        const uint32_t member_count = sizeof(members) / sizeof(members[0]);
+        std::vector<Member> members = {{0x02, 0, 0}, {0x10, 3, 0}, {0x10, 6, 0}, {0x18, 2, 0},
+                                       {0x1A, 1, 0}, {0x16, 5, 0}, {0x10, 10, 1}};
+        std::vector<int32_t> sizes = {12, 4, 4, 8, 8, 8, 4};
+        uint32_t vertex_size = k_vertex_size;
+        if (!custom_members.empty()) {
+            members.clear();
+            sizes.clear();
+            for (const auto& m : custom_members) {
+                members.push_back({m[0], m[1], int32_t(m[2])});
+                sizes.push_back(int32_t(type_size(m[0])));
+            }
+            vertex_size = uint32_t(custom_vertex.size());
+        }
+        const uint32_t member_count = uint32_t(members.size());
         at.member_count = member_count;
         std::vector<uint16_t> indices = strip ? std::vector<uint16_t>{0, 1, 2, 3} : std::vector<uint16_t>{0, 1, 2, 2, 1, 3};
 
@@ -106,10 +132,11 @@ struct FlverFixture {
         // Face set (0x20).
         at.faceset = b.size();
         u32(0), u8(strip ? 1 : 0), u8(1), i16(0);
-        i32(int32_t(indices.size())), i32(0), i32(int32_t(indices.size() * 2)), i32(0), i32(16), i32(0);
+        const int32_t isz = index32 ? 4 : 2;
+        i32(int32_t(indices.size())), i32(0), i32(int32_t(indices.size()) * isz), i32(0), i32(isz * 8), i32(0);
         // Vertex buffer (0x20).
         at.vertex_buffer = b.size();
-        i32(0), i32(0), i32(k_vertex_size), i32(k_vertex_count), i32(0), i32(0), i32(k_vertex_size * k_vertex_count), i32(0);
+        i32(0), i32(0), i32(int32_t(vertex_size)), i32(k_vertex_count), i32(0), i32(0), i32(int32_t(vertex_size * k_vertex_count)), i32(0);
         // Layout (0x10).
         at.layout = b.size();
         i32(int32_t(member_count)), i32(0), i32(0), i32(0);
@@ -120,7 +147,6 @@ struct FlverFixture {
         at.members = b.size();
         set32(at.layout + 12, int32_t(at.members));
         int32_t off = 0;
-        const int32_t sizes[] = {12, 4, 4, 8, 8, 8, 4};
         for (uint32_t k = 0; k < member_count; ++k) {
             i32(0), i32(off), u32(members[k].type), u32(members[k].semantic), i32(members[k].index);
             off += sizes[k];
@@ -151,12 +177,16 @@ struct FlverFixture {
         at.data = b.size();
         set32(data_offset_at, int32_t(at.data));
         at.indices = b.size();
-        for (uint16_t x : indices) put(&x, 2);
+        for (uint16_t x : indices) {
+            uint32_t x32 = x;
+            put(&x32, size_t(isz));
+        }
         pad(16);
         at.vertices = b.size();
         set32(at.vertex_buffer + 0x1C, int32_t(at.vertices - at.data));
         const float pos[4][3] = {{-1, 0, -1}, {1, 0, -1}, {-1, 2, 1}, {1, 2, 1}};
-        for (uint32_t v = 0; v < k_vertex_count; ++v) {
+        for (uint32_t v = 0; v < k_vertex_count && !custom_members.empty(); ++v) put(custom_vertex.data(), custom_vertex.size());
+        for (uint32_t v = 0; v < k_vertex_count && custom_members.empty(); ++v) {
             f32(pos[v][0]), f32(pos[v][1]), f32(pos[v][2]);
             u8(127), u8(127), u8(254), u8(normal_w);     // normal (0, 0, 1): towards +Z in the game
             u8(254), u8(127), u8(127), u8(255);          // tangent (1, 0, 0), w = +1

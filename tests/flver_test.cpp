@@ -345,3 +345,146 @@ TEST_CASE("flver: one test per error message") {
         CHECK(r.error().reason.find("outside the mesh's bone list of 1") != std::string::npos);
     }
 }
+
+namespace {
+
+// Bytes of little-endian values.
+struct Bytes8 {
+    std::vector<uint8_t> b;
+    Bytes8& f(float v) { return raw(&v, 4); }
+    Bytes8& i16(int16_t v) { return raw(&v, 2); }
+    Bytes8& u16(uint16_t v) { return raw(&v, 2); }
+    Bytes8& u8(std::initializer_list<int> v) {
+        for (int x : v) b.push_back(uint8_t(x));
+        return *this;
+    }
+    Bytes8& raw(const void* p, size_t n) {
+        const auto* c = static_cast<const uint8_t*>(p);
+        b.insert(b.end(), c, c + n);
+        return *this;
+    }
+};
+
+flver::Vertices decode_one(uint32_t type, uint32_t semantic, const std::vector<uint8_t>& vertex, int32_t version = 0x20014) {
+    test::FlverFixture fx;
+    fx.version = version;
+    fx.custom_members = {{type, semantic, 0}};
+    fx.custom_vertex = vertex;
+    auto r = flver::read_flver(fx.build());
+    REQUIRE_MESSAGE(r, r.error().to_string());
+    return r->meshes.at(0).vertices;
+}
+
+}  // namespace
+
+// Expected values are worked by hand from FORMATS.md §7.4.
+TEST_CASE("flver: every (semantic, type) pair of FORMATS.md §7.4 decodes as the table says") {
+    using V = flver::Vertices;
+    V v;
+    v = decode_one(0x03, 0, Bytes8{}.f(1).f(2).f(3).f(0).b);  // Position Float4: Vec3 + 0
+    CHECK(v.positions[0].z == 3.0f);
+    v = decode_one(0x02, 3, Bytes8{}.f(0).f(1).f(0).b);
+    CHECK(v.normals[0].y == 1.0f);
+    v = decode_one(0x03, 3, Bytes8{}.f(0).f(0).f(1).f(2).b);  // Normal Float4: w whole number
+    CHECK(v.normal_w[0] == 2);
+    for (uint32_t t : {0x10u, 0x11u, 0x13u, 0x2Fu}) {  // 4 u8: (b - 127) / 127, w raw
+        v = decode_one(t, 3, Bytes8{}.u8({254, 127, 0, 9}).b);
+        CHECK(v.normals[0].x == 1.0f);
+        CHECK(v.normals[0].y == 0.0f);
+        CHECK(v.normals[0].z == -1.0f);
+        CHECK(v.normal_w[0] == 9);
+    }
+    v = decode_one(0x12, 3, Bytes8{}.u8({5, 127, 0x81, 0}).b);  // w first, then i8 z, y, x
+    CHECK(v.normal_w[0] == 5);
+    CHECK(v.normals[0].z == 1.0f);
+    CHECK(v.normals[0].y == -1.0f);
+    CHECK(v.normals[0].x == 0.0f);
+    v = decode_one(0x1A, 3, Bytes8{}.i16(32767).i16(0).i16(-32767).i16(7).b);  // i16 / 32767
+    CHECK(v.normals[0].x == 1.0f);
+    CHECK(v.normals[0].z == -1.0f);
+    CHECK(v.normal_w[0] == 7);
+    v = decode_one(0x2E, 3, Bytes8{}.u16(65534).u16(32767).u16(0).i16(3).b);  // (u - 32767) / 32767
+    CHECK(v.normals[0].x == 1.0f);
+    CHECK(v.normals[0].y == 0.0f);
+    CHECK(v.normals[0].z == -1.0f);
+    CHECK(v.normal_w[0] == 3);
+    v = decode_one(0x18, 3, Bytes8{}.i16(254).i16(127).i16(0).i16(0).b);  // AC6: i16 / 127 - 1
+    CHECK(v.normals[0].x == 1.0f);
+    CHECK(v.normals[0].y == 0.0f);
+    CHECK(v.normals[0].z == -1.0f);
+    // Tangents and bitangents.
+    v = decode_one(0x03, 6, Bytes8{}.f(1).f(0).f(0).f(-1).b);
+    CHECK(v.tangents.at(0)[0].w == -1.0f);
+    v = decode_one(0x13, 7, Bytes8{}.u8({127, 254, 127, 0}).b);
+    CHECK(v.bitangents[0].y == 1.0f);
+    CHECK(v.bitangents[0].w == -1.0f);
+    v = decode_one(0x14, 6, Bytes8{}.u8({127, 0, 0, 0x81}).b);  // i8 w, z, y, x
+    CHECK(v.tangents.at(0)[0].w == 1.0f);
+    CHECK(v.tangents.at(0)[0].x == -1.0f);
+    v = decode_one(0x1A, 6, Bytes8{}.i16(0).i16(32767).i16(0).i16(-32767).b);
+    CHECK(v.tangents.at(0)[0].y == 1.0f);
+    CHECK(v.tangents.at(0)[0].w == -1.0f);
+    // UVs: floats as stored; integers / 2048 (/ 1024 before 0x2000E).
+    v = decode_one(0x01, 5, Bytes8{}.f(0.25f).f(0.75f).b);
+    CHECK(v.uvs.at(0)[0].y == 0.75f);
+    v = decode_one(0x02, 5, Bytes8{}.f(0.25f).f(0.75f).f(9).b);
+    CHECK(v.uvs.size() == 1);
+    v = decode_one(0x03, 5, Bytes8{}.f(1).f(2).f(3).f(4).b);
+    REQUIRE(v.uvs.size() == 2);
+    CHECK(v.uvs[1][0].x == 3.0f);
+    for (uint32_t t : {0x10u, 0x11u, 0x12u, 0x15u, 0x2Du}) {
+        v = decode_one(t, 5, Bytes8{}.i16(2048).i16(-1024).b);
+        CHECK(v.uvs.at(0)[0].x == 1.0f);
+        CHECK(v.uvs.at(0)[0].y == -0.5f);
+    }
+    v = decode_one(0x15, 5, Bytes8{}.i16(2048).i16(-1024).b, 0x2000D);
+    CHECK(v.uvs.at(0)[0].x == 2.0f);
+    v = decode_one(0x13, 5, Bytes8{}.u8({255, 0, 51, 102}).b);  // SFN: four u8 / 255, two sets
+    REQUIRE(v.uvs.size() == 2);
+    CHECK(v.uvs[1][0].x == doctest::Approx(0.2));
+    CHECK(v.uvs[1][0].y == doctest::Approx(0.4));
+    for (uint32_t t : {0x16u, 0x1Au, 0x2Eu}) {
+        v = decode_one(t, 5, Bytes8{}.i16(512).i16(1024).i16(-2048).i16(4096).b);
+        REQUIRE(v.uvs.size() == 2);
+        CHECK(v.uvs[0][0].x == 0.25f);
+        CHECK(v.uvs[1][0].x == -1.0f);
+        CHECK(v.uvs[1][0].y == 2.0f);
+    }
+    // Bone weights.
+    v = decode_one(0x10, 1, Bytes8{}.u8({127, 0x81, 0, 0}).b);
+    CHECK(v.bone_weights[0].x == 1.0f);
+    CHECK(v.bone_weights[0].y == -1.0f);
+    v = decode_one(0x13, 1, Bytes8{}.u8({255, 51, 0, 0}).b);
+    CHECK(v.bone_weights[0].y == doctest::Approx(0.2));
+    for (uint32_t t : {0x16u, 0x1Au}) {
+        v = decode_one(t, 1, Bytes8{}.i16(32767).i16(0).i16(0).i16(0).b);
+        CHECK(v.bone_weights[0].x == 1.0f);
+    }
+    // Bone indices.
+    for (uint32_t t : {0x11u, 0x2Fu, 0x12u}) {
+        v = decode_one(t, 2, Bytes8{}.u8({1, 0, 1, 0}).b);
+        CHECK(v.bone_indices[0] == std::array<uint16_t, 4>{1, 0, 1, 0});
+    }
+    v = decode_one(0x17, 2, Bytes8{}.u16(1).u16(0).b);
+    CHECK(v.bone_indices[0] == std::array<uint16_t, 4>{1, 0, 0, 0});
+    // Colours.
+    v = decode_one(0x03, 10, Bytes8{}.f(1).f(0.5f).f(0).f(1).b);
+    CHECK(v.colors.at(0)[0].y == 0.5f);
+    for (uint32_t t : {0x10u, 0x13u}) {
+        v = decode_one(t, 10, Bytes8{}.u8({255, 51, 0, 255}).b);
+        CHECK(v.colors.at(0)[0].y == doctest::Approx(0.2));
+    }
+    // Unknown semantics with a known type are skipped.
+    v = decode_one(0x11, 4, Bytes8{}.u8({1, 2, 3, 4}).b);
+    CHECK(v.positions.empty());
+}
+
+TEST_CASE("flver: 32-bit face set indices") {
+    test::FlverFixture fx;
+    fx.index32 = true;
+    auto r = flver::read_flver(fx.build());
+    REQUIRE_MESSAGE(r, r.error().to_string());
+    CHECK(r->meshes[0].face_sets[0].index_size == 32);
+    CHECK(r->meshes[0].lod0()->triangles(4).size() == 2);
+    CHECK(r->meshes[0].face_sets[0].indices[5] == 3);
+}
