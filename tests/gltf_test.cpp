@@ -25,6 +25,8 @@
 #include "drape/flver/flver.h"
 #include "flver_corpus.h"
 #include "flver_fixture.h"
+#include "model.h"
+#include "commands.h"
 #include <algorithm>
 
 using namespace drape;
@@ -59,24 +61,14 @@ const std::vector<Output>& outputs() {
             if (!exporters::write_gltf(out.model, out.path, opt)) continue;
             o.push_back(std::move(out));
         }
-        // One model with its textures bound (1x1 PNG stand-ins for the TPF decoder's output).
+        // One model with its textures: ds3/EliteKnight.tpf decoded to PNG by the TPF reader.
         for (auto& base : o) {
             if (base.item.label != "EliteKnight") continue;
             Output t = base;
             t.path = dir / "EliteKnight_textured.glb";
             exporters::GltfOptions opt;
-            fs::create_directories(dir / "tex");
-            static const uint8_t png[] = {0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44,
-                                          0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90,
-                                          0x77, 0x53, 0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49, 0x44, 0x41, 0x54, 0x08, 0xD7, 0x63, 0xF8,
-                                          0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xDD, 0x8D, 0xB0, 0x00, 0x00, 0x00,
-                                          0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82};
-            for (const auto& mat : t.model.materials)
-                for (const auto& tex : mat.textures) {
-                    std::string key = exporters::texture_key(tex.path);
-                    opt.textures[key] = "tex/" + key + ".png";
-                    std::ofstream(dir / "tex" / (key + ".png"), std::ios::binary).write(reinterpret_cast<const char*>(png), sizeof png);
-                }
+            std::vector<std::string> warnings;
+            if (!drape::cli::add_textures({test::load(test::corpus("ds3/EliteKnight.tpf"))}, t.path, opt.textures, warnings)) break;
             if (exporters::write_gltf(t.model, t.path, opt)) o.push_back(std::move(t));
             break;
         }
@@ -399,7 +391,8 @@ TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleto
     fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/project.godot", proj / "project.godot");
     fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/check_import.gd", proj / "check_import.gd");
     fs::create_directories(proj / "models");
-    fs::copy(outputs().front().path.parent_path() / "tex", proj / "models" / "tex", fs::copy_options::recursive);
+    fs::copy(outputs().front().path.parent_path() / "EliteKnight_textured_tex", proj / "models" / "EliteKnight_textured_tex",
+             fs::copy_options::recursive);
     json cases = json::array();
     for (const auto& o : outputs()) {
         if (o.path.extension() != ".glb") continue;
@@ -494,9 +487,11 @@ TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materi
     auto image_of = [&](const json& texinfo) {
         return g.j["images"][g.j["textures"][texinfo["index"].get<size_t>()]["source"].get<size_t>()]["uri"].get<std::string>();
     };
-    CHECK(image_of(m0["pbrMetallicRoughness"]["baseColorTexture"]) == "tex/hd_m_7200_a.png");
-    CHECK(image_of(m0["normalTexture"]) == "tex/hd_m_7200_n.png");
-    CHECK(image_of(m0["extensions"]["KHR_materials_specular"]["specularColorTexture"]) == "tex/hd_m_7200_r.png");
+    // The TPF names them HD_M_7200_a/_n/_r (soulstruct's reading of ds3/EliteKnight.tpf).
+    CHECK(image_of(m0["pbrMetallicRoughness"]["baseColorTexture"]) == "EliteKnight_textured_tex/HD_M_7200_a.png");
+    CHECK(image_of(m0["normalTexture"]) == "EliteKnight_textured_tex/HD_M_7200_n.png");
+    CHECK(image_of(m0["extensions"]["KHR_materials_specular"]["specularColorTexture"]) == "EliteKnight_textured_tex/HD_M_7200_r.png");
+    for (const auto& img : g.j["images"]) CHECK(fs::exists(t->path.parent_path() / img["uri"].get<std::string>()));
     CHECK(m0["extras"]["mtd"] == "M[ARSN].mtd");
     CHECK(m0["extras"]["textures"].size() == 6);
     CHECK(m0["extras"]["textures"][1]["path"] == "N:\\FDP\\data\\Other\\SysTex\\SYSTEX_DummyBurn_m.tif");

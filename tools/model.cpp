@@ -1,6 +1,9 @@
 // drape model: one FLVER (loose, or inside DCX/BND4 such as a .partsbnd.dcx) to .glb/.gltf.
 // The whole-folder `convert` reuses load_flver_file() and exporters::write_gltf().
+#include <cctype>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <iostream>
 
 #include "commands.h"
@@ -8,7 +11,9 @@
 #include "drape/dcx/dcx.h"
 #include "drape/exporters/gltf.h"
 #include "drape/flver/flver.h"
+#include "drape/exporters/png.h"
 #include "drape/io/file.h"
+#include "drape/tpf/tpf.h"
 #include "model.h"
 
 namespace drape::cli {
@@ -44,7 +49,49 @@ Result<std::vector<uint8_t>> find_flver(std::vector<uint8_t> bytes, const dcx::D
     return make_error("not a FLVER, DCX or BND4 file", "model.input");
 }
 
+// Every TPF reachable through DCX and BND4 layers of `bytes` (decompressed copies).
+void collect_tpfs(std::vector<uint8_t> bytes, const dcx::DecodeOptions& dopt, std::vector<std::vector<uint8_t>>& out,
+                  unsigned depth = 0) {
+    if (depth > 4) return;
+    if (dcx::is_dcx(bytes)) {
+        if (auto d = dcx::decompress(bytes, dopt)) collect_tpfs(std::move(*d), dopt, out, depth + 1);
+        return;
+    }
+    if (bytes.size() >= 4 && std::memcmp(bytes.data(), "TPF\0", 4) == 0) {
+        out.push_back(std::move(bytes));
+        return;
+    }
+    if (bnd::is_bnd4(bytes)) {
+        auto b = bnd::read_bnd4(bytes);
+        if (!b) return;
+        for (const auto& e : b->entries)
+            if (auto eb = bnd::entry_bytes(*b, e)) collect_tpfs(std::move(*eb), dopt, out, depth + 1);
+    }
+}
+
 }  // namespace
+
+Result<void> add_textures(const std::vector<std::vector<uint8_t>>& tpfs, const std::filesystem::path& out,
+                          std::map<std::string, std::string>& textures, std::vector<std::string>& warnings) {
+    const std::string folder = out.stem().string() + "_tex";
+    for (const auto& bytes : tpfs) {
+        auto tpf = tpf::read_tpf(bytes);
+        if (!tpf) {
+            warnings.push_back("TPF: " + tpf.error().to_string());
+            continue;
+        }
+        auto written = image::export_tpf_textures(*tpf, out.parent_path() / folder);
+        if (!written) return std::move(written).error();
+        for (const auto& t : *written) {
+            if (!t.error.empty()) {
+                warnings.push_back("texture " + t.name + ": " + t.error);
+                continue;
+            }
+            textures[exporters::texture_key(t.name)] = folder + "/" + t.file_name;
+        }
+    }
+    return {};
+}
 
 Result<flver::Model> load_flver_file(const std::filesystem::path& path, const dcx::DecodeOptions& dopt) {
     auto bytes = read_file(path);
@@ -77,7 +124,9 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
     cmd->add_option("--skeleton", o->skeleton,
                     "A skeleton to match the FLVER's bones against by name; writes OUT.bones.txt (FLVER files and\n"
                     "binders are read today; Havok Skeleton.hkx once the Havok reader is wired in)");
-    cmd->add_option("--textures", o->textures, "TPF files with the model's textures (decoded once the TPF reader is wired in)");
+    cmd->add_option("--textures", o->textures,
+                    "TPF files (or DCX/binders holding TPFs) with the model's textures; decoded to PNG in OUT_tex/.\n"
+                    "TPFs inside the input binder are used too");
     cmd->add_flag("--gltf", o->text, "Write .gltf + .bin instead of .glb (also chosen by an .gltf output name)");
     cmd->callback([o, &global, &exit_code] {
         dcx::DecodeOptions dopt;
@@ -92,8 +141,27 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
         std::filesystem::path out(o->output);
         exporters::GltfOptions gopt;
         gopt.binary = !(o->text || out.extension() == ".gltf");
-        if (!o->textures.empty())
-            std::cerr << "warning: --textures: TPF decoding is not wired into `drape model` yet; materials keep their texture paths in extras\n";
+        // Textures: TPFs inside the input binder (a .partsbnd holds the part's TPF) and --textures.
+        std::vector<std::vector<uint8_t>> tpfs;
+        if (auto in = read_file(o->input)) collect_tpfs(std::move(*in), dopt, tpfs);
+        for (const auto& t : o->textures) {
+            auto tb = read_file(t);
+            if (!tb) {
+                std::cerr << "error: --textures: " << tb.error().to_string() << "\n";
+                exit_code = k_exit_input;
+                return;
+            }
+            size_t before = tpfs.size();
+            collect_tpfs(std::move(*tb), dopt, tpfs);
+            if (tpfs.size() == before) std::cerr << "warning: --textures: no TPF in " << t << "\n";
+        }
+        std::vector<std::string> warnings;
+        if (auto a = add_textures(tpfs, out, gopt.textures, warnings); !a) {
+            std::cerr << "error: " << a.error().to_string() << "\n";
+            exit_code = k_exit_input;
+            return;
+        }
+        for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
         if (!o->skeleton.empty()) {
             auto sk = load_flver_file(o->skeleton, dopt);
             if (!sk) {
