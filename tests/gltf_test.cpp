@@ -492,6 +492,23 @@ TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materi
     CHECK(image_of(m0["normalTexture"]) == "EliteKnight_textured_tex/HD_M_7200_n.png");
     CHECK(image_of(m0["extensions"]["KHR_materials_specular"]["specularColorTexture"]) == "EliteKnight_textured_tex/HD_M_7200_r.png");
     for (const auto& img : g.j["images"]) CHECK(fs::exists(t->path.parent_path() / img["uri"].get<std::string>()));
+    // The _n PNG's blue is rebuilt as the normal's Z (the game keeps gloss there): checked with
+    // Pillow, every 97th pixel must be a unit vector within the 8-bit rounding.
+    if (!skip_external()) {
+        fs::path png = t->path.parent_path() / "EliteKnight_textured_tex/HD_M_7200_n.png";
+        fs::path log = test::scratch_dir("gltf_normal_png") / "out.txt";
+        std::string py = "from PIL import Image; im = Image.open('" + png.string() +
+                         "').convert('RGB'); px = list(im.getdata())[::97]; "
+                         "bad = [p for p in px if abs(sum((c / 127.5 - 1) ** 2 for c in p) - 1) > 0.03]; "
+                         "print(len(px), len(bad))";
+        // Debian's python3-pil lives with /usr/bin/python3 (a pyenv python3 may shadow it on PATH).
+        const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+        REQUIRE(run(python + " -c \"" + py + "\"", log) == 0);
+        size_t total = 0, bad = 1;
+        std::istringstream(slurp(log)) >> total >> bad;
+        CHECK(total > 1000);
+        CHECK(bad == 0);
+    }
     CHECK(m0["extras"]["mtd"] == "M[ARSN].mtd");
     CHECK(m0["extras"]["textures"].size() == 6);
     CHECK(m0["extras"]["textures"][1]["path"] == "N:\\FDP\\data\\Other\\SysTex\\SYSTEX_DummyBurn_m.tif");

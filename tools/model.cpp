@@ -1,6 +1,8 @@
 // drape model: one FLVER (loose, or inside DCX/BND4 such as a .partsbnd.dcx) to .glb/.gltf.
 // The whole-folder `convert` reuses load_flver_file() and exporters::write_gltf().
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -82,12 +84,31 @@ Result<void> add_textures(const std::vector<std::vector<uint8_t>>& tpfs, const s
         }
         auto written = image::export_tpf_textures(*tpf, out.parent_path() / folder);
         if (!written) return std::move(written).error();
-        for (const auto& t : *written) {
+        for (size_t i = 0; i < written->size(); ++i) {
+            const auto& t = (*written)[i];
             if (!t.error.empty()) {
                 warnings.push_back("texture " + t.name + ": " + t.error);
                 continue;
             }
-            textures[exporters::texture_key(t.name)] = folder + "/" + t.file_name;
+            const std::string key = exporters::texture_key(t.name);
+            textures[key] = folder + "/" + t.file_name;
+            // `_n` maps keep gloss in blue (seed 003 §3); glTF reads blue as the normal's Z, so
+            // rebuild it from red and green: z = sqrt(1 - x^2 - y^2), x, y = 2 * v / 255 - 1.
+            if (key.size() > 2 && key.compare(key.size() - 2, 2, "_n") == 0 && i < tpf->textures.size()) {
+                auto dds = tpf::parse_dds(tpf->textures[i].dds);
+                if (!dds) continue;
+                auto img = tpf::decode_surface(*dds);
+                if (!img || img->is_float || img->channels < 3) continue;
+                const uint32_t ch = img->channels;
+                for (size_t p = 0; p + ch <= img->u8.size(); p += ch) {
+                    float x = img->u8[p] / 127.5f - 1.0f, y = img->u8[p + 1] / 127.5f - 1.0f;
+                    float z = std::sqrt(std::max(0.0f, 1.0f - x * x - y * y));
+                    img->u8[p + 2] = uint8_t(std::lround((z + 1.0f) * 127.5f));
+                }
+                auto png = image::encode_png(*img);
+                if (!png) return std::move(png).error();
+                if (auto w = write_file(t.png, *png); !w) return w;
+            }
         }
     }
     return {};
