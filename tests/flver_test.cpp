@@ -321,6 +321,8 @@ TEST_CASE("flver: one test per error message") {
                                           put32(b, member0 + 0x14 * 4 + 4, 28); put32(b, member0 + 0x14 * 5 + 4, 36);
                                           put32(b, member0 + 0x14 * 6 + 4, 44); put32(b, member0 + 0x14 * 3 + 8, 0x10); },
          "flver2.layout_member.type", "for bone indices"},
+        {"overlapping data", [&](auto& b) { put32(b, 0x10, int32_t(fx.at.vertices - fx.at.data)); },  // data area ends before the vertices
+         "flver2.vertex_buffer.vertex_count", "more than the data area's"},
         {"index outside vertices", [&](auto& b) { put16(b, a.indices, 9); }, "flver2.faceset.indices", "index 9 outside the mesh's 4 vertices"},
         {"bone index outside nodes", [&](auto& b) { put16(b, a.vertices + 20, 2); }, "flver2.vertex.bone_indices", "bone index 2 outside"},
     };

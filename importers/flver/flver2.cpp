@@ -582,6 +582,8 @@ Result<Model> read_flver(Bytes data) {
         }
     }
 
+    uint64_t data_used = 0;  // bytes of index and vertex data decoded so far
+
     // Face sets.
     std::vector<FaceSet> facesets(static_cast<size_t>(faceset_count));
     for (auto& fs : facesets) {
@@ -613,6 +615,15 @@ Result<Model> read_flver(Bytes data) {
         ByteReader ir = r.slice(uint64_t(h.data_offset) + uint64_t(indices_off), uint64_t(index_count) * isz,
                                 "flver2.faceset.indices");
         if (r.failed()) return r.error();
+        // Index and vertex data may not overlap: their total stays within the data area, so a
+        // file cannot make the reader decode the same bytes many times over.
+        data_used += uint64_t(index_count) * isz;
+        if (data_used > uint64_t(h.data_length)) {
+            r.fail_at(at + 8, "flver2.faceset.index_count",
+                      "index and vertex data total " + std::to_string(data_used) + " B, more than the data area's " +
+                          std::to_string(h.data_length) + " B");
+            return r.error();
+        }
         fs.indices.resize(static_cast<size_t>(index_count));
         if (isz == 2)
             for (auto& x : fs.indices) x = ir.u16("flver2.faceset.index");
@@ -784,6 +795,13 @@ Result<Model> read_flver(Bytes data) {
             }
             if (vb.buffer_offset < 0) {
                 r.fail_at(vb_at, "flver2.vertex_buffer.buffer_offset", "negative buffer offset");
+                return r.error();
+            }
+            data_used += uint64_t(count) * uint32_t(vb.vertex_size);
+            if (data_used > uint64_t(h.data_length)) {
+                r.fail_at(vb_at, "flver2.vertex_buffer.vertex_count",
+                          "index and vertex data total " + std::to_string(data_used) + " B, more than the data area's " +
+                              std::to_string(h.data_length) + " B");
                 return r.error();
             }
             ByteReader br = r.slice(uint64_t(h.data_offset) + uint64_t(vb.buffer_offset),
