@@ -19,6 +19,7 @@ struct FlverFixture {
     bool dynamic = true;
     uint8_t normal_w = 0;           // the normal's w byte (rigid meshes: the vertex's node)
     bool index32 = false;           // 32-bit face set indices
+    uint32_t mesh_count = 1;        // extra meshes repeat mesh 0's record (same lists)
     // A custom layout: members {type, semantic, index} and the bytes of one vertex (used for
     // all four vertices). Empty = the default layout below.
     std::vector<std::array<uint32_t, 3>> custom_members;
@@ -87,7 +88,7 @@ struct FlverFixture {
         i32(1);  // dummies
         i32(1);  // materials
         i32(int32_t(node_count));
-        i32(1);  // meshes
+        i32(int32_t(mesh_count));  // meshes
         i32(1);  // vertex buffers
         f32(-1), f32(0), f32(-1), f32(1), f32(2), f32(1);
         i32(2), i32(2);                       // face counts
@@ -122,13 +123,15 @@ struct FlverFixture {
             f32(0), f32(0), f32(0);
             for (int k = 0; k < 13; ++k) i32(0);
         }
-        // Mesh (0x30).
+        // Meshes (0x30 each).
         at.mesh = b.size();
-        u8(dynamic ? 1 : 0), u8(0), u8(0), u8(0);
-        i32(0), i32(0), i32(0), i32(0);
-        i32(int32_t(mesh_bones.size()));
-        i32(0), i32(0);          // bbox, bone list (patched)
-        i32(1), i32(0), i32(1), i32(0);  // face sets, list (patched), buffers, list (patched)
+        for (uint32_t k = 0; k < mesh_count; ++k) {
+            u8(dynamic ? 1 : 0), u8(0), u8(0), u8(0);
+            i32(0), i32(0), i32(0), i32(0);
+            i32(int32_t(mesh_bones.size()));
+            i32(0), i32(0);          // bbox, bone list (patched)
+            i32(1), i32(0), i32(1), i32(0);  // face sets, list (patched), buffers, list (patched)
+        }
         // Face set (0x20).
         at.faceset = b.size();
         u32(0), u8(strip ? 1 : 0), u8(1), i16(0);
@@ -153,13 +156,13 @@ struct FlverFixture {
         }
         // Lists.
         at.faceset_list = b.size();
-        set32(at.mesh + 0x24, int32_t(b.size()));
+        for (uint32_t k = 0; k < mesh_count; ++k) set32(at.mesh + k * 0x30 + 0x24, int32_t(b.size()));
         i32(0);
         at.vb_list = b.size();
-        set32(at.mesh + 0x2C, int32_t(b.size()));
+        for (uint32_t k = 0; k < mesh_count; ++k) set32(at.mesh + k * 0x30 + 0x2C, int32_t(b.size()));
         i32(0);
         at.bone_list = b.size();
-        set32(at.mesh + 0x1C, mesh_bones.empty() ? 0 : int32_t(b.size()));
+        for (uint32_t k = 0; k < mesh_count; ++k) set32(at.mesh + k * 0x30 + 0x1C, mesh_bones.empty() ? 0 : int32_t(b.size()));
         for (int32_t x : mesh_bones) i32(x);
         // Strings (UTF-16).
         auto str = [&](size_t field_at, const std::string& s) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "corpus.h"
@@ -321,6 +322,7 @@ TEST_CASE("flver: one test per error message") {
                                           put32(b, member0 + 0x14 * 4 + 4, 28); put32(b, member0 + 0x14 * 5 + 4, 36);
                                           put32(b, member0 + 0x14 * 6 + 4, 44); put32(b, member0 + 0x14 * 3 + 8, 0x10); },
          "flver2.layout_member.type", "for bone indices"},
+        {"unterminated string", [&](auto& b) { put32(b, a.material, int32_t(b.size() - 2)); }, "flver2.material.name", "unterminated"},
         {"overlapping data", [&](auto& b) { put32(b, 0x10, int32_t(fx.at.vertices - fx.at.data)); },  // data area ends before the vertices
          "flver2.vertex_buffer.vertex_count", "more than the data area's"},
         {"index outside vertices", [&](auto& b) { put16(b, a.indices, 9); }, "flver2.faceset.indices", "index 9 outside the mesh's 4 vertices"},
@@ -336,7 +338,30 @@ TEST_CASE("flver: one test per error message") {
         CHECK_MESSAGE(r.error().reason.find(c.reason) != std::string::npos, r.error().to_string());
         CHECK(r.error().offset <= b.size());
     }
-    // Shared records and the bone-list remap have their own messages.
+    // Shared records, too many attribute sets and the bone-list remap have their own messages.
+    {
+        test::FlverFixture f2;
+        f2.mesh_count = 2;
+        auto b = f2.build();
+        auto r = flver::read_flver(b);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().reason.find("face set 0 is used by more than one mesh") != std::string::npos);
+        put32(b, f2.at.mesh + 0x30 + 0x20, 0);  // the second mesh has no face set, shares the buffer
+        r = flver::read_flver(b);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().reason.find("vertex buffer 0 is used by more than one mesh") != std::string::npos);
+    }
+    for (auto [type, semantic, sets, reason] : {std::tuple{0x16u, 5u, 5u, "more than 8 UV sets"},
+                                                std::tuple{0x10u, 6u, 9u, "more than 8 tangent members"},
+                                                std::tuple{0x10u, 10u, 9u, "more than 8 colour members"}}) {
+        test::FlverFixture f2;
+        for (uint32_t k = 0; k < sets; ++k) f2.custom_members.push_back({type, semantic, k});
+        f2.custom_vertex.assign(sets * test::FlverFixture::type_size(type), 0);
+        auto r = flver::read_flver(f2.build());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().field == "flver2.layout_member");
+        CHECK(r.error().reason == reason);
+    }
     {
         test::FlverFixture f2;
         f2.version = 0x2000D;
