@@ -171,6 +171,9 @@ struct Mesh {
     int32_t default_node = -1;
     std::vector<int32_t> bone_indices;  // the mesh's bone list (empty in DS3/BB/ER)
     bool has_bbox = false;
+    // As stored (FORMATS.md: min, max, + unk from 0x2001A). On the ER map piece in the corpus the
+    // first two do not look like min/max (min > max) and the third lies inside the mesh: kept
+    // raw, not used by the exporter.
     Vec3 bbox_min, bbox_max, bbox_unk;
     std::vector<FaceSet> face_sets;
     std::vector<VertexBuffer> vertex_buffers;
