@@ -1,0 +1,216 @@
+// drape model: one FLVER (loose, or inside DCX/BND4 such as a .partsbnd.dcx) to .glb/.gltf.
+// The whole-folder `convert` reuses load_flver_file() and exporters::write_gltf().
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <iostream>
+
+#include "commands.h"
+#include "drape/bnd/bnd4.h"
+#include "drape/dcx/dcx.h"
+#include "drape/exporters/gltf.h"
+#include "drape/flver/flver.h"
+#include "drape/exporters/png.h"
+#include "drape/io/file.h"
+#include "drape/tpf/tpf.h"
+#include "model.h"
+
+namespace drape::cli {
+
+namespace {
+
+// The FLVER bytes of a file: itself, or the first FLVER member found through DCX and BND4
+// layers. `chain` receives the container names for error messages.
+Result<std::vector<uint8_t>> find_flver(std::vector<uint8_t> bytes, const dcx::DecodeOptions& dopt, std::vector<std::string>& chain,
+                                        unsigned depth = 0) {
+    if (depth > 4) return make_error("containers nested too deeply", "model.input");
+    if (flver::is_flver(bytes)) return bytes;
+    if (dcx::is_dcx(bytes)) {
+        auto d = dcx::decompress(bytes, dopt);
+        if (!d) return std::move(d).error();
+        return find_flver(std::move(*d), dopt, chain, depth + 1);
+    }
+    if (bnd::is_bnd4(bytes)) {
+        auto b = bnd::read_bnd4(bytes);
+        if (!b) return std::move(b).error();
+        for (const auto& e : b->entries) {
+            auto eb = bnd::entry_bytes(*b, e);
+            if (!eb) return std::move(eb).error().within(e.name);
+            if (flver::is_flver(*eb) || dcx::is_dcx(*eb) || bnd::is_bnd4(*eb)) {
+                chain.push_back(e.name);
+                auto r = find_flver(std::move(*eb), dopt, chain, depth + 1);
+                if (r) return r;
+                chain.pop_back();
+            }
+        }
+        return make_error("no FLVER member in the binder", "model.input");
+    }
+    return make_error("not a FLVER, DCX or BND4 file", "model.input");
+}
+
+// Every TPF reachable through DCX and BND4 layers of `bytes` (decompressed copies).
+void collect_tpfs(std::vector<uint8_t> bytes, const dcx::DecodeOptions& dopt, std::vector<std::vector<uint8_t>>& out,
+                  unsigned depth = 0) {
+    if (depth > 4) return;
+    if (dcx::is_dcx(bytes)) {
+        if (auto d = dcx::decompress(bytes, dopt)) collect_tpfs(std::move(*d), dopt, out, depth + 1);
+        return;
+    }
+    if (bytes.size() >= 4 && std::memcmp(bytes.data(), "TPF\0", 4) == 0) {
+        out.push_back(std::move(bytes));
+        return;
+    }
+    if (bnd::is_bnd4(bytes)) {
+        auto b = bnd::read_bnd4(bytes);
+        if (!b) return;
+        for (const auto& e : b->entries)
+            if (auto eb = bnd::entry_bytes(*b, e)) collect_tpfs(std::move(*eb), dopt, out, depth + 1);
+    }
+}
+
+}  // namespace
+
+Result<void> add_textures(const std::vector<std::vector<uint8_t>>& tpfs, const std::filesystem::path& out,
+                          std::map<std::string, std::string>& textures, std::vector<std::string>& warnings) {
+    const std::string folder = out.stem().string() + "_tex";
+    for (const auto& bytes : tpfs) {
+        auto tpf = tpf::read_tpf(bytes);
+        if (!tpf) {
+            warnings.push_back("TPF: " + tpf.error().to_string());
+            continue;
+        }
+        auto written = image::export_tpf_textures(*tpf, out.parent_path() / folder);
+        if (!written) return std::move(written).error();
+        for (size_t i = 0; i < written->size(); ++i) {
+            const auto& t = (*written)[i];
+            if (!t.error.empty()) {
+                warnings.push_back("texture " + t.name + ": " + t.error);
+                continue;
+            }
+            const std::string key = exporters::texture_key(t.name);
+            textures[key] = folder + "/" + t.file_name;
+            // `_n` maps keep gloss in blue (seed 003 §3); glTF reads blue as the normal's Z, so
+            // rebuild it from red and green: z = sqrt(1 - x^2 - y^2), x, y = 2 * v / 255 - 1.
+            if (key.size() > 2 && key.compare(key.size() - 2, 2, "_n") == 0 && i < tpf->textures.size()) {
+                auto dds = tpf::parse_dds(tpf->textures[i].dds);
+                if (!dds) continue;
+                auto img = tpf::decode_surface(*dds);
+                if (!img || img->is_float || img->channels < 3) continue;
+                const uint32_t ch = img->channels;
+                for (size_t p = 0; p + ch <= img->u8.size(); p += ch) {
+                    float x = img->u8[p] / 127.5f - 1.0f, y = img->u8[p + 1] / 127.5f - 1.0f;
+                    float z = std::sqrt(std::max(0.0f, 1.0f - x * x - y * y));
+                    img->u8[p + 2] = uint8_t(std::lround((z + 1.0f) * 127.5f));
+                }
+                auto png = image::encode_png(*img);
+                if (!png) return std::move(png).error();
+                if (auto w = write_file(t.png, *png); !w) return w;
+            }
+        }
+    }
+    return {};
+}
+
+Result<flver::Model> load_flver_file(const std::filesystem::path& path, const dcx::DecodeOptions& dopt) {
+    auto bytes = read_file(path);
+    if (!bytes) return std::move(bytes).error();
+    std::vector<std::string> chain;
+    auto fb = find_flver(std::move(*bytes), dopt, chain);
+    auto wrap = [&](Error e) {
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) e.within(*it);
+        e.within(path.filename().string());
+        return e;
+    };
+    if (!fb) return wrap(std::move(fb).error());
+    auto m = flver::read_flver(*fb);
+    if (!m) return wrap(std::move(m).error());
+    return m;
+}
+
+void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
+    auto* cmd = app.add_subcommand("model",
+                                   "Convert one model (a .flver, or a binder holding one such as a .partsbnd.dcx) to glTF 2.0:\n"
+                                   "bones named as in the game, one skin, meshes with display masks, dummy polys, materials.");
+    struct Opts {
+        std::string input, output, skeleton;
+        std::vector<std::string> textures;
+        bool text = false;
+    };
+    auto o = std::make_shared<Opts>();
+    cmd->add_option("file", o->input, "FILE.flver or FILE.partsbnd.dcx (any DCX/BND4 holding a FLVER)")->required()->check(CLI::ExistingFile);
+    cmd->add_option("-o,--output", o->output, "Output .glb (or .gltf, written with a .bin beside it)")->required();
+    cmd->add_option("--skeleton", o->skeleton,
+                    "A skeleton to match the FLVER's bones against by name; writes OUT.bones.txt (FLVER files and\n"
+                    "binders are read today; Havok Skeleton.hkx once the Havok reader is wired in)");
+    cmd->add_option("--textures", o->textures,
+                    "TPF files (or DCX/binders holding TPFs) with the model's textures; decoded to PNG in OUT_tex/.\n"
+                    "TPFs inside the input binder are used too");
+    cmd->add_flag("--gltf", o->text, "Write .gltf + .bin instead of .glb (also chosen by an .gltf output name)");
+    cmd->callback([o, &global, &exit_code] {
+        dcx::DecodeOptions dopt;
+        dopt.oodle_path = global.oodle_path;
+        dopt.jobs = global.jobs;
+        auto model = load_flver_file(o->input, dopt);
+        if (!model) {
+            std::cerr << "error: " << model.error().to_string() << "\n";
+            exit_code = k_exit_input;
+            return;
+        }
+        std::filesystem::path out(o->output);
+        exporters::GltfOptions gopt;
+        gopt.binary = !(o->text || out.extension() == ".gltf");
+        // Textures: TPFs inside the input binder (a .partsbnd holds the part's TPF) and --textures.
+        std::vector<std::vector<uint8_t>> tpfs;
+        if (auto in = read_file(o->input)) collect_tpfs(std::move(*in), dopt, tpfs);
+        for (const auto& t : o->textures) {
+            auto tb = read_file(t);
+            if (!tb) {
+                std::cerr << "error: --textures: " << tb.error().to_string() << "\n";
+                exit_code = k_exit_input;
+                return;
+            }
+            size_t before = tpfs.size();
+            collect_tpfs(std::move(*tb), dopt, tpfs);
+            if (tpfs.size() == before) std::cerr << "warning: --textures: no TPF in " << t << "\n";
+        }
+        std::vector<std::string> warnings;
+        if (auto a = add_textures(tpfs, out, gopt.textures, warnings); !a) {
+            std::cerr << "error: " << a.error().to_string() << "\n";
+            exit_code = k_exit_input;
+            return;
+        }
+        for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+        if (!o->skeleton.empty()) {
+            auto sk = load_flver_file(o->skeleton, dopt);
+            if (!sk) {
+                std::cerr << "error: --skeleton: " << sk.error().to_string() << "\n";
+                exit_code = k_exit_input;
+                return;
+            }
+            auto rep = exporters::match_skeleton(*model, exporters::skeleton_from_flver(*sk));
+            auto report_path = out;
+            report_path.replace_extension(".bones.txt");
+            std::string text = rep.to_text();
+            if (auto w = write_file(report_path, text.data(), text.size()); !w) {
+                std::cerr << "error: " << w.error().to_string() << "\n";
+                exit_code = k_exit_input;
+                return;
+            }
+            if (!global.quiet) std::cout << text.substr(0, text.find('\n')) << " -> " << report_path.string() << "\n";
+        }
+        auto r = exporters::write_gltf(*model, out, gopt);
+        if (!r) {
+            std::cerr << "error: " << r.error().to_string() << "\n";
+            exit_code = k_exit_input;
+            return;
+        }
+        if (!global.quiet)
+            std::cout << o->input << " -> " << out.string() << " (" << model->nodes.size() << " bones, " << model->meshes.size()
+                      << " meshes, " << model->dummies.size() << " dummies)\n";
+    });
+}
+
+}  // namespace drape::cli
