@@ -1,0 +1,120 @@
+// drape (private): helpers for typed views over the generic Havok value view.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drape/havok/animation.h"
+#include "drape/havok/hkx.h"
+
+namespace drape::havok::detail {
+
+// Reads members of one object by name; the first missing required member is remembered as an
+// error naming the object and member.
+class ObjectReader {
+public:
+    ObjectReader(const File& f, uint32_t item) : m_file(f), m_item(item), m_obj(f.object(item)) {}
+    ObjectReader(const File& f, uint32_t item, Value v) : m_file(f), m_item(item), m_obj(v) {}
+
+    const Value& value() const { return m_obj; }
+    bool ok() const { return !m_error.has_value(); }
+    const Error& error() const { return *m_error; }
+    std::string where() const { return m_obj.type_info().name + " (item " + std::to_string(m_item) + ")"; }
+
+    Value req(std::string_view member) {
+        Value v = m_obj[member];
+        if (!v.valid() && !m_error) m_error = make_error("no member '" + std::string(member) + "'", where());
+        return v;
+    }
+    Value opt(std::string_view member) const { return m_obj[member]; }
+
+private:
+    const File& m_file;
+    uint32_t m_item;
+    Value m_obj;
+    std::optional<Error> m_error;
+};
+
+template <class T>
+std::vector<T> ints(const Value& arr) {
+    std::vector<T> out;
+    const uint64_t n = arr.size();
+    out.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) out.push_back(T(arr.at(i).as_int()));
+    return out;
+}
+
+inline std::vector<float> floats(const Value& arr) {
+    std::vector<float> out;
+    const uint64_t n = arr.size();
+    out.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) out.push_back(float(arr.at(i).as_float()));
+    return out;
+}
+
+inline Vec4 vec4(const Value& v) {
+    Vec4 r{0, 0, 0, 0};
+    for (uint64_t i = 0; i < 4 && i < v.size(); ++i) r[i] = float(v.at(i).as_float());
+    return r;
+}
+
+inline std::vector<Vec4> vec4s(const Value& arr) {
+    std::vector<Vec4> out;
+    const uint64_t n = arr.size();
+    out.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) out.push_back(vec4(arr.at(i)));
+    return out;
+}
+
+// hkMatrix4 / hkTransform: 16 floats, column-major as stored.
+inline std::array<float, 16> mat4(const Value& v) {
+    std::array<float, 16> m{};
+    const std::vector<float> f = v.floats();
+    for (size_t i = 0; i < 16 && i < f.size(); ++i) m[i] = f[i];
+    return m;
+}
+
+inline QsTransform qs_transform(const Value& v) {
+    QsTransform t;
+    t.translation = vec4(v["translation"]);
+    t.rotation = vec4(v["rotation"]);
+    t.scale = vec4(v["scale"]);
+    // Some type tables describe hkQsTransform as 12 floats instead of a record.
+    if (!v["translation"].valid()) {
+        const std::vector<float> f = v.floats();
+        if (f.size() >= 12) {
+            for (int i = 0; i < 4; ++i) {
+                t.translation[i] = f[i];
+                t.rotation[i] = f[4 + i];
+                t.scale[i] = f[8 + i];
+            }
+        }
+    }
+    return t;
+}
+
+inline std::vector<std::string> strings(const Value& arr) {
+    std::vector<std::string> out;
+    const uint64_t n = arr.size();
+    for (uint64_t i = 0; i < n; ++i) out.push_back(arr.at(i).as_string());
+    return out;
+}
+
+// Items that the pointers of an array point to (0 for null).
+inline std::vector<uint32_t> pointees(const Value& arr) {
+    std::vector<uint32_t> out;
+    const uint64_t n = arr.size();
+    for (uint64_t i = 0; i < n; ++i) out.push_back(arr.at(i).pointee_item());
+    return out;
+}
+
+inline std::vector<uint8_t> raw_bytes(const Value& arr) {
+    std::vector<uint8_t> out;
+    const uint64_t n = arr.size();
+    out.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) out.push_back(uint8_t(arr.at(i).as_int()));
+    return out;
+}
+
+}  // namespace drape::havok::detail
