@@ -1,0 +1,17 @@
+// Test support: read a .drcloth back into drape's hcl structs (the exporter's inverse).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "drape/havok/cloth.h"
+
+namespace drape::test {
+
+// Verifies the buffer (after an optional zstd frame) and converts it. `bone_names` receives the
+// bone names of every transform set, in order.
+Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<std::string>>* bone_names = nullptr);
+// Clears what a .drcloth does not keep (item numbers of the source file, counts of dropped members).
+void clear_items(hcl::ClothContainer& c);
+
+}  // namespace drape::test
