@@ -467,7 +467,9 @@ const std::vector<Dropped>& dropped_members() {
         {"hclConstraintSet", "type", "0 in every stored object (seed 000): the class decides, carried as kind", 0},
         {"hclOperator", "type", "0 in every stored object (seed 000): the class decides, carried as kind", 0},
         {"hclShape", "type", "0 in every stored object (seed 000): the class decides, carried as kind", 0},
-        {"hkReferencedObject", "memSizeAndRefCount", "run-time reference count, not data", 0},
+        {"hkReferencedObject", "propertyBag", "run-time property storage of every Havok object; empty in game files", 0},
+        {"hkReferencedObject", "memSizeAndFlags", "run-time allocation size and flags, not data", 0},
+        {"hkReferencedObject", "refCount", "run-time reference count, not data", 0},
     };
     return list;
 }
