@@ -51,11 +51,11 @@ TEST_CASE("cloth export: BB c2020_c.hkx round-trips every member of the typed vi
                                l.cloth.cloth_datas[4].operators.size() + l.cloth.cloth_datas[5].operators.size());
 
     std::vector<std::vector<std::string>> bones;
-    auto back = test::drcloth_to_hcl(*bytes, &bones);
+    auto back = cli::drcloth_to_hcl(*bytes, &bones);
     REQUIRE_MESSAGE(back, back.error().to_string());
     hcl::ClothContainer expected = l.cloth;
-    test::clear_items(expected);
-    test::clear_items(*back);
+    cli::clear_items(expected);
+    cli::clear_items(*back);
     REQUIRE(back->cloth_datas.size() == expected.cloth_datas.size());
     CHECK(back->collidables == expected.collidables);
     for (size_t i = 0; i < expected.cloth_datas.size(); ++i) {
@@ -103,8 +103,8 @@ TEST_CASE("cloth export: a zstd-wrapped file carries the same data") {
     auto plain = cloth_export::export_cloth(l.cloth, o);
     REQUIRE(plain);
     CHECK(z->size() < plain->size());
-    auto a = test::drcloth_to_hcl(*z);
-    auto b = test::drcloth_to_hcl(*plain);
+    auto a = cli::drcloth_to_hcl(*z);
+    auto b = cli::drcloth_to_hcl(*plain);
     REQUIRE(a);
     REQUIRE(b);
     CHECK(a->cloth_datas == b->cloth_datas);
@@ -116,11 +116,11 @@ TEST_CASE("cloth export: the verifier refuses a corrupted file") {
     REQUIRE(bytes);
     auto bad = *bytes;
     bad[4] ^= 0xFF;  // the file identifier
-    CHECK_FALSE(test::drcloth_to_hcl(bad));
+    CHECK_FALSE(cli::drcloth_to_hcl(bad));
     bad = *bytes;
     bad[0] = 0xFF, bad[1] = 0xFF, bad[2] = 0xFF, bad[3] = 0x7F;  // root offset past the end
-    CHECK_FALSE(test::drcloth_to_hcl(bad));
-    CHECK_FALSE(test::drcloth_to_hcl(std::span(bytes->data(), bytes->size() / 2)));
+    CHECK_FALSE(cli::drcloth_to_hcl(bad));
+    CHECK_FALSE(cli::drcloth_to_hcl(std::span(bytes->data(), bytes->size() / 2)));
 }
 
 TEST_CASE("cloth export: display buffers bind to the mesh named as the buffer, by counts and subType order") {

@@ -1,4 +1,4 @@
-// Test support: a .drcloth read back into drape's hcl structs (the exporter's inverse), so a
+// A .drcloth read back into drape's hcl structs (the exporter's inverse), so a
 // round trip can be compared member by member with operator==.
 #include "drcloth_read.h"
 
@@ -6,7 +6,7 @@
 
 #include "drape/schema/cloth_generated.h"
 
-namespace drape::test {
+namespace drape::cli {
 
 namespace fb = drape::cloth;
 
@@ -410,4 +410,4 @@ void clear_items(hcl::ClothContainer& c) {
     }
 }
 
-}  // namespace drape::test
+}  // namespace drape::cli

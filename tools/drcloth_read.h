@@ -1,4 +1,4 @@
-// Test support: read a .drcloth back into drape's hcl structs (the exporter's inverse).
+// drape CLI: read a .drcloth back into drape's hcl structs (the exporter's inverse).
 #pragma once
 
 #include <string>
@@ -6,7 +6,7 @@
 
 #include "drape/havok/cloth.h"
 
-namespace drape::test {
+namespace drape::cli {
 
 // Verifies the buffer (after an optional zstd frame) and converts it. `bone_names` receives the
 // bone names of every transform set, in order.
@@ -14,4 +14,4 @@ Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<
 // Clears what a .drcloth does not keep (item numbers of the source file, counts of dropped members).
 void clear_items(hcl::ClothContainer& c);
 
-}  // namespace drape::test
+}  // namespace drape::cli
