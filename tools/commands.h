@@ -22,5 +22,7 @@ struct GlobalOptions {
 // Each register_* adds one subcommand; its callback stores its exit code in `exit_code`.
 void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_check(CLI::App& app, GlobalOptions& global, int& exit_code);
+void register_model(CLI::App&, GlobalOptions&, int&);
+void register_cloth(CLI::App&, GlobalOptions&, int&);
 
 }  // namespace drape::cli

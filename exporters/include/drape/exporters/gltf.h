@@ -1,0 +1,81 @@
+// drape: FLVER2 model to glTF 2.0 (docs/model-export.md).
+//
+// Output: one node per FLVER node (named as in the game, in the FLVER's hierarchy) under one
+// root node named after the model, one skin over every node with inverse bind matrices, one
+// mesh per FLVER mesh (its LOD0 face set, the vertices it uses), dummy polys as child nodes
+// `dummy_<referenceId>`, one material per FLVER material.
+// Coordinates: the game's left-handed Y-up metres become glTF's right-handed Y-up metres by
+// negating Z (x, y, z) -> (x, y, -z); the character then faces +Z as glTF asks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "drape/flver/flver.h"
+#include "drape/io/error.h"
+
+namespace drape::exporters {
+
+// A skeleton from elsewhere (the character's Havok Skeleton.hkx, a cloth file's skeleton),
+// in the game's coordinates. Filled by the caller from the Havok view.
+struct SkeletonBone {
+    std::string name;
+    int32_t parent = -1;
+    std::array<float, 3> translation{0, 0, 0};   // reference pose, local to the parent
+    std::array<float, 4> rotation{0, 0, 0, 1};   // quaternion x, y, z, w
+    std::array<float, 3> scale{1, 1, 1};
+};
+struct Skeleton {
+    std::vector<SkeletonBone> bones;
+};
+
+struct BoneMatchReport {
+    struct Mismatch {
+        std::string name;
+        float translation_error = 0;  // metres, local translation difference
+        float rotation_error_deg = 0; // angle between the local rotations
+        float scale_error = 0;        // largest per-axis difference
+    };
+    float tolerance_translation = 1e-3f;
+    float tolerance_rotation_deg = 0.1f;
+    float tolerance_scale = 1e-3f;
+    std::vector<std::string> matched;     // in FLVER order
+    std::vector<std::string> flver_only;  // FLVER nodes without a skeleton bone of that name
+    std::vector<std::string> havok_only;  // skeleton bones without a FLVER node of that name
+    std::vector<Mismatch> pose_mismatches;  // matched bones whose local bind poses disagree
+    // Matched bones whose parents differ by name.
+    std::vector<std::string> parent_mismatches;
+
+    std::string to_text() const;  // a human-readable report, one bone per line
+};
+
+// Matches FLVER nodes to skeleton bones by exact name and compares local bind poses.
+BoneMatchReport match_skeleton(const flver::Model& model, const Skeleton& skeleton, float tolerance_translation = 1e-3f,
+                               float tolerance_rotation_deg = 0.1f);
+// The FLVER's own nodes as a Skeleton (Euler bind rotations turned into quaternions).
+Skeleton skeleton_from_flver(const flver::Model& model);
+
+struct GltfOptions {
+    bool binary = true;  // .glb; false: .gltf + .bin beside it
+    std::string name;    // root node / scene name; default: the output's stem
+    // Texture images: lowercase file stem as the FLVER names it (`hd_m_7200_a` for
+    // N:\...\HD_M_7200_a.tif) -> PNG path relative to the output file. Textures not in the map
+    // stay in the material's extras only.
+    std::map<std::string, std::string> textures;
+};
+
+// Builds the glTF and returns the .glb bytes (binary) or the .gltf JSON text (with the buffer
+// named `bin_uri`).
+Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOptions& options,
+                                        std::vector<uint8_t>* bin_out = nullptr, const std::string& bin_uri = {});
+// Writes `out` (.glb or .gltf + .bin).
+Result<void> write_gltf(const flver::Model& model, const std::filesystem::path& out, const GltfOptions& options);
+
+// The lowercase file stem of a texture path as stored (`N:\a\B_c.tif` -> `b_c`).
+std::string texture_key(const std::string& path);
+
+}  // namespace drape::exporters

@@ -1,0 +1,523 @@
+// glTF export of every corpus FLVER: structure checks in C++, then the Khronos validator,
+// Blender and Godot on all outputs (one run each). External tools are found on PATH (node,
+// blender, godot3-server) and the validator module in <build>/node_tools/node_modules; a missing
+// tool FAILS the test unless DRAPE_SKIP_EXTERNAL=1.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC 12 false positive on string concatenation
+#endif
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <sys/wait.h>
+#include <signal.h>
+#include <chrono>
+#include <thread>
+
+#include "corpus.h"
+#include "drape/exporters/gltf.h"
+#include "drape/flver/flver.h"
+#include "flver_corpus.h"
+#include "flver_fixture.h"
+#include <algorithm>
+
+using namespace drape;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Output {
+    test::CorpusFlver item;
+    flver::Model model;
+    fs::path path;
+};
+
+const std::vector<Output>& outputs() {
+    static std::vector<Output> outs = [] {
+        std::vector<Output> o;
+        fs::path dir = test::scratch_dir("gltf");
+        for (auto& item : test::corpus_flvers()) {
+            auto r = flver::read_flver(item.bytes);
+            if (!r) continue;
+            Output out{item, std::move(*r), dir / (item.label + ".glb")};
+            exporters::GltfOptions opt;
+            if (!exporters::write_gltf(out.model, out.path, opt)) continue;
+            o.push_back(std::move(out));
+        }
+        // One model with its textures bound (1x1 PNG stand-ins for the TPF decoder's output).
+        for (auto& base : o) {
+            if (base.item.label != "EliteKnight") continue;
+            Output t = base;
+            t.path = dir / "EliteKnight_textured.glb";
+            exporters::GltfOptions opt;
+            fs::create_directories(dir / "tex");
+            static const uint8_t png[] = {0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44,
+                                          0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90,
+                                          0x77, 0x53, 0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49, 0x44, 0x41, 0x54, 0x08, 0xD7, 0x63, 0xF8,
+                                          0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xDD, 0x8D, 0xB0, 0x00, 0x00, 0x00,
+                                          0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82};
+            for (const auto& mat : t.model.materials)
+                for (const auto& tex : mat.textures) {
+                    std::string key = exporters::texture_key(tex.path);
+                    opt.textures[key] = "tex/" + key + ".png";
+                    std::ofstream(dir / "tex" / (key + ".png"), std::ios::binary).write(reinterpret_cast<const char*>(png), sizeof png);
+                }
+            if (exporters::write_gltf(t.model, t.path, opt)) o.push_back(std::move(t));
+            break;
+        }
+        // One model also as .gltf + .bin.
+        if (!o.empty()) {
+            Output g = o.front();
+            g.path = dir / (g.item.label + "_text.gltf");
+            exporters::GltfOptions opt;
+            opt.binary = false;
+            if (exporters::write_gltf(g.model, g.path, opt)) o.push_back(std::move(g));
+        }
+        return o;
+    }();
+    return outs;
+}
+
+json peer_flver(const test::CorpusFlver& item) {
+    std::ifstream f(test::reference_dir() / "peer" / "soulstruct" / (item.corpus_file + ".json"));
+    json p = json::parse(f);
+    return item.member.empty() ? p["flver"] : p["members"][item.member]["flver"];
+}
+
+// A parsed .glb/.gltf: the JSON and the binary buffer.
+struct Gltf {
+    json j;
+    std::vector<uint8_t> bin;
+
+    template <class T>
+    std::vector<T> accessor(int index) const {
+        const auto& a = j["accessors"][size_t(index)];
+        const auto& bv = j["bufferViews"][a["bufferView"].get<size_t>()];
+        size_t comps = std::map<std::string, size_t>{{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT4", 16}}.at(
+            a["type"].get<std::string>());
+        size_t n = a["count"].get<size_t>() * comps;
+        size_t off = bv.value("byteOffset", size_t(0)) + a.value("byteOffset", size_t(0));
+        std::vector<T> out(n);
+        REQUIRE(off + n * sizeof(T) <= bin.size());
+        std::memcpy(out.data(), bin.data() + off, n * sizeof(T));
+        return out;
+    }
+};
+
+Gltf parse(const fs::path& p) {
+    Gltf g;
+    auto bytes = test::load(p);
+    if (p.extension() == ".glb") {
+        REQUIRE(bytes.size() >= 28);
+        uint32_t json_len;
+        std::memcpy(&json_len, bytes.data() + 12, 4);
+        g.j = json::parse(bytes.begin() + 20, bytes.begin() + 20 + json_len);
+        size_t bin_at = 20 + json_len;
+        uint32_t bin_len;
+        std::memcpy(&bin_len, bytes.data() + bin_at, 4);
+        g.bin.assign(bytes.begin() + long(bin_at) + 8, bytes.begin() + long(bin_at) + 8 + bin_len);
+    } else {
+        g.j = json::parse(bytes.begin(), bytes.end());
+        g.bin = test::load(p.parent_path() / g.j["buffers"][0]["uri"].get<std::string>());
+    }
+    return g;
+}
+
+bool skip_external() {
+    const char* s = std::getenv("DRAPE_SKIP_EXTERNAL");
+    return s && std::string(s) == "1";
+}
+
+std::string find_on_path(const std::string& exe) {
+    const char* path = std::getenv("PATH");
+    std::stringstream ss(path ? path : "");
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+        fs::path p = fs::path(dir) / exe;
+        if (fs::exists(p)) return p.string();
+    }
+    return {};
+}
+
+// Runs a shell command, output to `log`; returns the exit status.
+int run(const std::string& cmd, const fs::path& log) {
+    std::string full = cmd + " > '" + log.string() + "' 2>&1";
+    int rc = std::system(full.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+}  // namespace
+
+TEST_CASE("gltf: every corpus FLVER exports, structure matches the FLVER") {
+    const auto& outs = outputs();
+    REQUIRE(outs.size() == test::corpus_flvers().size() + 2);
+    for (const auto& o : outs) {
+        CAPTURE(o.path.filename().string());
+        json p = peer_flver(o.item);
+        Gltf g = parse(o.path);
+        const auto& names = p["bone_names"];
+        // Root node, then one node per bone with the game's names, in order.
+        REQUIRE(g.j["nodes"].size() >= names.size() + 1);
+        for (size_t i = 0; i < names.size(); ++i) CHECK(g.j["nodes"][i + 1]["name"] == names[i]);
+        REQUIRE(g.j["skins"].size() == 1);
+        CHECK(g.j["skins"][0]["joints"].size() == names.size());
+        CHECK(g.j["meshes"].size() == p["mesh_count"].get<size_t>());
+        // Dummies: one node named dummy_<id> per dummy poly.
+        size_t dummies = 0;
+        for (const auto& n : g.j["nodes"]) dummies += n["name"].get<std::string>().rfind("dummy_", 0) == 0;
+        CHECK(dummies == p["dummy_count"].get<size_t>());
+
+        for (size_t mi = 0; mi < g.j["meshes"].size(); ++mi) {
+            CAPTURE(mi);
+            const auto& gm = g.j["meshes"][mi];
+            const auto& prim = gm["primitives"][0];
+            const auto& mesh = o.model.meshes[mi];
+            // Display mask in the name and extras (material "#NN#").
+            std::string mat = p["meshes"][mi]["material_name"];
+            int mask = (mat.size() >= 4 && mat[0] == '#' && mat[3] == '#') ? std::stoi(mat.substr(1, 2)) : -1;
+            CHECK(gm["extras"]["display_mask"].get<int>() == mask);
+            if (mask >= 0) CHECK(gm["name"].get<std::string>().find("_mask" + mat.substr(1, 2)) != std::string::npos);
+            // Vertices: the ones LOD0 uses; positions mirrored (x, y, -z).
+            std::set<uint32_t> used;
+            for (const auto& t : mesh.lod0()->triangles(mesh.vertices.count)) used.insert(t.begin(), t.end());
+            auto pos = g.accessor<float>(prim["attributes"]["POSITION"]);
+            REQUIRE(pos.size() == used.size() * 3);
+            float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+            for (uint32_t u : used) {
+                const auto& v = mesh.vertices.positions[u];
+                float m[3] = {v.x, v.y, -v.z};
+                for (int c = 0; c < 3; ++c) lo[c] = std::min(lo[c], m[c]), hi[c] = std::max(hi[c], m[c]);
+            }
+            const auto& acc = g.j["accessors"][prim["attributes"]["POSITION"].get<size_t>()];
+            for (int c = 0; c < 3; ++c) {
+                CHECK(acc["min"][size_t(c)].get<double>() == doctest::Approx(lo[c]).epsilon(1e-6));
+                CHECK(acc["max"][size_t(c)].get<double>() == doctest::Approx(hi[c]).epsilon(1e-6));
+            }
+            // Winding: glTF front faces are counter-clockwise; the geometric normal must agree
+            // with the vertex normals.
+            auto nrm = g.accessor<float>(prim["attributes"]["NORMAL"]);
+            std::vector<uint32_t> idx;
+            const auto& ia = g.j["accessors"][prim["indices"].get<size_t>()];
+            if (ia["componentType"] == 5123) {
+                auto i16 = g.accessor<uint16_t>(prim["indices"]);
+                idx.assign(i16.begin(), i16.end());
+            } else {
+                idx = g.accessor<uint32_t>(prim["indices"]);
+            }
+            CHECK(idx.size() == mesh.lod0()->triangles(mesh.vertices.count).size() * 3);
+            size_t agree = 0;
+            for (size_t t = 0; t + 2 < idx.size(); t += 3) {
+                const float* a = &pos[idx[t] * 3];
+                const float* b = &pos[idx[t + 1] * 3];
+                const float* c = &pos[idx[t + 2] * 3];
+                float u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+                float cr[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+                float d = 0;
+                for (int k = 0; k < 3; ++k)
+                    d += cr[k] * (nrm[idx[t] * 3 + size_t(k)] + nrm[idx[t + 1] * 3 + size_t(k)] + nrm[idx[t + 2] * 3 + size_t(k)]);
+                agree += d > 0;
+            }
+            CHECK(double(agree) >= 0.95 * double(idx.size() / 3));
+            // Skin weights: normalised, joints in range.
+            auto wts = g.accessor<float>(prim["attributes"]["WEIGHTS_0"]);
+            auto jts = g.accessor<uint16_t>(prim["attributes"]["JOINTS_0"]);
+            for (size_t k = 0; k < wts.size(); k += 4) {
+                CHECK(wts[k] + wts[k + 1] + wts[k + 2] + wts[k + 3] == doctest::Approx(1.0).epsilon(1e-5));
+                for (size_t c = 0; c < 4; ++c) CHECK(jts[k + c] < names.size());
+            }
+        }
+    }
+}
+
+TEST_CASE("gltf: characters face +Z with their left side at +X (glTF's convention)") {
+    for (const auto& o : outputs()) {
+        Gltf g = parse(o.path);
+        auto ibm = g.accessor<float>(g.j["skins"][0]["inverseBindMatrices"]);
+        // World position of a joint from its inverse bind matrix: -R^T t.
+        auto world_pos = [&](const std::string& name, float out[3]) {
+            const auto& joints = g.j["skins"][0]["joints"];
+            for (size_t j = 0; j < joints.size(); ++j) {
+                if (g.j["nodes"][joints[j].get<size_t>()]["name"] != name) continue;
+                const float* m = &ibm[j * 16];
+                for (int r = 0; r < 3; ++r) out[r] = -(m[r * 4 + 0] * m[12] + m[r * 4 + 1] * m[13] + m[r * 4 + 2] * m[14]);
+                return true;
+            }
+            return false;
+        };
+        float foot[3], toe[3];
+        if (!(world_pos("L_Foot", foot) && world_pos("L_Toe0", toe)) && !(world_pos("L Foot", foot) && world_pos("L Toe0", toe)))
+            continue;
+        CAPTURE(o.path.filename().string());
+        CHECK(toe[2] > foot[2]);  // toes ahead of the ankle: facing +Z
+        CHECK(foot[0] > 0);       // the left foot on +X
+    }
+}
+
+TEST_CASE("gltf: bone-match report on the FLVER's own skeleton and a hand-made one") {
+    auto items = test::flvers_in("ds3/EliteKnight.flver");
+    REQUIRE(items.size() == 1);
+    auto m = flver::read_flver(items[0].bytes);
+    REQUIRE(m);
+    auto self = exporters::match_skeleton(*m, exporters::skeleton_from_flver(*m));
+    CHECK(self.matched.size() == m->nodes.size());
+    CHECK(self.flver_only.empty());
+    CHECK(self.havok_only.empty());
+    CHECK(self.pose_mismatches.empty());
+    // Hand-made: Master at the origin with identity rotation (the FLVER's Master is turned
+    // 90 degrees about Y: rotate_euler [0, 1.5708, 0] in soulstruct's reading), an extra bone,
+    // and no Pelvis.
+    exporters::Skeleton s;
+    s.bones.push_back({"Master", -1, {0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}});
+    s.bones.push_back({"NotInFlver", 0, {0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}});
+    auto rep = exporters::match_skeleton(*m, s, 1e-3f, 0.1f);
+    CHECK(rep.matched == std::vector<std::string>{"Master"});
+    CHECK(rep.havok_only == std::vector<std::string>{"NotInFlver"});
+    CHECK(rep.flver_only.size() == m->nodes.size() - 1);
+    REQUIRE(rep.pose_mismatches.size() == 1);
+    CHECK(rep.pose_mismatches[0].rotation_error_deg == doctest::Approx(90.0).epsilon(1e-3));
+    CHECK(rep.to_text().find("pose-differs Master") != std::string::npos);
+}
+
+TEST_CASE("gltf: the Khronos validator reports no errors on any output") {
+    if (skip_external()) return;
+    std::string node = find_on_path("node");
+    REQUIRE_MESSAGE(!node.empty(), "node not found on PATH (apt-get install nodejs; or DRAPE_SKIP_EXTERNAL=1)");
+    fs::path module = std::getenv("DRAPE_GLTF_VALIDATOR") ? fs::path(std::getenv("DRAPE_GLTF_VALIDATOR"))
+                                                          : fs::path(DRAPE_BINARY_DIR) / "node_tools/node_modules/gltf-validator";
+    REQUIRE_MESSAGE(fs::exists(module / "package.json"),
+                    "gltf-validator not found at " << module.string()
+                                                   << " (npm install --prefix <build>/node_tools gltf-validator)");
+    std::string cmd = node + " " + q(fs::path(DRAPE_SOURCE_DIR) / "tests/gltf/validate.mjs") + " " + q(module);
+    for (const auto& o : outputs()) cmd += " " + q(o.path);
+    fs::path log = test::scratch_dir("gltf_validator") / "report.json";
+    REQUIRE(run(cmd, log) == 0);
+    json rep = json::parse(slurp(log));
+    REQUIRE(rep.size() == outputs().size());
+    for (const auto& f : rep) {
+        CAPTURE(f["file"].get<std::string>());
+        for (const auto& m : f["messages"])
+            if (m["severity"].get<int>() <= 1)
+                MESSAGE(fs::path(f["file"].get<std::string>()).filename().string() << ": " << m["code"].get<std::string>() << " "
+                                                                                   << m["message"].get<std::string>() << " at "
+                                                                                   << m.value("pointer", ""));
+        CHECK(f["errors"].get<int>() == 0);
+    }
+}
+
+TEST_CASE("gltf: Blender imports every output with the FLVER's meshes, vertices, bones and bind-pose bounds") {
+    if (skip_external()) return;
+    std::string blender = find_on_path("blender");
+    REQUIRE_MESSAGE(!blender.empty(), "blender not found on PATH (apt-get install blender; or DRAPE_SKIP_EXTERNAL=1)");
+    // Expectations from the peer reading (names, bounding boxes) and from the files (vertex counts).
+    json cases = json::array();
+    for (const auto& o : outputs()) {
+        json p = peer_flver(o.item);
+        Gltf g = parse(o.path);
+        size_t vertices = 0;
+        for (const auto& m : g.j["meshes"])
+            vertices += g.j["accessors"][m["primitives"][0]["attributes"]["POSITION"].get<size_t>()]["count"].get<size_t>();
+        // FLVER header box (game x, y, z) -> glTF (x, y, -z) -> Blender Z-up (x, -z_gltf, y_gltf) = (x, z, y).
+        const auto& bmin = p["bounding_box_min"];
+        const auto& bmax = p["bounding_box_max"];
+        cases.push_back({{"file", o.path.string()},
+                         {"meshes", p["mesh_count"]},
+                         {"vertices", vertices},
+                         {"bones", p["bone_names"]},
+                         {"bbox_min", {bmin[0], bmin[2], bmin[1]}},
+                         {"bbox_max", {bmax[0], bmax[2], bmax[1]}}});
+    }
+    fs::path dir = test::scratch_dir("gltf_blender");
+    {
+        std::ofstream f(dir / "cases.json");
+        f << cases.dump(1);
+    }
+    int rc = run(blender + " -b --factory-startup --python " + q(fs::path(DRAPE_SOURCE_DIR) / "tests/blender/check_import.py") +
+                     " -- " + q(dir / "cases.json") + " " + q(dir / "result.json"),
+                 dir / "blender.log");
+    std::string log = slurp(dir / "blender.log");
+    REQUIRE_MESSAGE(fs::exists(dir / "result.json"), "blender exited " << rc << ":\n" << log);
+    json res = json::parse(slurp(dir / "result.json"));
+    REQUIRE(res.size() == cases.size());
+    for (const auto& r : res) {
+        CAPTURE(r["file"].get<std::string>());
+        for (const auto& e : r["errors"]) MESSAGE(e.get<std::string>());
+        CHECK(r["errors"].empty());
+    }
+}
+
+TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleton with the game's bone names") {
+    if (skip_external()) return;
+    std::string godot = find_on_path("godot3-server");
+    REQUIRE_MESSAGE(!godot.empty(), "godot3-server not found on PATH (apt-get install godot3-server; or DRAPE_SKIP_EXTERNAL=1)");
+    fs::path proj = test::scratch_dir("gltf_godot");
+    fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/project.godot", proj / "project.godot");
+    fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/check_import.gd", proj / "check_import.gd");
+    fs::create_directories(proj / "models");
+    fs::copy(outputs().front().path.parent_path() / "tex", proj / "models" / "tex", fs::copy_options::recursive);
+    json cases = json::array();
+    for (const auto& o : outputs()) {
+        if (o.path.extension() != ".glb") continue;
+        fs::copy_file(o.path, proj / "models" / o.path.filename());
+        json p = peer_flver(o.item);
+        cases.push_back({{"file", "res://models/" + o.path.filename().string()}, {"meshes", p["mesh_count"]}, {"bones", p["bone_names"]}});
+    }
+    {
+        std::ofstream f(proj / "cases.json");
+        f << cases.dump();
+    }
+    // The editor imports the files, then lingers: start it in the background, wait until every
+    // model has its imported scene and .md5, then stop it (by its pid; a 120 s timeout bounds it).
+    const std::string pidfile = (proj / "godot.pid").string();
+    REQUIRE(std::system(("timeout 120 " + godot + " -e --quit --path " + q(proj) + " > " + q(proj / "import.log") +
+                         " 2>&1 & echo $! > '" + pidfile + "'")
+                            .c_str()) == 0);
+    pid_t pid = 0;
+    {
+        std::ifstream pf(pidfile);
+        pf >> pid;
+    }
+    REQUIRE(pid > 0);
+    for (int tick = 0; tick < 240; ++tick) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        size_t scn = 0, md5 = 0;
+        if (fs::exists(proj / ".import"))
+            for (const auto& e : fs::directory_iterator(proj / ".import")) {
+                scn += e.path().extension() == ".scn";
+                md5 += e.path().extension() == ".md5";
+            }
+        bool alive = ::kill(pid, 0) == 0;
+        if ((scn >= cases.size() && md5 >= cases.size()) || !alive) break;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    ::kill(pid, SIGTERM);
+    for (int tick = 0; tick < 50 && ::kill(pid, 0) == 0; ++tick) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    int rc = run("timeout 120 " + godot + " --path " + q(proj) + " -s res://check_import.gd", proj / "check.log");
+    std::string log = slurp(proj / "check.log");
+    CAPTURE(log);
+    CHECK(rc == 0);
+    CHECK(log.find("DRAPE_GODOT_OK " + std::to_string(cases.size())) != std::string::npos);
+}
+
+#include "commands.h"
+
+namespace {
+int run_cli(std::vector<std::string> args) {
+    CLI::App app;
+    drape::cli::GlobalOptions global;
+    global.quiet = true;
+    int exit_code = 0;
+    drape::cli::register_model(app, global, exit_code);
+    std::vector<const char*> argv{"drape"};
+    for (auto& a : args) argv.push_back(a.c_str());
+    try {
+        app.parse(int(argv.size()), const_cast<char**>(argv.data()));
+    } catch (const CLI::ParseError&) {
+        return drape::cli::k_exit_usage;
+    }
+    return exit_code;
+}
+}  // namespace
+
+TEST_CASE("drape model: a .dcx binder to .glb with a bone report, a .mapbnd to .gltf, errors") {
+    fs::path dir = test::scratch_dir("cli_model");
+    CHECK(run_cli({"model", test::corpus("ds3/DS3_am.dcx").string(), "-o", (dir / "am.glb").string(), "--skeleton",
+                   test::corpus("ds3/EliteKnight.flver").string()}) == 0);
+    CHECK(fs::file_size(dir / "am.glb") > 1000);
+    std::string report = slurp(dir / "am.bones.txt");
+    // Both FLVERs name Martin/HD_M_7200 vs AM_F_1210/Head differently (soulstruct's bone lists).
+    CHECK(report.find("flver-only AM_F_1210") != std::string::npos);
+    CHECK(report.find("skeleton-only HD_M_7200") != std::string::npos);
+    CHECK(run_cli({"model", test::corpus("er/m60_23_28_01_60465600.mapbnd").string(), "-o", (dir / "m60.gltf").string()}) == 0);
+    CHECK(fs::exists(dir / "m60.bin"));
+    Gltf g = parse(dir / "m60.gltf");
+    CHECK(g.j["nodes"][1]["name"] == "m60_23_28_01_60465600");
+    // A binder without a FLVER, and a missing --skeleton file.
+    CHECK(run_cli({"model", test::corpus("ds3/c0000.anibnd.dcx").string(), "-o", (dir / "x.glb").string()}) == 1);
+    CHECK_FALSE(fs::exists(dir / "x.glb"));
+    CHECK(run_cli({"model", test::corpus("ds3/EliteKnight.flver").string()}) == drape::cli::k_exit_usage);
+}
+
+TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materials_specular), originals in extras") {
+    const Output* t = nullptr;
+    for (const auto& o : outputs())
+        if (o.path.filename() == "EliteKnight_textured.glb") t = &o;
+    REQUIRE(t);
+    Gltf g = parse(t->path);
+    const auto& m0 = g.j["materials"][0];
+    // soulstruct: material "1" has HD_M_7200_a (g_DiffuseTexture), _n (g_BumpmapTexture), _r (g_SpecularTexture).
+    auto image_of = [&](const json& texinfo) {
+        return g.j["images"][g.j["textures"][texinfo["index"].get<size_t>()]["source"].get<size_t>()]["uri"].get<std::string>();
+    };
+    CHECK(image_of(m0["pbrMetallicRoughness"]["baseColorTexture"]) == "tex/hd_m_7200_a.png");
+    CHECK(image_of(m0["normalTexture"]) == "tex/hd_m_7200_n.png");
+    CHECK(image_of(m0["extensions"]["KHR_materials_specular"]["specularColorTexture"]) == "tex/hd_m_7200_r.png");
+    CHECK(m0["extras"]["mtd"] == "M[ARSN].mtd");
+    CHECK(m0["extras"]["textures"].size() == 6);
+    CHECK(m0["extras"]["textures"][1]["path"] == "N:\\FDP\\data\\Other\\SysTex\\SYSTEX_DummyBurn_m.tif");
+    // SYSTEX placeholders are never bound.
+    for (const auto& img : g.j["images"]) CHECK(img["uri"].get<std::string>().find("systex") == std::string::npos);
+    CHECK(exporters::texture_key("N:\\FDP\\x\\HD_M_7200_a.tif") == "hd_m_7200_a");
+}
+
+TEST_CASE("gltf: dummy polys follow seed 003's rule; rigid vertices sit in their node's space") {
+    test::FlverFixture fx;
+    fx.dynamic = false;
+    fx.normal_w = 1;  // every vertex in node 1's space: translated +1 in Y
+    auto m = flver::read_flver(fx.build());
+    REQUIRE(m);
+    exporters::GltfOptions opt;
+    auto bytes = exporters::gltf_bytes(*m, opt);
+    REQUIRE(bytes);
+    fs::path p = test::scratch_dir("gltf_fixture") / "fx.glb";
+    { std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()), long(bytes->size())); }
+    Gltf g = parse(p);
+    // Dummy 100: position (0,1,0) on parent node 0 (identity), forward (0,0,1), upward (0,1,0),
+    // attached to node 1 (translation (0,1,0)). By hand: CreateWorld gives right = f x u =
+    // (-1,0,0), up = right x f = (0,1,0), backward = -f: a half turn about Y at (0,1,0), which is
+    // node 1's origin: local translation 0, rotation (0, +-1, 0, 0) (the Z mirror keeps it).
+    const json* d = nullptr;
+    for (const auto& n : g.j["nodes"])
+        if (n["name"] == "dummy_100") d = &n;
+    REQUIRE(d);
+    CHECK(std::find(g.j["nodes"][2]["children"].begin(), g.j["nodes"][2]["children"].end(), json(int(&*d - &g.j["nodes"][0]))) !=
+          g.j["nodes"][2]["children"].end());
+    for (int c = 0; c < 3; ++c) CHECK(std::fabs((*d)["translation"][size_t(c)].get<double>()) < 1e-6);
+    CHECK(std::fabs((*d)["rotation"][1].get<double>()) == doctest::Approx(1.0));
+    CHECK((*d)["extras"]["reference_id"] == 100);
+    CHECK((*d)["extras"]["attach_node"] == "bone1");
+    CHECK((*d)["extras"]["parent_node"] == "bone0");
+    // Rigid: positions y 0..2 in node 1's space (translation y = 1) -> 1..3; z mirrored.
+    const auto& acc = g.j["accessors"][g.j["meshes"][0]["primitives"][0]["attributes"]["POSITION"].get<size_t>()];
+    CHECK(acc["min"][1].get<double>() == doctest::Approx(1.0));
+    CHECK(acc["max"][1].get<double>() == doctest::Approx(3.0));
+    CHECK(acc["min"][2].get<double>() == doctest::Approx(-1.0));
+    auto jts = g.accessor<uint16_t>(g.j["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"]);
+    CHECK(jts[0] == 1);
+    // Display mask 3 from "#03#Cape".
+    CHECK(g.j["meshes"][0]["name"] == "mesh00_mask03_#03#Cape");
+    // 16-bit joints end to end: node 299 of 300.
+    test::FlverFixture big;
+    big.node_count = 300;
+    big.bone_index = 299;
+    auto mb = flver::read_flver(big.build());
+    REQUIRE(mb);
+    auto bb = exporters::gltf_bytes(*mb, opt);
+    REQUIRE(bb);
+    { std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bb->data()), long(bb->size())); }
+    Gltf gb = parse(p);
+    auto jb = gb.accessor<uint16_t>(gb.j["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"]);
+    CHECK(jb[0] == 299);
+}
