@@ -4,6 +4,8 @@
 
 #include <zstd.h>
 
+#include <cstring>
+
 #include "drape/schema/cloth_generated.h"
 
 namespace drape::cli {
@@ -171,17 +173,26 @@ hcl::OperatorKind okind(fb::OperatorKind k) {
 
 }  // namespace
 
-Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<std::string>>* bone_names) {
+Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<std::string>>* bone_names,
+                                           std::vector<uint8_t>* plain_out) {
     std::vector<uint8_t> plain;
     if (bytes.size() >= 4 && bytes[0] == 0x28 && bytes[1] == 0xB5 && bytes[2] == 0x2F && bytes[3] == 0xFD) {
         unsigned long long n = ZSTD_getFrameContentSize(bytes.data(), bytes.size());
-        if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > (1ull << 30)) return make_error("bad zstd frame");
+        if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN)
+            return make_error_at(0, "drcloth.zstd", "zstd frame without a readable content size");
+        if (n > (1ull << 30) || n > 64 * bytes.size() + 65536)
+            return make_error_at(0, "drcloth.zstd", "zstd frame declares " + std::to_string(n) + " B: refused as too large");
         plain.resize(size_t(n));
-        if (ZSTD_isError(ZSTD_decompress(plain.data(), plain.size(), bytes.data(), bytes.size()))) return make_error("zstd failed");
+        size_t r = ZSTD_decompress(plain.data(), plain.size(), bytes.data(), bytes.size());
+        if (ZSTD_isError(r) || r != n) return make_error_at(0, "drcloth.zstd", "corrupt zstd frame");
         bytes = plain;
     }
+    if (bytes.size() < 8 || std::memcmp(bytes.data() + 4, "DRCL", 4) != 0)
+        return make_error_at(4, "drcloth.identifier", "not a drape cloth file (no \"DRCL\" identifier)");
     flatbuffers::Verifier v(bytes.data(), bytes.size());
-    if (!fb::VerifyClothFileBuffer(v)) return make_error("not a valid drape cloth file");
+    if (!fb::VerifyClothFileBuffer(v))
+        return make_error_at(0, "drcloth", "the FlatBuffers verifier refuses the file (corrupt or truncated)");
+    if (plain_out) plain_out->assign(bytes.begin(), bytes.end());
     auto file = fb::GetClothFile(bytes.data())->UnPack();
     hcl::ClothContainer out;
     for (const auto& c : file->collidables) out.collidables.push_back(collidable(*c));
@@ -292,6 +303,7 @@ Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<
         }
         for (const auto& ot : cdt->operators) {
             hcl::Operator o;
+            o.item = uint32_t(cd.operators.size() + 1);  // a .drcloth has no source items: number operators from 1
             o.class_name = ot->class_name;
             o.kind = okind(ot->kind);
             o.name = ot->name;
