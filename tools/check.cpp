@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "drcloth_check.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
 #include "drape/havok/animation.h"
@@ -66,6 +67,7 @@ bool check_path(const std::string& path, const GlobalOptions& global) {
         return false;
     }
     std::vector<uint8_t> bytes = std::move(*data);
+    if (looks_like_drcloth(bytes)) return check_drcloth(path, bytes, std::cout, global.quiet);
     if (dcx::is_dcx(bytes)) {
         dcx::DecodeOptions opt;
         opt.oodle_path = global.oodle_path;
@@ -134,7 +136,8 @@ void register_check(CLI::App& app, GlobalOptions& global, int& exit_code) {
                                    "Validate Havok cloth files (.hkx, loose or inside DCX/BND4 binders) against every rule seed 000\n"
                                    "proves: particle, operator, state, buffer and transform set indices in range, constraint execution,\n"
                                    "move-particle pairs, reference vertices, copy ranges, whole triangles, one bone and offset per\n"
-                                   "collidable, transform set equal to the file's skeleton. Prints the hcl object counts per class and one\n"
+                                   "collidable, transform set equal to the file's skeleton. A .drcloth is verified (FlatBuffers verifier)\n"
+                                   "and checked by the same rules. Prints the hcl object counts per class and one\n"
                                    "line per violation; exits 1 when a rule fails or a file cannot be read.");
     auto files = std::make_shared<std::vector<std::string>>();
     cmd->add_option("files", *files, "Havok files or binders to check")->required();

@@ -23,5 +23,6 @@ struct GlobalOptions {
 void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_check(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_model(CLI::App&, GlobalOptions&, int&);
+void register_cloth(CLI::App&, GlobalOptions&, int&);
 
 }  // namespace drape::cli

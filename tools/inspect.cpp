@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "drape/game/identify.h"
 #include "drape/io/file.h"
+#include "drcloth_check.h"
 
 namespace drape::cli {
 
@@ -84,6 +85,38 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
             if (!bytes) {
                 std::cerr << "error: " << bytes.error().to_string() << "\n";
                 exit_code = k_exit_input;
+                continue;
+            }
+            if (looks_like_drcloth(*bytes)) {
+                auto summary = drcloth_summary(*bytes);
+                if (!summary) {
+                    std::cerr << "error: " << path.filename().string() << ": " << summary.error().to_string() << "\n";
+                    exit_code = k_exit_input;
+                    continue;
+                }
+                nlohmann::ordered_json j;
+                j["name"] = path.filename().string();
+                j["kind"] = "drape cloth";
+                j["size"] = bytes->size();
+                for (auto& [k, v] : summary->items()) j[k] = v;
+                if (*json) {
+                    all.push_back(j);
+                } else {
+                    std::cout << j["name"].get<std::string>() << "  drape cloth  " << with_commas(bytes->size()) << " B  format="
+                              << j.value("format_version", "?") << "  collidables=" << j["collidables"] << "\n";
+                    const auto& cds = j["cloth_datas"];
+                    for (size_t i = 0; i < cds.size(); ++i) {
+                        const auto& cd = cds[i];
+                        bool last = i + 1 == cds.size();
+                        std::cout << (last ? "└── " : "├── ") << "cloth data " << cd["name"].get<std::string>() << "  buffers="
+                                  << cd["buffers"].size() << "  sim_cloths=" << cd["sim_cloths"].size()
+                                  << "  operators=" << cd["operators"].size() << "  states=" << cd["states"].size() << "\n";
+                        for (const auto& sc : cd["sim_cloths"])
+                            std::cout << (last ? "    " : "│   ") << "sim cloth " << sc["name"].get<std::string>()
+                                      << "  particles=" << sc["particles"] << "  constraint_sets=" << sc["constraint_sets"].size()
+                                      << "\n";
+                    }
+                }
                 continue;
             }
             game::Node node;

@@ -20,6 +20,7 @@ using havok::Vec4;
 using Mat4 = std::array<float, 16>;  // hkMatrix4 / hkTransform as stored (4 columns)
 
 struct BufferAccess {  // hclClothState::BufferAccess
+    bool operator==(const BufferAccess&) const = default;
     uint32_t buffer_index = 0;
     std::array<uint8_t, 4> per_component_flags{};
     bool triangles_read = false;
@@ -27,15 +28,19 @@ struct BufferAccess {  // hclClothState::BufferAccess
 };
 
 struct TransformSetAccess {  // hclClothState::TransformSetAccess
+    bool operator==(const TransformSetAccess&) const = default;
     uint32_t transform_set_index = 0;
     std::array<uint8_t, 2> per_component_flags{};
 };
 
 struct BufferLayout {
+    bool operator==(const BufferLayout&) const = default;
     struct Element {
+        bool operator==(const Element&) const = default;
         uint8_t vector_conversion = 0, vector_size = 0, slot_id = 0, slot_start = 0;
     };
     struct Slot {
+        bool operator==(const Slot&) const = default;
         uint8_t flags = 0, stride = 0;
     };
     std::array<Element, 4> elements{};
@@ -44,6 +49,7 @@ struct BufferLayout {
 };
 
 struct BufferDefinition {  // hclBufferDefinition, hclScratchBufferDefinition, hclShadowBufferDefinition
+    bool operator==(const BufferDefinition&) const = default;
     uint32_t item = 0;
     std::string class_name;
     std::string name;
@@ -56,6 +62,7 @@ struct BufferDefinition {  // hclBufferDefinition, hclScratchBufferDefinition, h
 };
 
 struct TransformSetDefinition {
+    bool operator==(const TransformSetDefinition&) const = default;
     uint32_t item = 0;
     std::string name;
     int32_t type = 0;
@@ -63,6 +70,7 @@ struct TransformSetDefinition {
 };
 
 struct ClothState {
+    bool operator==(const ClothState&) const = default;
     uint32_t item = 0;
     std::string name;
     std::vector<uint32_t> operators;
@@ -79,36 +87,44 @@ enum class ConstraintKind : uint8_t {
 const char* constraint_kind_name(ConstraintKind k);
 
 struct Link {  // standard and stretch
+    bool operator==(const Link&) const = default;
     uint16_t particle_a = 0, particle_b = 0;
     float rest_length = 0, stiffness = 0;
 };
 struct BendLink {
+    bool operator==(const BendLink&) const = default;
     uint16_t particle_a = 0, particle_b = 0;
     float bend_min_length = 0, stretch_max_length = 0, bend_stiffness = 0, stretch_stiffness = 0;
 };
 struct BendStiffnessLink {
+    bool operator==(const BendStiffnessLink&) const = default;
     float weight_a = 0, weight_b = 0, weight_c = 0, weight_d = 0, bend_stiffness = 0, rest_curvature = 0;
     uint16_t particle_a = 0, particle_b = 0, particle_c = 0, particle_d = 0;
 };
 struct CompressibleLink {
+    bool operator==(const CompressibleLink&) const = default;
     uint16_t particle_a = 0, particle_b = 0;
     float rest_length = 0, compression_length = 0, stiffness = 0;
 };
 struct LocalConstraint {
+    bool operator==(const LocalConstraint&) const = default;
     uint16_t particle_index = 0, reference_vertex = 0;
     float maximum_distance = 0, max_normal_distance = 0, min_normal_distance = 0;
 };
 struct TransitionParticle {
+    bool operator==(const TransitionParticle&) const = default;
     uint16_t particle_index = 0, reference_vertex = 0;
     float to_anim_delay = 0, to_sim_delay = 0, to_sim_max_distance = 0;
 };
 struct VolumeEntry {  // hclVolumeConstraintMx Frame/Apply single data; a batch is 16 of them
+    bool operator==(const VolumeEntry&) const = default;
     Vec4 frame_vector{};
     uint16_t particle_index = 0;
     float weight_or_stiffness = 0;
 };
 
 struct ConstraintSet {
+    bool operator==(const ConstraintSet&) const = default;
     uint32_t item = 0;
     std::string class_name;
     ConstraintKind kind = ConstraintKind::other;
@@ -139,6 +155,7 @@ enum class ShapeKind : uint8_t { sphere, plane, capsule, tapered_capsule, convex
 const char* shape_kind_name(ShapeKind k);
 
 struct Shape {
+    bool operator==(const Shape&) const = default;
     uint32_t item = 0;
     std::string class_name;
     ShapeKind kind = ShapeKind::other;
@@ -160,6 +177,7 @@ struct Shape {
 };
 
 struct Collidable {
+    bool operator==(const Collidable&) const = default;
     uint32_t item = 0;
     std::string name;
     Mat4 transform{};
@@ -174,16 +192,19 @@ struct Collidable {
 // ---- sim cloth -------------------------------------------------------------------------
 
 struct ParticleData {
+    bool operator==(const ParticleData&) const = default;
     float mass = 0, inv_mass = 0, radius = 0, friction = 0;
 };
 
 struct SimClothPose {
+    bool operator==(const SimClothPose&) const = default;
     uint32_t item = 0;
     std::string name;
     std::vector<Vec4> positions;
 };
 
 struct SimulationInfo {  // hclSimClothData::OverridableSimulationInfo
+    bool operator==(const SimulationInfo&) const = default;
     Vec4 gravity{};
     float global_damping_per_second = 0;
     float collision_tolerance = 0;  // 2014
@@ -192,12 +213,14 @@ struct SimulationInfo {  // hclSimClothData::OverridableSimulationInfo
 };
 
 struct CollidableTransformMap {
+    bool operator==(const CollidableTransformMap&) const = default;
     int32_t transform_set_index = -1;
     std::vector<uint32_t> transform_indices;
     std::vector<Mat4> offsets;
 };
 
 struct LandscapeCollisionData {
+    bool operator==(const LandscapeCollisionData&) const = default;
     float landscape_radius = 0;
     bool enable_stuck_particle_detection = false;
     float stuck_particles_stretch_factor_sq = 0;
@@ -208,6 +231,7 @@ struct LandscapeCollisionData {
 };
 
 struct TransferMotionData {
+    bool operator==(const TransferMotionData&) const = default;
     uint32_t transform_set_index = 0, transform_index = 0;
     bool transfer_translation_motion = false, transfer_rotation_motion = false;
     float min_translation_speed = 0, max_translation_speed = 0, min_translation_blend = 0, max_translation_blend = 0;
@@ -215,6 +239,7 @@ struct TransferMotionData {
 };
 
 struct PinchingData {
+    bool operator==(const PinchingData&) const = default;
     bool pinch_detection_enabled = false;
     int8_t pinch_detection_priority = 0;
     float pinch_detection_radius = 0;
@@ -260,6 +285,7 @@ struct VirtualCollisionPoints {
 };
 
 struct SimClothData {
+    bool operator==(const SimClothData&) const = default;
     uint32_t item = 0;
     uint32_t version = 0;  // 13 Sekiro, 14 ER (seed 000)
     std::string name;
@@ -307,6 +333,7 @@ const char* operator_kind_name(OperatorKind k);
 OperatorKind operator_kind_of(std::string_view class_name);
 
 struct SimulateConfig {
+    bool operator==(const SimulateConfig&) const = default;
     std::string name;
     std::vector<int32_t> constraint_execution;
     std::vector<uint8_t> instance_collidables_used;
@@ -316,6 +343,7 @@ struct SimulateConfig {
 
 // One N-blend entry block of a deformer (object space N = 1..8, bone space N = 1..4), as stored.
 struct BlendBlock {
+    bool operator==(const BlendBlock&) const = default;
     uint8_t blends = 0;  // N
     std::vector<uint16_t> vertex_indices;
     std::vector<uint16_t> bone_indices;
@@ -323,6 +351,7 @@ struct BlendBlock {
 };
 
 struct Deformer {  // hclObjectSpaceDeformer / hclBoneSpaceDeformer
+    bool operator==(const Deformer&) const = default;
     std::vector<BlendBlock> blocks;  // grouped by N, the order of the members (eight…one)
     std::vector<uint8_t> control_bytes;
     uint16_t start_vertex_index = 0, end_vertex_index = 0;
@@ -331,28 +360,34 @@ struct Deformer {  // hclObjectSpaceDeformer / hclBoneSpaceDeformer
 
 // Local blocks of 16 vertices, flattened: packed = hkPackedVector3 {i16 x4}, unpacked = hkVector4.
 struct LocalBlocks {
+    bool operator==(const LocalBlocks&) const = default;
     std::vector<std::array<int16_t, 4>> packed_positions, packed_normals, packed_tangents, packed_bitangents;
     std::vector<Vec4> positions, normals, tangents, bitangents;  // unpacked blocks (and bone-space P/PN positions)
 };
 
 struct VertexParticlePair {
+    bool operator==(const VertexParticlePair&) const = default;
     uint16_t vertex_index = 0, particle_index = 0;
 };
 struct TriangleBonePair {  // simple mesh bone deform
+    bool operator==(const TriangleBonePair&) const = default;
     uint16_t bone_offset = 0, triangle_offset = 0;
 };
 struct MeshBoneTriangleBonePair {  // mesh bone deform
+    bool operator==(const MeshBoneTriangleBonePair&) const = default;
     Mat4 local_bone_transform{};
     float weight = 0;
     uint16_t triangle_index = 0;
 };
 struct TriangleVertexPair {  // 2014 mesh-mesh deform
+    bool operator==(const TriangleVertexPair&) const = default;
     Vec4 local_position{}, local_normal{};
     uint16_t triangle_index = 0;
     float weight = 0;
 };
 
 struct Operator {
+    bool operator==(const Operator&) const = default;
     uint32_t item = 0;
     std::string class_name;
     OperatorKind kind = OperatorKind::other;
@@ -409,6 +444,7 @@ struct Operator {
 };
 
 struct ClothData {
+    bool operator==(const ClothData&) const = default;
     uint32_t item = 0;
     std::string name;
     std::vector<SimClothData> sim_cloths;
@@ -421,6 +457,7 @@ struct ClothData {
 };
 
 struct ClothContainer {
+    bool operator==(const ClothContainer&) const = default;
     std::vector<Collidable> collidables;
     std::vector<ClothData> cloth_datas;
 };
@@ -439,6 +476,7 @@ Vec4 unpack_vector3(const std::array<int16_t, 4>& v);
 // ---- drape check -----------------------------------------------------------------------
 
 struct Violation {
+    bool operator==(const Violation&) const = default;
     std::string object;  // e.g. "hclSimClothData 'MeshSim' (item 5)"
     std::string member;  // e.g. "fixedParticles[3]"
     std::string message;

@@ -1,0 +1,189 @@
+// drape cloth: the game's Havok cloth (a *_c.hkx, loose or in a binder) to a .drcloth file.
+#include <filesystem>
+#include <iostream>
+
+#include "commands.h"
+#include "drape/bnd/bnd4.h"
+#include "drape/dcx/dcx.h"
+#include "drape/exporters/cloth_export.h"
+#include "drape/havok/animation.h"
+#include "drape/havok/cloth.h"
+#include "drape/havok/hkx.h"
+#include "drape/io/file.h"
+#include "model_meshes.h"
+
+namespace drape::cli {
+
+namespace {
+
+struct Member {
+    std::string name;
+    std::vector<uint8_t> bytes;
+};
+
+// The members of a file: itself when loose, every member when a (DCX-wrapped) BND4.
+Result<std::vector<Member>> members_of(const std::string& path, const GlobalOptions& global) {
+    auto data = read_file(path);
+    if (!data) return data.error();
+    std::vector<uint8_t> bytes = std::move(*data);
+    std::string label = std::filesystem::path(path).filename().string();
+    if (dcx::is_dcx(bytes)) {
+        dcx::DecodeOptions o;
+        o.oodle_path = global.oodle_path;
+        o.jobs = global.jobs;
+        auto d = dcx::decompress(bytes, o);
+        if (!d) return std::move(d.error().within(label));
+        bytes = std::move(*d);
+    }
+    std::vector<Member> out;
+    if (bnd::is_bnd4(bytes)) {
+        auto b = bnd::read_bnd4(bytes);
+        if (!b) return std::move(b.error().within(label));
+        for (const auto& e : b->entries) {
+            auto eb = bnd::entry_bytes(*b, e);
+            if (!eb) return std::move(eb.error().within(e.name).within(label));
+            out.push_back({label + " > " + e.name, std::move(*eb)});
+        }
+    } else {
+        out.push_back({label, std::move(bytes)});
+    }
+    return out;
+}
+
+std::string game_of(const havok::File& f) {
+    if (f.sdk == "20180100") return "Elden Ring";
+    if (f.sdk == "20160200") return "Sekiro";
+    if (f.sdk == "20150100") return "Dark Souls Remastered";
+    return "";  // DS3 and Bloodborne share hk_2014.1.0-r1
+}
+
+}  // namespace
+
+void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
+    auto* cmd = app.add_subcommand(
+        "cloth",
+        "Export the Havok cloth of a character or part (a *_c.hkx, loose or inside a chrbnd/partsbnd) to a .drcloth\n"
+        "file (docs/cloth-format.md). With a model (--model, or the FLVER in the same binder), display buffers are\n"
+        "bound to the model's meshes and their vertex order is verified.");
+    struct Args {
+        std::string input, model, output;
+        bool zstd = false, no_model = false;
+    };
+    auto args = std::make_shared<Args>();
+    cmd->add_option("input", args->input, "Cloth file (.hkx) or binder holding one")->required()->check(CLI::ExistingFile);
+    cmd->add_option("--model", args->model, "FLVER (or binder holding one) whose meshes the display buffers drive")
+        ->check(CLI::ExistingFile);
+    cmd->add_flag("--no-model", args->no_model, "Do not bind display buffers, even to a FLVER in the same binder");
+    cmd->add_option("-o,--output", args->output, "Output .drcloth")->required();
+    cmd->add_flag("--zstd", args->zstd, "Wrap the file in a zstd frame");
+    cmd->callback([args, &global, &exit_code] {
+        exit_code = k_exit_input;
+        auto members = members_of(args->input, global);
+        if (!members) {
+            std::cerr << "error: " << members.error().to_string() << "\n";
+            return;
+        }
+        havok::CompendiumSet comps;
+        std::vector<Bytes> siblings;
+        for (const auto& m : *members) siblings.emplace_back(m.bytes);
+        if (auto r = comps.add_siblings(siblings); !r) {
+            std::cerr << "error: " << r.error().to_string() << "\n";
+            return;
+        }
+        // The first Havok member that holds cloth.
+        const Member* source = nullptr;
+        havok::File file;
+        hcl::ClothContainer cloth;
+        for (const auto& m : *members) {
+            if (!havok::is_packfile(m.bytes) && !havok::is_tagfile(m.bytes)) continue;
+            auto f = havok::read_hkx(m.bytes, comps.lookup());
+            if (!f) {
+                std::cerr << "error: " << f.error().to_string() << " (in " << m.name << ")\n";
+                return;
+            }
+            auto c = hcl::read_cloth(*f);
+            if (!c) {
+                std::cerr << "error: " << m.name << ": " << c.error().to_string() << "\n";
+                return;
+            }
+            if (c->cloth_datas.empty() && c->collidables.empty()) continue;
+            source = &m;
+            file = std::move(*f);
+            cloth = std::move(*c);
+            break;
+        }
+        if (!source) {
+            std::cerr << "error: " << args->input << ": no Havok cloth (hclClothContainer) found\n";
+            return;
+        }
+        cloth_export::Options o;
+        o.game = game_of(file);
+        o.sdk = file.sdk;
+        o.source_file = source->name;
+        o.zstd = args->zstd;
+        if (auto anim = havok::read_animation_container(file)) o.skeletons = anim->skeletons;
+
+        // The model: --model, else a FLVER in the same binder.
+        if (!args->no_model) {
+            std::vector<Member> model_members;
+            if (!args->model.empty()) {
+                auto mm = members_of(args->model, global);
+                if (!mm) {
+                    std::cerr << "error: " << mm.error().to_string() << "\n";
+                    return;
+                }
+                model_members = std::move(*mm);
+            } else {
+                model_members = *members;
+            }
+            for (const auto& m : model_members) {
+                if (m.bytes.size() < 6 || std::memcmp(m.bytes.data(), "FLVER\0", 6) != 0) continue;
+                auto meshes = model_meshes(m.bytes);
+                if (!meshes) {
+                    std::cerr << "error: " << meshes.error().to_string() << " (in " << m.name << ")\n";
+                    return;
+                }
+                o.meshes = std::move(*meshes);
+                o.model_file = m.name;
+                break;
+            }
+            if (!args->model.empty() && o.meshes.empty()) {
+                std::cerr << "error: " << args->model << ": no FLVER found\n";
+                return;
+            }
+        }
+
+        cloth_export::Report rep;
+        auto bytes = cloth_export::export_cloth(cloth, o, &rep);
+        if (!bytes) {
+            std::cerr << "error: " << bytes.error().to_string() << "\n";
+            return;
+        }
+        std::filesystem::path out(args->output);
+        if (auto w = write_file(out, *bytes); !w) {
+            std::cerr << "error: " << w.error().to_string() << "\n";
+            return;
+        }
+        if (!global.quiet) {
+            std::cout << "wrote " << out.string() << " (" << bytes->size() << " B) from " << source->name << "\n";
+            std::cout << "  " << rep.cloth_datas << " cloth data(s), " << rep.sim_cloths << " sim cloth(s), " << rep.particles
+                      << " particles, " << rep.constraint_sets << " constraint sets, " << rep.operators << " operators\n";
+            if (o.meshes.empty()) std::cout << "  display buffers: not bound (no model)\n";
+            for (const auto& b : rep.bindings) {
+                std::cout << "  display buffer " << b.cloth_data << "/" << b.buffer << " -> ";
+                if (b.mesh_index < 0) std::cout << "no matching mesh\n";
+                else if (b.max_error < 0) std::cout << b.mesh_name << " (no object-space skin to check the vertex order)\n";
+                else
+                    std::cout << b.mesh_name << ", " << b.vertices_checked << " vertices, max bind error " << b.max_error
+                              << " of the mesh size" << (b.within_tolerance ? "" : "  ** beyond 4.9e-5 **") << "\n";
+            }
+            for (const auto& d : rep.dropped)
+                if (d.count) std::cout << "  dropped " << d.class_name << "." << d.member << " (" << d.count << "): " << d.reason << "\n";
+        }
+        bool all_bound_ok = true;
+        for (const auto& b : rep.bindings) all_bound_ok &= b.within_tolerance;
+        exit_code = all_bound_ok ? k_exit_ok : k_exit_input;
+    });
+}
+
+}  // namespace drape::cli

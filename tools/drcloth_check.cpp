@@ -1,0 +1,126 @@
+#include "drcloth_check.h"
+
+#include <ostream>
+
+#include "drape/havok/cloth.h"
+#include "drape/schema/cloth_generated.h"
+#include "drcloth_read.h"
+
+namespace drape::cli {
+
+bool looks_like_drcloth(Bytes b) {
+    if (b.size() >= 8 && std::memcmp(b.data() + 4, "DRCL", 4) == 0) return true;
+    return b.size() >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD;
+}
+
+bool check_drcloth(const std::string& label, Bytes bytes, std::ostream& out, bool quiet) {
+    std::vector<std::vector<std::string>> bones;
+    auto c = drcloth_to_hcl(bytes, &bones);
+    if (!c) {
+        out << label << ": error: " << c.error().to_string() << "\n";
+        return false;
+    }
+    // The transform-set rule needs a skeleton of the same name and size: the bone names the
+    // file carries stand for it.
+    std::vector<havok::Skeleton> skeletons;
+    size_t k = 0;
+    for (const auto& cd : c->cloth_datas)
+        for (const auto& ts : cd.transform_sets) {
+            bool known = false;
+            for (const auto& s : skeletons) known |= s.name == ts.name;
+            if (k < bones.size() && !bones[k].empty() && !known) {
+                havok::Skeleton s;
+                s.name = ts.name;
+                s.bone_names = bones[k];
+                s.parents.assign(bones[k].size(), -1);
+                skeletons.push_back(std::move(s));
+            }
+            ++k;
+        }
+    auto violations = hcl::check(*c, skeletons);
+    if (!quiet) {
+        size_t sims = 0, particles = 0, ops = 0;
+        for (const auto& cd : c->cloth_datas) {
+            sims += cd.sim_cloths.size();
+            ops += cd.operators.size();
+            for (const auto& s : cd.sim_cloths) particles += s.particles.size();
+        }
+        out << label << " (drape cloth, verified)\n  " << c->cloth_datas.size() << " cloth data(s), " << sims << " sim cloth(s), "
+            << particles << " particles, " << ops << " operators\n";
+    }
+    for (const auto& v : violations) out << label << ": " << v.object << " " << v.member << ": " << v.message << "\n";
+    if (!quiet) out << "  " << (violations.empty() ? "clean" : std::to_string(violations.size()) + " violation(s)") << "\n";
+    return violations.empty();
+}
+
+Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
+    std::vector<uint8_t> plain;
+    auto c = drcloth_to_hcl(bytes, nullptr, &plain);
+    if (!c) return c.error();
+    const auto* f = cloth::GetClothFile(plain.data());
+    nlohmann::ordered_json j;
+    if (f->format_version()) j["format_version"] = std::to_string(f->format_version()->major()) + "." + std::to_string(f->format_version()->minor());
+    if (const auto* s = f->source()) {
+        auto str = [](const flatbuffers::String* x) { return x ? x->str() : std::string(); };
+        j["source"] = {{"game", str(s->game())}, {"sdk", str(s->sdk())}, {"file", str(s->file())}, {"model", str(s->model())},
+                       {"tool", str(s->tool())}};
+    }
+    j["collidables"] = c->collidables.size();
+    auto& cds = j["cloth_datas"] = nlohmann::ordered_json::array();
+    for (flatbuffers::uoffset_t i = 0; f->cloth_datas() && i < f->cloth_datas()->size(); ++i) {
+        const auto* cd = f->cloth_datas()->Get(i);
+        nlohmann::ordered_json d;
+        d["name"] = cd->name() ? cd->name()->str() : "";
+        auto& bufs = d["buffers"] = nlohmann::ordered_json::array();
+        for (flatbuffers::uoffset_t b = 0; cd->buffer_definitions() && b < cd->buffer_definitions()->size(); ++b) {
+            const auto* bd = cd->buffer_definitions()->Get(b);
+            nlohmann::ordered_json bj = {{"name", bd->name() ? bd->name()->str() : ""},
+                                         {"kind", cloth::EnumNameBufferKind(bd->kind())},
+                                         {"vertices", bd->num_vertices()},
+                                         {"triangles", bd->num_triangles()}};
+            if (bd->bound_mesh() && bd->bound_mesh()->size()) {
+                bj["bound_mesh"] = bd->bound_mesh()->str();
+                bj["bind_position_error"] = bd->bind_position_error();
+            }
+            bufs.push_back(bj);
+        }
+        auto& sims = d["sim_cloths"] = nlohmann::ordered_json::array();
+        for (flatbuffers::uoffset_t s = 0; cd->sim_cloth_datas() && s < cd->sim_cloth_datas()->size(); ++s) {
+            const auto* sc = cd->sim_cloth_datas()->Get(s);
+            nlohmann::ordered_json sets = nlohmann::ordered_json::array();
+            for (flatbuffers::uoffset_t k = 0; sc->static_constraint_sets() && k < sc->static_constraint_sets()->size(); ++k)
+                sets.push_back(cloth::EnumNameConstraintKind(sc->static_constraint_sets()->Get(k)->kind()));
+            sims.push_back({{"name", sc->name() ? sc->name()->str() : ""},
+                            {"particles", sc->particle_datas() ? sc->particle_datas()->size() : 0},
+                            {"fixed_particles", sc->fixed_particles() ? sc->fixed_particles()->size() : 0},
+                            {"constraint_sets", sets},
+                            {"collidables", sc->per_instance_collidables() ? sc->per_instance_collidables()->size() : 0}});
+        }
+        auto& ops = d["operators"] = nlohmann::ordered_json::array();
+        for (flatbuffers::uoffset_t o = 0; cd->operators() && o < cd->operators()->size(); ++o) {
+            const auto* op = cd->operators()->Get(o);
+            ops.push_back({{"name", op->name() ? op->name()->str() : ""}, {"kind", cloth::EnumNameOperatorKind(op->kind())}});
+        }
+        auto& states = d["states"] = nlohmann::ordered_json::array();
+        for (flatbuffers::uoffset_t s = 0; cd->cloth_state_datas() && s < cd->cloth_state_datas()->size(); ++s)
+            states.push_back(cd->cloth_state_datas()->Get(s)->name() ? cd->cloth_state_datas()->Get(s)->name()->str() : "");
+        if (cd->transform_set_definitions() && cd->transform_set_definitions()->size()) {
+            const auto* ts = cd->transform_set_definitions()->Get(0);
+            d["transform_set"] = {{"name", ts->name() ? ts->name()->str() : ""},
+                                  {"transforms", ts->num_transforms()},
+                                  {"bone_names", ts->bone_names() ? ts->bone_names()->size() : 0}};
+        }
+        cds.push_back(d);
+    }
+    auto& dropped = j["dropped"] = nlohmann::ordered_json::array();
+    for (flatbuffers::uoffset_t i = 0; f->dropped() && i < f->dropped()->size(); ++i) {
+        const auto* d = f->dropped()->Get(i);
+        dropped.push_back({{"class", d->class_name() ? d->class_name()->str() : ""},
+                           {"member", d->member() ? d->member()->str() : ""},
+                           {"count", d->count()},
+                           {"reason", d->reason() ? d->reason()->str() : ""}});
+    }
+    return j;
+}
+
+}  // namespace drape::cli

@@ -1,0 +1,37 @@
+#include "model_meshes.h"
+
+#include <cstdio>
+
+#include "drape/flver/flver.h"
+
+namespace drape::cli {
+
+Result<std::vector<cloth_export::ModelMesh>> model_meshes(Bytes flver_bytes) {
+    auto model = flver::read_flver(flver_bytes);
+    if (!model) return model.error();
+    std::vector<cloth_export::ModelMesh> out;
+    for (size_t mi = 0; mi < model->meshes.size(); ++mi) {
+        const auto& m = model->meshes[mi];
+        cloth_export::ModelMesh mm;
+        const std::string material =
+            m.material >= 0 && size_t(m.material) < model->materials.size() ? model->materials[size_t(m.material)].name : "";
+        char label[32];
+        std::snprintf(label, sizeof label, "mesh%02zu", mi);
+        mm.gltf_name = label;
+        if (int mask = flver::display_mask(material); mask >= 0) {
+            std::snprintf(label, sizeof label, "_mask%02d", mask);
+            mm.gltf_name += label;
+        }
+        mm.gltf_name += "_" + material;
+        if (m.default_node >= 0 && size_t(m.default_node) < model->nodes.size())
+            mm.default_node_name = model->nodes[size_t(m.default_node)].name;
+        mm.vertex_count = uint32_t(m.vertices.positions.size());
+        // seed 000: "whose first face set has numTriangles triangles" (the stored first face set).
+        if (!m.face_sets.empty()) mm.first_face_set_triangles = uint32_t(m.face_sets[0].triangles(mm.vertex_count).size());
+        for (const auto& p : m.vertices.positions) mm.positions.push_back({p.x, p.y, p.z});
+        out.push_back(std::move(mm));
+    }
+    return out;
+}
+
+}  // namespace drape::cli
