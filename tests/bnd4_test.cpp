@@ -50,7 +50,7 @@ bnd::Binder small_binder() {
 
 }  // namespace
 
-TEST_CASE("bnd4: every corpus binder opens; counts match MANIFEST.tsv and members match the peer") {
+TEST_CASE("bnd4: every corpus binder opens, counts match MANIFEST.tsv and members match the peer") {
     int binders = 0;
     for (const auto& row : test::manifest()) {
         int count = manifest_count(row.contents);

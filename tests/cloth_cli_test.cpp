@@ -20,7 +20,7 @@ void write_all(const std::filesystem::path& p, const std::vector<uint8_t>& b) {
 }
 }  // namespace
 
-TEST_CASE("drape cloth: BB c2020_c.hkx exports; drape check verifies it; inspect lists it") {
+TEST_CASE("drape cloth: BB c2020_c.hkx exports, drape check verifies it, inspect lists it") {
     auto dir = test::scratch_dir("cloth_cli");
     auto out = dir / "c2020.drcloth";
     auto r = test::run(test::drape_exe() + " cloth " + q(test::corpus("bb/c2020_c.hkx")) + " -o " + q(out));

@@ -987,7 +987,7 @@ TEST_CASE("hdr: RGBE encoding of float images") {
     CHECK(image::encode_hdr(u8).error().reason == "a Radiance .hdr needs a float RGB or RGBA image");
 }
 
-TEST_CASE("export: float textures write a 16-bit PNG and an .hdr; bad textures are reported, not fatal") {
+TEST_CASE("export: float textures write a 16-bit PNG and an .hdr, bad textures are reported, not fatal") {
     // One BC6H texture (the hand-built mode 11 block) and one texture with a broken DDS.
     test::BlockBits b;
     b.put(0x03, 5).put(0, 10).put(512, 10).put(0, 10).put(1023, 10).put(0, 10).put(0, 10);

@@ -297,8 +297,42 @@ Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<
             s.min_pinched_particle_index = st->min_pinched_particle_index;
             s.max_pinched_particle_index = st->max_pinched_particle_index;
             s.max_collision_pairs = st->max_collision_pairs;
-            s.num_vc_points = st->num_vc_points;
-            s.num_landscape_vc_points = st->num_landscape_vc_points;
+            if (const auto& v = st->virtual_collision_points_data) {
+                auto& vc = s.virtual_collision_points;
+                for (const auto& b : v->blocks) vc.blocks.push_back({b.safe_displacement_radius(), b.starting_vcp_index(), b.num_vcps()});
+                vc.num_vc_points = v->num_vc_points;
+                vc.landscape_particles_block_index = v->landscape_particles_block_index;
+                vc.num_landscape_vc_points = v->num_landscape_vc_points;
+                vc.edge_barycentrics_dictionary = v->edge_barycentrics_dictionary;
+                for (const auto& e : v->edge_dictionary_entries)
+                    vc.edge_dictionary_entries.push_back({e.starting_barycentric_index(), e.num_barycentrics()});
+                for (const auto& p : v->triangle_barycentrics_dictionary) vc.triangle_barycentrics_dictionary.push_back({p.u(), p.v()});
+                for (const auto& e : v->triangle_dictionary_entries)
+                    vc.triangle_dictionary_entries.push_back({e.starting_barycentric_index(), e.num_barycentrics()});
+                for (const auto& e : v->edges) vc.edges.push_back({e.opposite_real_particle_index(), e.barycentric_dictionary_index()});
+                for (const auto& e : v->edges_landscape)
+                    vc.edges_landscape.push_back({e.opposite_real_particle_index(), e.barycentric_dictionary_index()});
+                auto tri = [](const fb::TriangleFanSection& e) {
+                    hcl::VirtualCollisionPoints::TriangleFanSection t;
+                    t.opposite_real_particle_indices = {e.opposite_real_particle_indices()->Get(0), e.opposite_real_particle_indices()->Get(1)};
+                    t.barycentric_dictionary_index = e.barycentric_dictionary_index();
+                    return t;
+                };
+                for (const auto& e : v->triangles) vc.triangles.push_back(tri(e));
+                for (const auto& e : v->triangles_landscape) vc.triangles_landscape.push_back(tri(e));
+                for (const auto& f : v->edge_fans) vc.edge_fans.push_back({f.real_particle_index(), f.edge_start_index(), 0, f.num_edges()});
+                for (const auto& f : v->edge_fans_landscape)
+                    vc.edge_fans_landscape.push_back({f.real_particle_index(), f.edge_start_index(), f.vcp_start_index(), f.num_edges()});
+                for (const auto& f : v->triangle_fans)
+                    vc.triangle_fans.push_back({f.real_particle_index(), 0, f.vcp_start_index(), f.num_triangles()});
+                for (const auto& f : v->triangle_fans_landscape)
+                    vc.triangle_fans_landscape.push_back(
+                        {f.real_particle_index(), f.triangle_start_index(), f.vcp_start_index(), f.num_triangles()});
+                vc.edge_fan_indices = v->edge_fan_indices;
+                vc.triangle_fan_indices = v->triangle_fan_indices;
+                vc.edge_fan_indices_landscape = v->edge_fan_indices_landscape;
+                vc.triangle_fan_indices_landscape = v->triangle_fan_indices_landscape;
+            }
             cd.sim_cloths.push_back(std::move(s));
         }
         for (const auto& ot : cdt->operators) {

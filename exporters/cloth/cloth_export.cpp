@@ -306,8 +306,44 @@ std::unique_ptr<fb::SimClothDataT> sim_cloth_table(const hcl::SimClothData& s) {
     t->min_pinched_particle_index = s.min_pinched_particle_index;
     t->max_pinched_particle_index = s.max_pinched_particle_index;
     t->max_collision_pairs = s.max_collision_pairs;
-    t->num_vc_points = s.num_vc_points;
-    t->num_landscape_vc_points = s.num_landscape_vc_points;
+    const auto& vc = s.virtual_collision_points;
+    auto v = std::make_unique<fb::VirtualCollisionPointsDataT>();
+    for (const auto& b : vc.blocks) v->blocks.emplace_back(b.safe_displacement_radius, b.starting_vcp_index, b.num_vcps);
+    v->num_vc_points = vc.num_vc_points;
+    v->landscape_particles_block_index = vc.landscape_particles_block_index;
+    v->num_landscape_vc_points = vc.num_landscape_vc_points;
+    v->edge_barycentrics_dictionary = vc.edge_barycentrics_dictionary;
+    for (const auto& e : vc.edge_dictionary_entries) v->edge_dictionary_entries.emplace_back(e.starting_barycentric_index, e.num_barycentrics);
+    for (const auto& p : vc.triangle_barycentrics_dictionary) v->triangle_barycentrics_dictionary.emplace_back(p[0], p[1]);
+    for (const auto& e : vc.triangle_dictionary_entries)
+        v->triangle_dictionary_entries.emplace_back(e.starting_barycentric_index, e.num_barycentrics);
+    auto sections = [](const std::vector<hcl::VirtualCollisionPoints::EdgeFanSection>& in) {
+        std::vector<fb::EdgeFanSection> out;
+        for (const auto& e : in) out.emplace_back(e.opposite_real_particle_index, e.barycentric_dictionary_index);
+        return out;
+    };
+    auto tri_sections = [](const std::vector<hcl::VirtualCollisionPoints::TriangleFanSection>& in) {
+        std::vector<fb::TriangleFanSection> out;
+        for (const auto& e : in)
+            out.emplace_back(flatbuffers::span<const uint16_t, 2>(e.opposite_real_particle_indices.data(), 2),
+                             e.barycentric_dictionary_index);
+        return out;
+    };
+    v->edges = sections(vc.edges);
+    v->edges_landscape = sections(vc.edges_landscape);
+    v->triangles = tri_sections(vc.triangles);
+    v->triangles_landscape = tri_sections(vc.triangles_landscape);
+    for (const auto& f : vc.edge_fans) v->edge_fans.emplace_back(f.real_particle_index, f.edge_start_index, f.num_edges);
+    for (const auto& f : vc.edge_fans_landscape)
+        v->edge_fans_landscape.emplace_back(f.real_particle_index, f.edge_start_index, f.vcp_start_index, f.num_edges);
+    for (const auto& f : vc.triangle_fans) v->triangle_fans.emplace_back(f.real_particle_index, f.vcp_start_index, f.num_triangles);
+    for (const auto& f : vc.triangle_fans_landscape)
+        v->triangle_fans_landscape.emplace_back(f.real_particle_index, f.triangle_start_index, f.vcp_start_index, f.num_triangles);
+    v->edge_fan_indices = vc.edge_fan_indices;
+    v->triangle_fan_indices = vc.triangle_fan_indices;
+    v->edge_fan_indices_landscape = vc.edge_fan_indices_landscape;
+    v->triangle_fan_indices_landscape = vc.triangle_fan_indices_landscape;
+    t->virtual_collision_points_data = std::move(v);
     return t;
 }
 
@@ -460,10 +496,6 @@ const std::vector<Dropped>& dropped_members() {
         {"hclSimClothData", "actions", "empty in every file (seed 000)", 0},
         {"hclClothState", "dependencyGraph", "a run-time scheduling aid derived from the operators' used buffers; recomputable", 0},
         {"hclTransformSetUsage", "perComponentTransformTrackers", "per-transform read/write bit fields derived from the operators; recomputable", 0},
-        {"hclSimClothData", "virtualCollisionPointsData",
-         "only numVCPoints and numLandscapeVCPoints are carried; the point blocks, fans and barycentric dictionaries (84 Elden Ring "
-         "and 6 Sekiro sim cloths use them, seed 000) are not yet read by drape's typed view",
-         0},
         {"hclConstraintSet", "type", "0 in every stored object (seed 000): the class decides, carried as kind", 0},
         {"hclOperator", "type", "0 in every stored object (seed 000): the class decides, carried as kind", 0},
         {"hclShape", "type", "0 in every stored object (seed 000): the class decides, carried as kind", 0},
@@ -603,8 +635,6 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
             if (d.class_name == "hclClothData" && d.member == "actions") d.count += cd.action_count ? 1 : 0;
             for (const auto& s : cd.sim_cloths) {
                 if (d.class_name == "hclSimClothData" && d.member == "actions") d.count += s.action_count ? 1 : 0;
-                if (d.class_name == "hclSimClothData" && d.member == "virtualCollisionPointsData")
-                    d.count += (s.num_vc_points || s.num_landscape_vc_points) ? 1 : 0;
             }
         }
     }

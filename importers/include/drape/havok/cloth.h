@@ -247,27 +247,34 @@ struct PinchingData {
 
 // hclVirtualCollisionPointsData (2016/2018), as stored.
 struct VirtualCollisionPoints {
+    bool operator==(const VirtualCollisionPoints&) const = default;
     struct Block {
+        bool operator==(const Block&) const = default;
         float safe_displacement_radius = 0;
         uint16_t starting_vcp_index = 0;
         uint8_t num_vcps = 0;
     };
     struct DictionaryEntry {
+        bool operator==(const DictionaryEntry&) const = default;
         uint16_t starting_barycentric_index = 0;
         uint8_t num_barycentrics = 0;
     };
     struct EdgeFanSection {
+        bool operator==(const EdgeFanSection&) const = default;
         uint16_t opposite_real_particle_index = 0, barycentric_dictionary_index = 0;
     };
     struct EdgeFan {  // landscape fans also use vcp_start_index
+        bool operator==(const EdgeFan&) const = default;
         uint16_t real_particle_index = 0, edge_start_index = 0, vcp_start_index = 0;
         uint8_t num_edges = 0;
     };
     struct TriangleFanSection {
+        bool operator==(const TriangleFanSection&) const = default;
         std::array<uint16_t, 2> opposite_real_particle_indices{};
         uint16_t barycentric_dictionary_index = 0;
     };
     struct TriangleFan {  // landscape fans also use triangle_start_index
+        bool operator==(const TriangleFan&) const = default;
         uint16_t real_particle_index = 0, triangle_start_index = 0, vcp_start_index = 0;
         uint8_t num_triangles = 0;
     };
