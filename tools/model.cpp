@@ -13,6 +13,8 @@
 #include "drape/dcx/dcx.h"
 #include "drape/exporters/gltf.h"
 #include "drape/flver/flver.h"
+#include "drape/havok/animation.h"
+#include "drape/havok/hkx.h"
 #include "drape/exporters/png.h"
 #include "drape/io/file.h"
 #include "drape/tpf/tpf.h"
@@ -71,7 +73,70 @@ void collect_tpfs(std::vector<uint8_t> bytes, const dcx::DecodeOptions& dopt, st
     }
 }
 
+// Every member of a file through DCX and BND4 layers (decompressed copies), with its name.
+void collect_members(std::vector<uint8_t> bytes, const std::string& name, const dcx::DecodeOptions& dopt,
+                     std::vector<std::pair<std::string, std::vector<uint8_t>>>& out, unsigned depth = 0) {
+    if (depth > 4) return;
+    if (dcx::is_dcx(bytes)) {
+        if (auto d = dcx::decompress(bytes, dopt)) collect_members(std::move(*d), name, dopt, out, depth + 1);
+        return;
+    }
+    if (bnd::is_bnd4(bytes)) {
+        auto b = bnd::read_bnd4(bytes);
+        if (!b) return;
+        for (const auto& e : b->entries)
+            if (auto eb = bnd::entry_bytes(*b, e)) collect_members(std::move(*eb), e.name, dopt, out, depth + 1);
+        return;
+    }
+    out.emplace_back(name, std::move(bytes));
+}
+
 }  // namespace
+
+Result<std::optional<havok::Skeleton>> load_havok_skeleton(const std::filesystem::path& path, const dcx::DecodeOptions& dopt) {
+    auto bytes = read_file(path);
+    if (!bytes) return std::move(bytes).error();
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> members;
+    collect_members(std::move(*bytes), path.filename().string(), dopt, members);
+    havok::CompendiumSet set;
+    std::vector<Bytes> siblings;
+    for (const auto& m : members) siblings.emplace_back(m.second);
+    (void)set.add_siblings(siblings);
+    // Prefer a member named like the anibnd's skeleton, then any Havok member with a skeleton.
+    std::stable_sort(members.begin(), members.end(), [](const auto& a, const auto& b) {
+        auto is_skel = [](const std::string& n) {
+            std::string l = n;
+            for (char& c : l) c = char(std::tolower(uint8_t(c)));
+            return l.find("skeleton") != std::string::npos;
+        };
+        return is_skel(a.first) && !is_skel(b.first);
+    });
+    for (const auto& [name, b] : members) {
+        if (!havok::is_packfile(b) && !havok::is_tagfile(b)) continue;
+        auto f = havok::read_hkx(b, set.lookup());
+        if (!f) continue;
+        auto c = havok::read_animation_container(*f);
+        if (c && !c->skeletons.empty()) return std::optional<havok::Skeleton>(c->skeletons[0]);
+    }
+    return std::optional<havok::Skeleton>();
+}
+
+exporters::Skeleton to_export_skeleton(const havok::Skeleton& s) {
+    exporters::Skeleton out;
+    for (size_t i = 0; i < s.bone_names.size(); ++i) {
+        exporters::SkeletonBone b;
+        b.name = s.bone_names[i];
+        b.parent = i < s.parents.size() ? s.parents[i] : -1;
+        if (i < s.reference_pose.size()) {
+            const auto& t = s.reference_pose[i];
+            b.translation = {t.translation[0], t.translation[1], t.translation[2]};
+            b.rotation = {t.rotation[0], t.rotation[1], t.rotation[2], t.rotation[3]};
+            b.scale = {t.scale[0], t.scale[1], t.scale[2]};
+        }
+        out.bones.push_back(b);
+    }
+    return out;
+}
 
 Result<void> add_textures(const std::vector<std::vector<uint8_t>>& tpfs, const std::filesystem::path& out,
                           std::map<std::string, std::string>& textures, std::vector<std::string>& warnings) {
@@ -143,8 +208,8 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
     cmd->add_option("file", o->input, "FILE.flver or FILE.partsbnd.dcx (any DCX/BND4 holding a FLVER)")->required()->check(CLI::ExistingFile);
     cmd->add_option("-o,--output", o->output, "Output .glb (or .gltf, written with a .bin beside it)")->required();
     cmd->add_option("--skeleton", o->skeleton,
-                    "A skeleton to match the FLVER's bones against by name; writes OUT.bones.txt (FLVER files and\n"
-                    "binders are read today; Havok Skeleton.hkx once the Havok reader is wired in)");
+                    "A skeleton to match the FLVER's bones against by name: a Havok skeleton (Skeleton.hkx, an\n"
+                    ".anibnd(.dcx), a cloth *_c.hkx) or another FLVER; writes the bone-match report OUT.bones.txt");
     cmd->add_option("--textures", o->textures,
                     "TPF files (or DCX/binders holding TPFs) with the model's textures; decoded to PNG in OUT_tex/.\n"
                     "TPFs inside the input binder are used too");
@@ -184,13 +249,20 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
         }
         for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
         if (!o->skeleton.empty()) {
-            auto sk = load_flver_file(o->skeleton, dopt);
-            if (!sk) {
-                std::cerr << "error: --skeleton: " << sk.error().to_string() << "\n";
-                exit_code = k_exit_input;
-                return;
+            exporters::Skeleton skeleton;
+            auto hk = load_havok_skeleton(o->skeleton, dopt);
+            if (hk && *hk) {
+                skeleton = to_export_skeleton(**hk);
+            } else {
+                auto sk = load_flver_file(o->skeleton, dopt);
+                if (!sk) {
+                    std::cerr << "error: --skeleton: no Havok skeleton, and " << sk.error().to_string() << "\n";
+                    exit_code = k_exit_input;
+                    return;
+                }
+                skeleton = exporters::skeleton_from_flver(*sk);
             }
-            auto rep = exporters::match_skeleton(*model, exporters::skeleton_from_flver(*sk));
+            auto rep = exporters::match_skeleton(*model, skeleton);
             auto report_path = out;
             report_path.replace_extension(".bones.txt");
             std::string text = rep.to_text();
