@@ -1,6 +1,7 @@
 // drape inspect, end to end through the built CLI.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "corpus.h"
@@ -77,4 +78,29 @@ TEST_CASE("inspect: the Sekiro mtdbnd (KRAK) lists its 3,170 members with no Ood
     size_t lines = 0;
     for (size_t p = r.out.find(".mtd"); p != std::string::npos; p = r.out.find(".mtd", p + 1)) ++lines;
     CHECK(lines >= 3170);
+}
+
+TEST_CASE("inspect: --json of a Havok file dumps its object graph, and --objects does it inside binders") {
+    auto r = test::run(test::drape_exe() + " inspect --json " + q(test::corpus("bb/skeleton.HKX")));
+    REQUIRE(r.exit_code == 0);
+    auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+    REQUIRE(j.contains("objects"));
+    std::vector<std::string> classes;
+    for (const auto& o : j["objects"]["objects"]) classes.push_back(o["class"]);
+    CHECK(classes == std::vector<std::string>{"hkRootLevelContainer", "hkaAnimationContainer", "hkaSkeleton"});
+    // The skeleton's name and bone count match the peer's reading of the same file.
+    std::ifstream pf(test::reference_dir() / "peer" / "soulstruct" / "bb" / "skeleton.HKX.json");
+    REQUIRE(pf);
+    auto peer = nlohmann::json::parse(pf);
+    const auto& sk = j["objects"]["objects"][2]["members"];
+    CHECK(sk["name"] == peer["havok"]["skeletons"][0]["name"]);
+
+    auto b = test::run(test::drape_exe() + " inspect --json --objects " + q(test::corpus("er/WP_A_0550_1.anibnd")));
+    REQUIRE(b.exit_code == 0);
+    auto jb = nlohmann::json::parse(b.out.substr(b.out.find('{')));
+    size_t with_objects = 0;
+    for (const auto& c : jb["children"]) with_objects += c.contains("objects");
+    CHECK(with_objects == 10);  // ten tagfiles; the compendium holds types, not objects
+    auto plain = test::run(test::drape_exe() + " inspect --json " + q(test::corpus("er/WP_A_0550_1.anibnd")));
+    CHECK(plain.out.find("\"objects\"") == std::string::npos);
 }

@@ -7,6 +7,10 @@
 #include "drape/game/identify.h"
 #include "drape/io/file.h"
 #include "drcloth_check.h"
+#include "drape/bnd/bnd4.h"
+#include "drape/dcx/dcx.h"
+#include "drape/havok/hkx.h"
+#include "havok_json.h"
 
 namespace drape::cli {
 
@@ -63,6 +67,39 @@ std::filesystem::path bdt_beside(const std::filesystem::path& bhd) {
     return p;
 }
 
+// `inspect --json`: the object graph of every Havok file, attached to its node. Walks the same
+// DCX/BND4 layers as game::walk (same member order), resolving compendiums among siblings.
+void attach_havok(nlohmann::ordered_json& j, Bytes bytes, const dcx::DecodeOptions& dopt, const havok::CompendiumSet* set,
+                  unsigned depth = 0) {
+    if (depth > 6) return;
+    if (havok::is_packfile(bytes) || havok::is_tagfile(bytes)) {
+        havok::CompendiumSet empty;
+        auto f = havok::read_hkx(bytes, (set ? *set : empty).lookup());
+        if (f) j["objects"] = havok_json(*f);
+        else j["objects_error"] = f.error().to_string();
+        return;
+    }
+    if (dcx::is_dcx(bytes)) {
+        auto d = dcx::decompress(bytes, dopt);
+        if (d && j.contains("children") && !j["children"].empty()) attach_havok(j["children"][0], *d, dopt, nullptr, depth + 1);
+        return;
+    }
+    if (bnd::is_bnd4(bytes)) {
+        auto b = bnd::read_bnd4(bytes);
+        if (!b || !j.contains("children")) return;
+        std::vector<std::vector<uint8_t>> members;
+        for (const auto& e : b->entries) {
+            auto eb = bnd::entry_bytes(*b, e);
+            members.push_back(eb ? std::move(*eb) : std::vector<uint8_t>{});
+        }
+        havok::CompendiumSet comps;
+        std::vector<Bytes> siblings(members.begin(), members.end());
+        (void)comps.add_siblings(siblings);
+        for (size_t i = 0; i < members.size() && i < j["children"].size(); ++i)
+            attach_havok(j["children"][i], members[i], dopt, &comps, depth + 1);
+    }
+}
+
 }  // namespace
 
 void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
@@ -73,8 +110,12 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
     auto files = std::make_shared<std::vector<std::string>>();
     auto json = std::make_shared<bool>(false);
     cmd->add_option("files", *files, "Files to inspect (a .bhd is read with the .bdt beside it)")->required()->check(CLI::ExistingPath);
+    auto objects = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json, "Print JSON instead of a tree");
-    cmd->callback([files, json, &global, &exit_code] {
+    cmd->add_flag("--objects", *objects,
+                  "With --json: add the object graph of every Havok file inside containers (a Havok file given\n"
+                  "directly always gets it): class, version and members of every object");
+    cmd->callback([files, json, objects, &global, &exit_code] {
         game::WalkOptions options;
         options.dcx.oodle_path = global.oodle_path;
         options.dcx.jobs = global.jobs;
@@ -131,8 +172,25 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
             } else {
                 node = game::walk(*bytes, path.filename().string(), options);
             }
-            if (*json) all.push_back(to_json(node));
-            else print_tree(std::cout, node, "", true, true);
+            if (*json) {
+                auto j = to_json(node);
+                // A Havok file given directly always gets its object graph; containers with --objects.
+                bool havok_file = havok::is_packfile(*bytes) || havok::is_tagfile(*bytes);
+                if (*objects || havok_file) {
+                    havok::CompendiumSet folder;  // a loose tagfile's compendium beside it
+                    if (havok::tagfile_compendium_id(*bytes)) {
+                        std::error_code ec;
+                        auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+                        for (const auto& de : std::filesystem::directory_iterator(dir, ec))
+                            if (de.path().extension() == ".compendium")
+                                if (auto c = read_file(de.path())) (void)folder.add(*c);
+                    }
+                    attach_havok(j, *bytes, options.dcx, &folder);
+                }
+                all.push_back(std::move(j));
+            } else {
+                print_tree(std::cout, node, "", true, true);
+            }
             if (auto e = game::first_error(node)) {
                 std::cout.flush();
                 std::cerr << "error: " << e->to_string() << "\n";
