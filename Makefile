@@ -74,10 +74,16 @@ test-asan: deps $(BUILD_ASAN)/build.ninja
 # Both builds; ctest prints its summary line after each.
 test: test-release test-asan
 
+# The main job on the synthetic sample game: identify every file, then convert the character
+# binder's model (glTF + PNG textures) and cloth (.drcloth), and inspect the results.
 demo: build
 	@rm -rf out samples/game/generated && mkdir -p out
 	$(BUILD_RELEASE)/tests/drape_make_sample samples/game/generated
 	$(BUILD_RELEASE)/tools/drape inspect $$(find samples/game -type f -not -name '*.md' | sort)
+	$(BUILD_RELEASE)/tools/drape model samples/game/generated/chr/c9999.chrbnd.dcx -o out/c9999.glb
+	$(BUILD_RELEASE)/tools/drape cloth samples/game/generated/chr/c9999.chrbnd.dcx -o out/c9999.drcloth
+	$(BUILD_RELEASE)/tools/drape inspect out/c9999.drcloth
+	@echo "out/ holds:"; find out -type f | sort | sed 's/^/  /'
 
 $(BUILD_FUZZ)/build.ninja:
 	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

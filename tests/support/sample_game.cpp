@@ -3,6 +3,9 @@
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
 #include "drape/io/file.h"
+#include "../flver_fixture.h"
+#include "havok_fixtures.h"
+#include "tpf_fixture.h"
 
 namespace drape::test {
 
@@ -53,6 +56,46 @@ Result<std::vector<std::string>> write_sample_game(const std::filesystem::path& 
         auto dcx = dcx::compress(*bnd, {});
         if (!dcx) return dcx.error();
         if (auto r = emit("chr/c9990.anibnd.dcx", *dcx); !r) return r.error();
+    }
+    // chr/c9999.chrbnd.dcx: a character binder as the games ship it (DCX DFLT > BND4) with a model
+    // (a small synthetic FLVER2), its cloth (a synthesized Elden Ring hcl tagfile) and its texture
+    // pack (one 8x8 BC1 texture named as the model's material asks).
+    {
+        bnd::Binder b = game_binder();
+        std::vector<std::vector<uint8_t>> payloads;
+        auto add = [&](int32_t id, const std::string& name, std::vector<uint8_t> bytes) {
+            bnd::Entry e;
+            e.flags = 0x40;
+            e.id = id;
+            e.name = "N:\\GR\\data\\INTERROOT_win64\\chr\\c9999\\" + name;
+            b.entries.push_back(e);
+            payloads.push_back(std::move(bytes));
+        };
+        FlverFixture flver;
+        add(200, "c9999.flver", flver.build());
+        auto types = fixture_types(ClothGame::elden_ring);
+        if (!types) return types.error();
+        add(700, "c9999_c.hkx", synthesize_cloth(ClothGame::elden_ring, *types));
+        DdsSpec spec;
+        spec.width = spec.height = 8;
+        spec.fourcc = fourcc_code("DXT1");
+        std::vector<uint8_t> blocks;
+        for (int i = 0; i < 4; ++i) {
+            // BC1 block: colour0 = red (0xF800), colour1 = blue (0x001F), indices alternate.
+            const uint8_t block[8] = {0x00, 0xF8, 0x1F, 0x00, 0x44, 0x44, 0x44, 0x44};
+            blocks.insert(blocks.end(), block, block + 8);
+        }
+        TpfTextureSpec tex;
+        tex.name = "c9999_cape_a";
+        tex.dds = make_dds(spec, blocks);
+        add(100, "c9999.tpf", make_tpf({tex}));
+        std::vector<Bytes> views;
+        for (auto& p : payloads) views.push_back(p);
+        auto bnd = bnd::write_bnd4(b, views);
+        if (!bnd) return bnd.error();
+        auto dcx = dcx::compress(*bnd, {});
+        if (!dcx) return dcx.error();
+        if (auto r = emit("chr/c9999.chrbnd.dcx", *dcx); !r) return r.error();
     }
     // param/sample.regulation.dcx: an ER-style ZSTD DCX.
     {
