@@ -236,7 +236,8 @@ TEST_CASE("cloth schema: every member of every census class is carried or listed
     }
 
     size_t carried = 0, listed = 0;
-    for (const auto& [cls, table] : classes) {
+    for (const auto& entry : classes) {
+        const std::string cls = entry.first, table = entry.second;
         CAPTURE(cls);
         REQUIRE_MESSAGE(reg.count(cls), cls << " is not in the registry");
         REQUIRE_MESSAGE(schema.count(table), table << " is not a table or struct of cloth.fbs");
@@ -271,7 +272,9 @@ TEST_CASE("cloth schema: every field of cloth.fbs is explained in docs/cloth-for
     REQUIRE(!doc.empty());
     auto schema = schema_fields();
     size_t n = 0;
-    for (const auto& [table, fields] : schema) {
+    for (const auto& entry : schema) {
+        const std::string table = entry.first;
+        const auto& fields = entry.second;
         CHECK_MESSAGE(doc.find(table) != std::string::npos, "table " << table << " is not in the doc");
         for (const auto& f : fields) {
             // A field is explained when it appears in backquotes (alone or as the last part of a range a..b).
