@@ -202,7 +202,6 @@ bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, Rotation
             if (!read_quaternion(r, q, c.points[i], field)) return false;
     } else {
         if (!r.align(rotation_align(q), field) || !read_quaternion(r, q, c.constant, field)) return false;
-        c.constant = normalize(c.constant);
     }
     return r.align(4, field);
 }
@@ -261,7 +260,7 @@ Vec3 evaluate(const VectorCurve& c, float u) {
 }
 
 Quat evaluate(const RotationCurve& c, float u) {
-    if (!c.is_spline || c.points.empty()) return c.constant;
+    if (!c.is_spline || c.points.empty()) return normalize(c.constant);
     return normalize(eval_points<4>(c.knots, c.points, c.degree, u));
 }
 
