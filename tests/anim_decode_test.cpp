@@ -87,7 +87,7 @@ TEST_CASE("anim: every corpus clip equals the havoklib peer at every frame and t
             for (size_t t = 0; t < map.size(); ++t) CHECK(clip.track_to_bone[t] == map[t].get<int>());
             CHECK(int(clip.blend_hint) == pa.at("binding").at("blendHint").get<int>());
             const Err e = compare_with_peer(clip, pa);
-            MESSAGE(name << ": max trans " << e.trans << ", rot " << e.rot << " deg, scale " << e.scale);
+            INFO(name << ": max trans " << e.trans << ", rot " << e.rot << " deg, scale " << e.scale);
             CHECK(e.trans < 2e-5);
             CHECK(e.scale < 2e-5);
             CHECK(e.rot < 0.002);
