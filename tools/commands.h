@@ -21,6 +21,7 @@ struct GlobalOptions {
 
 // Each register_* adds one subcommand; its callback stores its exit code in `exit_code`.
 void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code);
+void register_check(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_animation(CLI::App& app, GlobalOptions& global, int& exit_code);
 
 }  // namespace drape::cli

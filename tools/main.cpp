@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     app.add_flag("-q,--quiet", global.quiet, "Print only errors");
     int exit_code = drape::cli::k_exit_ok;
     drape::cli::register_inspect(app, global, exit_code);
+    drape::cli::register_check(app, global, exit_code);
     drape::cli::register_animation(app, global, exit_code);
     try {
         app.parse(argc, argv);

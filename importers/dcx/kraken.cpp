@@ -1,12 +1,1431 @@
-// Placeholder until drape's own Kraken decoder lands (issue 7): refuses with the Oodle hint.
+// drape: Oodle Kraken decoder, written from docs/KRAKEN.md alone (clean room).
+//
+// Layout of this file, following the document:
+//   bit readers (KRAKEN.md 2), array headers (5), Huffman (6), tANS (7), RLE (8),
+//   recursive arrays (9), LZ chunks (10), quanta and chunks (4), block framing (3).
+//
+// Every function that can fail returns bool and records the first failure in the Ctx
+// (input offset, reason, and the path of the array being decoded). Hot loops never allocate:
+// scratch space comes from a per-thread arena that is reused from chunk to chunk.
 #include "drape/dcx/kraken.h"
 
-namespace drape::kraken {
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
 
-Result<void> decompress(Bytes, std::span<uint8_t>, unsigned) {
-    return make_error_at(0, "kraken",
-                         "drape's Kraken decoder is not built yet: pass --oodle PATH to the game's Oodle library "
-                         "(liboo2corelinux64.so), or set DRAPE_OODLE");
+namespace drape::kraken {
+namespace {
+
+constexpr size_t k_block_size = 0x40000;  // 3.1
+constexpr size_t k_chunk_size = 0x20000;  // 4
+constexpr int k_max_depth = 16;           // 5.2: nesting limit (files need 2)
+constexpr size_t k_max_array = 0x40000;   // largest decoded size any array header can state
+constexpr size_t k_slack = 64;            // spare bytes after every arena buffer
+
+// ----------------------------------------------------------------------------------------
+// Byte helpers
+
+inline uint64_t load_le64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+    return v;
+}
+inline uint64_t load_be64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+    return v;
+}
+inline void store_le64(uint8_t* p, uint64_t v) {
+    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+    std::memcpy(p, &v, 8);
+}
+inline uint32_t be16(const uint8_t* p) { return uint32_t(p[0]) << 8 | p[1]; }
+inline uint32_t be24(const uint8_t* p) { return uint32_t(p[0]) << 16 | uint32_t(p[1]) << 8 | p[2]; }
+inline uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | be24(p + 1); }
+inline uint32_t le16(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8; }
+inline uint32_t le24(const uint8_t* p) { return le16(p) | uint32_t(p[2]) << 16; }
+
+inline int zigzag(uint32_t v) { return (v & 1) ? -int((v + 1) >> 1) : int(v >> 1); }
+inline int bitlen(uint32_t x) { return x ? 32 - std::countl_zero(x) : 0; }
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
+// ----------------------------------------------------------------------------------------
+// Scratch arena: stack-like (mark / release), blocks are kept and reused.
+
+class Arena {
+public:
+    struct Mark {
+        size_t blk, off;
+    };
+    Mark mark() const { return {m_blk, m_off}; }
+    void release(Mark m) {
+        m_blk = m.blk;
+        m_off = m.off;
+    }
+    uint8_t* alloc(size_t n) {
+        n = (n + k_slack + 15) & ~size_t(15);
+        for (;;) {
+            if (m_blk < m_blocks.size()) {
+                Block& b = m_blocks[m_blk];
+                if (m_off + n <= b.size) {
+                    uint8_t* p = b.data.get() + m_off;
+                    m_off += n;
+                    return p;
+                }
+                ++m_blk;
+                m_off = 0;
+                continue;
+            }
+            size_t size = std::max(n, size_t(4) << 20);
+            m_blocks.push_back({std::unique_ptr<uint8_t[]>(new uint8_t[size]), size});
+        }
+    }
+
+private:
+    struct Block {
+        std::unique_ptr<uint8_t[]> data;
+        size_t size;
+    };
+    std::vector<Block> m_blocks;
+    size_t m_blk = 0, m_off = 0;
+};
+
+// ----------------------------------------------------------------------------------------
+// Decoding context: error state and the path of names for error fields.
+
+struct Ctx {
+    const uint8_t* in_base = nullptr;
+    long block = -1;
+    long chunk = -1;
+    struct Name {
+        const char* s;
+        long idx;
+    };
+    Name names[40];
+    int depth = 0;
+    bool failed = false;
+    size_t err_off = 0;
+    std::string err_field, err_reason;
+    Arena arena;
+
+    std::string path() const {
+        std::string s = "kraken";
+        char buf[48];
+        if (block >= 0) {
+            std::snprintf(buf, sizeof buf, ".block[%ld]", block);
+            s += buf;
+        }
+        if (chunk >= 0) {
+            std::snprintf(buf, sizeof buf, ".chunk[%ld]", chunk);
+            s += buf;
+        }
+        for (int i = 0; i < depth; ++i) {
+            s += '.';
+            s += names[i].s;
+            if (names[i].idx >= 0) {
+                std::snprintf(buf, sizeof buf, "[%ld]", names[i].idx);
+                s += buf;
+            }
+        }
+        return s;
+    }
+    bool fail(const uint8_t* at, std::string reason) {
+        if (!failed) {
+            failed = true;
+            err_off = size_t(at - in_base);
+            err_reason = std::move(reason);
+            err_field = path();
+        }
+        return false;
+    }
+};
+
+struct Scope {
+    Ctx& c;
+    Scope(Ctx& ctx, const char* s, long idx = -1) : c(ctx) { c.names[c.depth++] = {s, idx}; }
+    ~Scope() { --c.depth; }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+};
+
+// ----------------------------------------------------------------------------------------
+// Bit readers (KRAKEN.md 2). `pos` counts bytes loaded so far (may run past the region; bytes
+// past it read as zero), `cnt` the unconsumed bits in `bits`. Consumed bits = 8*pos - cnt.
+
+// LSB-first (LF / LB): bits are right-aligned, the next bit is bit 0 of `bits`.
+template <bool Backward>
+struct LsbReader {
+    const uint8_t* data;
+    size_t size;
+    size_t pos = 0;
+    uint64_t bits = 0;
+    unsigned cnt = 0;
+
+    LsbReader(const uint8_t* d, size_t n) : data(d), size(n) {}
+
+    inline void refill() {
+        if (pos + 8 <= size) {
+            uint64_t v = Backward ? load_be64(data + size - pos - 8) : load_le64(data + pos);
+            bits |= v << cnt;
+            pos += (63 - cnt) >> 3;
+            cnt |= 56;
+        } else {
+            refill_slow();
+        }
+    }
+    void refill_slow() {
+        while (cnt <= 56) {
+            uint64_t b = 0;
+            if (pos < size) b = Backward ? data[size - 1 - pos] : data[pos];
+            bits |= b << cnt;
+            ++pos;
+            cnt += 8;
+        }
+    }
+    // n <= 32; little-endian value (first bit = least significant).
+    inline uint32_t read(unsigned n) {
+        if (cnt < n) refill();
+        uint32_t v = uint32_t(bits & ((uint64_t(1) << n) - 1));
+        bits >>= n;
+        cnt -= n;
+        return v;
+    }
+    size_t consumed_bytes() const { return (pos * 8 - cnt + 7) / 8; }
+};
+
+// MSB-first (MF / MB): bits are left-aligned, the next bit is bit 63 of `bits`.
+template <bool Backward>
+struct MsbReader {
+    const uint8_t* data;
+    size_t size;
+    size_t pos = 0;
+    uint64_t bits = 0;
+    unsigned cnt = 0;
+
+    MsbReader(const uint8_t* d, size_t n) : data(d), size(n) {}
+
+    inline void refill() {
+        if (pos + 8 <= size) {
+            uint64_t v = Backward ? load_le64(data + size - pos - 8) : load_be64(data + pos);
+            bits |= v >> cnt;
+            pos += (63 - cnt) >> 3;
+            cnt |= 56;
+        } else {
+            while (cnt <= 56) {
+                uint64_t b = 0;
+                if (pos < size) b = Backward ? data[size - 1 - pos] : data[pos];
+                bits |= b << (56 - cnt);
+                ++pos;
+                cnt += 8;
+            }
+        }
+    }
+    // n <= 32; big-endian value (first bit = most significant).
+    inline uint32_t read(unsigned n) {
+        if (n == 0) return 0;
+        if (cnt < n) refill();
+        uint32_t v = uint32_t(bits >> (64 - n));
+        bits <<= n;
+        cnt -= n;
+        return v;
+    }
+    // Number of 0 bits before the next 1 bit, without consuming; exact up to 32.
+    inline unsigned peek_zeros() {
+        if (cnt < 33) refill();
+        return bits ? unsigned(std::countl_zero(bits)) : 64u;
+    }
+    inline void skip(unsigned n) {  // n <= cnt
+        bits = n >= 64 ? 0 : bits << n;
+        cnt -= n;
+    }
+    uint64_t consumed_bits() const { return uint64_t(pos) * 8 - cnt; }
+    size_t consumed_bytes() const { return size_t((consumed_bits() + 7) / 8); }
+};
+
+using MF = MsbReader<false>;
+using MB = MsbReader<true>;
+
+// A unary value (zeros before the next 1, the 1 consumed) that must lie within `limit_bits`.
+bool read_unary(MF& r, uint64_t limit_bits, uint32_t& out) {
+    uint64_t z = 0;
+    for (;;) {
+        if (r.cnt < 57) r.refill();
+        unsigned lz = r.bits ? unsigned(std::countl_zero(r.bits)) : 64u;
+        if (lz < r.cnt) {
+            r.skip(lz + 1);
+            z += lz;
+            break;
+        }
+        z += r.cnt;
+        r.bits = 0;
+        r.cnt = 0;
+        if (r.consumed_bits() > limit_bits) return false;
+    }
+    if (r.consumed_bits() > limit_bits || z > 0xFFFFFFFFu) return false;
+    out = uint32_t(z);
+    return true;
+}
+
+// ----------------------------------------------------------------------------------------
+// Arrays (KRAKEN.md 5)
+
+struct ArrayHeader {
+    unsigned type = 0;
+    size_t hdr = 0;  // header length
+    size_t c = 0;    // payload length
+    size_t d = 0;    // decoded size
+};
+
+bool parse_header(Ctx& c, const uint8_t* p, const uint8_t* end, size_t cap, ArrayHeader& h) {
+    size_t left = size_t(end - p);
+    if (left < 1) return c.fail(p, "array header: no bytes left");
+    unsigned b0 = p[0];
+    h.type = (b0 >> 4) & 7;
+    if (h.type == 0) {
+        if (b0 >= 0x80) {
+            if (left < 2) return c.fail(p, "array header: truncated (needs 2 B, " + num(left) + " B left)");
+            h.hdr = 2;
+            h.d = be16(p) & 0xFFF;
+        } else {
+            if (left < 3) return c.fail(p, "array header: truncated (needs 3 B, " + num(left) + " B left)");
+            h.hdr = 3;
+            h.d = be24(p);
+            if (h.d > 0x3FFFF) return c.fail(p, "stored array length " + num(h.d) + " exceeds 0x3FFFF");
+        }
+        h.c = h.d;
+    } else {
+        if (h.type > 5) return c.fail(p, "invalid array type " + num(h.type));
+        if (b0 >= 0x80) {
+            if (left < 3) return c.fail(p, "array header: truncated (needs 3 B, " + num(left) + " B left)");
+            h.hdr = 3;
+            uint32_t x = be24(p);
+            h.c = x & 0x3FF;
+            h.d = h.c + ((x >> 10) & 0x3FF) + 1;
+        } else {
+            if (left < 5) return c.fail(p, "array header: truncated (needs 5 B, " + num(left) + " B left)");
+            h.hdr = 5;
+            uint32_t y = be32(p + 1);
+            h.c = y & 0x3FFFF;
+            h.d = ((size_t(b0 & 0x0F) << 14) | (y >> 18)) + 1;
+            if (h.c >= h.d) return c.fail(p, "array compressed size " + num(h.c) + " is not below decoded size " + num(h.d));
+        }
+    }
+    if (h.c > left - h.hdr)
+        return c.fail(p, "array payload of " + num(h.c) + " B exceeds the " + num(left - h.hdr) + " B left");
+    if (h.d > cap) return c.fail(p, "array decoded size " + num(h.d) + " exceeds capacity " + num(cap));
+    return true;
+}
+
+bool decode_array(Ctx& c, const uint8_t* p, const uint8_t* end, uint8_t* dst, size_t cap, size_t& used, size_t& size,
+                  int depth);
+
+// ----------------------------------------------------------------------------------------
+// Huffman (KRAKEN.md 6)
+
+struct CodePair {
+    uint8_t sym, len;
+};
+
+// Reads the ranges of 6.3 step 7 from parameters e[0..P); fills `syms` with n used symbols.
+bool read_ranges(Ctx& c, const uint8_t* at, MF& r, const uint32_t* e, uint32_t P, uint32_t n, uint8_t* syms) {
+    uint32_t sym = 0, used = 0, pi = 0;
+    struct Range {
+        uint32_t start, count;
+    };
+    Range ranges[130];
+    uint32_t nr = 0;
+    if (P & 1) {
+        uint32_t ev = e[pi++];
+        if (ev > 7) return c.fail(at, "symbol range: first-symbol parameter " + num(ev) + " exceeds 7");
+        sym = r.read(ev + 1) + (1u << (ev + 1)) - 1;
+    }
+    for (uint32_t i = 0; i < P / 2; ++i) {
+        uint32_t a = e[pi++], b = e[pi++];
+        if (a > 8 || b > 7) return c.fail(at, "symbol range: parameters " + num(a) + "/" + num(b) + " exceed 8/7");
+        uint32_t count = r.read(a) + (1u << a);
+        uint32_t gap = r.read(b + 1) + (1u << (b + 1)) - 1;
+        if (sym >= 256 || used + count > n) return c.fail(at, "symbol range runs past 256 symbols or the symbol count");
+        ranges[nr++] = {sym, count};
+        used += count;
+        sym += count + gap;
+    }
+    if (sym >= 256 || used >= n || sym + (n - used) > 256)
+        return c.fail(at, "symbol ranges do not fit: next symbol " + num(sym) + ", " + num(used) + " of " + num(n) + " used");
+    ranges[nr++] = {sym, n - used};
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < nr; ++i)
+        for (uint32_t j = 0; j < ranges[i].count; ++j) syms[k++] = uint8_t(ranges[i].start + j);
+    return true;
+}
+
+// Range-description count P (6.4).
+uint32_t read_range_count(MF& r, uint32_t n) {
+    if (n == 256) return 0;
+    uint32_t m = 2 * std::min(n, 257 - n);
+    int y = bitlen(m - 1);
+    uint32_t z = (1u << y) - m;
+    uint32_t w = r.read(unsigned(y - 1));
+    if (w < z) return w;
+    return 2 * w + r.read(1) - z;
+}
+
+// Reads the code description (6.1-6.5) and builds a 2048-entry LSB-first lookup table:
+// entry = symbol | (length << 8). `desc_bytes` = bytes used by the description.
+bool read_huffman_code(Ctx& c, const uint8_t* payload, size_t csize, uint16_t* table, size_t& desc_bytes) {
+    MF r(payload, csize);
+    const uint64_t limit = uint64_t(csize) * 8;
+    CodePair pairs[256];
+    uint32_t n = 0;
+    if (r.read(1) == 0) {
+        if (r.read(1) == 1) {  // run form
+            unsigned k = r.read(2);
+            unsigned zlimit = 20u >> k;
+            int avg = 32;
+            uint32_t s = 0;
+            bool present = r.read(1) == 1;
+            for (;;) {
+                if (!present) {
+                    unsigned z = r.peek_zeros();
+                    if (z > 7) return c.fail(payload, "huffman run form: run count prefix too long");
+                    r.skip(z);
+                    uint32_t cnt = r.read(z + 2) - 1;
+                    s += cnt;
+                    if (s >= 256) break;
+                }
+                present = false;
+                unsigned z = r.peek_zeros();
+                if (z > 7) return c.fail(payload, "huffman run form: run count prefix too long");
+                r.skip(z);
+                uint32_t cnt = r.read(z + 2) - 1;
+                if (s + cnt > 256) return c.fail(payload, "huffman run form: symbol run passes 256");
+                for (uint32_t i = 0; i < cnt; ++i) {
+                    unsigned zz = r.peek_zeros();
+                    if (zz > zlimit) return c.fail(payload, "huffman run form: code length prefix too long");
+                    r.skip(zz + 1);
+                    uint32_t v = (zz << k) + r.read(k);
+                    int len = zigzag(v) + (avg + 2) / 4;
+                    if (len < 1 || len > 11) return c.fail(payload, "huffman run form: code length " + std::to_string(len) + " outside 1..11");
+                    avg = len + (3 * avg + 2) / 4;
+                    pairs[n++] = {uint8_t(s), uint8_t(len)};
+                    ++s;
+                }
+                if (s == 256) break;
+            }
+            if (s != 256) return c.fail(payload, "huffman run form: runs cover " + num(s) + " symbols, not 256");
+            if (n < 2) return c.fail(payload, "single-symbol Huffman array");
+        } else {  // list form
+            uint32_t m = r.read(8);
+            if (m == 0) return c.fail(payload, "huffman list form: zero symbols");
+            if (m == 1) return c.fail(payload, "single-symbol Huffman array");
+            unsigned w = r.read(3);
+            if (w > 4) return c.fail(payload, "huffman list form: length width " + num(w) + " exceeds 4");
+            for (uint32_t i = 0; i < m; ++i) {
+                uint32_t sym = r.read(8);
+                uint32_t len = r.read(w) + 1;
+                if (len > 11) return c.fail(payload, "huffman list form: code length " + num(len) + " exceeds 11");
+                pairs[n++] = {uint8_t(sym), uint8_t(len)};
+            }
+        }
+    } else {
+        if (r.read(1) == 1) return c.fail(payload, "huffman code selector 11 is invalid");
+        unsigned k = r.read(2);
+        n = r.read(8) + 1;
+        uint32_t P = read_range_count(r, n);
+        uint32_t u[512];
+        for (uint32_t i = 0; i < n + P; ++i)
+            if (!read_unary(r, limit, u[i])) return c.fail(payload, "huffman range form: unary values run past the array");
+        uint32_t rem[256];
+        for (uint32_t i = 0; i < n; ++i) rem[i] = r.read(k);
+        if (r.consumed_bits() > limit) return c.fail(payload, "huffman range form: remainders run past the array");
+        if (n == 1) return c.fail(payload, "single-symbol Huffman array");
+        int sum = 30;
+        uint8_t lens[256];
+        for (uint32_t i = 0; i < n; ++i) {
+            if (u[i] > 255) return c.fail(payload, "huffman range form: length value too large");
+            uint32_t v = (u[i] << k) + rem[i];
+            if (v > 255) return c.fail(payload, "huffman range form: length value " + num(v) + " exceeds 255");
+            int d = zigzag(v);
+            int len = d + (sum >> 2) + 1;
+            if (len < 1 || len > 11) return c.fail(payload, "huffman range form: code length " + std::to_string(len) + " outside 1..11");
+            lens[i] = uint8_t(len);
+            sum += d;
+        }
+        uint8_t syms[256];
+        if (!read_ranges(c, payload, r, u + n, P, n, syms)) return false;
+        for (uint32_t i = 0; i < n; ++i) pairs[i] = {syms[i], lens[i]};
+    }
+    if (r.consumed_bits() > limit) return c.fail(payload, "huffman code description runs past the array");
+    desc_bytes = r.consumed_bytes();
+
+    // Canonical code (6.5): order by (length, listing order).
+    uint32_t count[12] = {};
+    for (uint32_t i = 0; i < n; ++i) ++count[pairs[i].len];
+    uint32_t start[12];
+    uint32_t acc = 0;
+    for (int l = 1; l <= 11; ++l) {
+        start[l] = acc;
+        acc += count[l];
+    }
+    CodePair sorted[256];
+    for (uint32_t i = 0; i < n; ++i) sorted[start[pairs[i].len]++] = pairs[i];
+    uint32_t code = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        unsigned len = sorted[i].len;
+        uint32_t span = 1u << (11 - len);
+        if (code + span > 2048) return c.fail(payload, "huffman code is over-subscribed");
+        uint32_t cw = code >> (11 - len);
+        uint32_t rc = 0;
+        for (unsigned b = 0; b < len; ++b) rc |= ((cw >> b) & 1u) << (len - 1 - b);
+        uint16_t entry = uint16_t(sorted[i].sym | (len << 8));
+        for (uint32_t j = 0; j < span; ++j) table[rc | (j << len)] = entry;
+        code += span;
+    }
+    if (code != 2048) return c.fail(payload, "huffman code is incomplete");
+    return true;
+}
+
+#define DRAPE_HUFF_DEC(R, OUT)                  \
+    do {                                         \
+        uint32_t e_ = table[(R).bits & 0x7FF];   \
+        (OUT) = uint8_t(e_);                     \
+        (R).bits >>= (e_ >> 8);                  \
+        (R).cnt -= (e_ >> 8);                    \
+    } while (0)
+
+// One 3-stream section (6.7) over [p, e), producing n bytes.
+bool huffman_streams(Ctx& c, const uint16_t* table, const uint8_t* p, const uint8_t* e, uint8_t* dst, size_t n) {
+    size_t size = size_t(e - p);
+    if (size < 3) return c.fail(p, "huffman stream section of " + num(size) + " B is below 3 B");
+    size_t sa = le16(p);
+    if (sa > size - 2) return c.fail(p, "huffman stream A size " + num(sa) + " exceeds the section");
+    const uint8_t* r_start = p + 2 + sa;
+    size_t r_size = size - 2 - sa;
+    LsbReader<false> a(p + 2, sa);
+    LsbReader<false> b(r_start, r_size);
+    LsbReader<true> cc(r_start, r_size);
+    size_t i = 0;
+    while (n - i >= 15) {
+        a.refill();
+        b.refill();
+        cc.refill();
+        uint8_t* o = dst + i;
+        DRAPE_HUFF_DEC(a, o[0]);
+        DRAPE_HUFF_DEC(cc, o[1]);
+        DRAPE_HUFF_DEC(b, o[2]);
+        DRAPE_HUFF_DEC(a, o[3]);
+        DRAPE_HUFF_DEC(cc, o[4]);
+        DRAPE_HUFF_DEC(b, o[5]);
+        DRAPE_HUFF_DEC(a, o[6]);
+        DRAPE_HUFF_DEC(cc, o[7]);
+        DRAPE_HUFF_DEC(b, o[8]);
+        DRAPE_HUFF_DEC(a, o[9]);
+        DRAPE_HUFF_DEC(cc, o[10]);
+        DRAPE_HUFF_DEC(b, o[11]);
+        DRAPE_HUFF_DEC(a, o[12]);
+        DRAPE_HUFF_DEC(cc, o[13]);
+        DRAPE_HUFF_DEC(b, o[14]);
+        i += 15;
+    }
+    for (; i < n; ++i) {
+        switch (i % 3) {
+        case 0:
+            a.refill();
+            DRAPE_HUFF_DEC(a, dst[i]);
+            break;
+        case 1:
+            cc.refill();
+            DRAPE_HUFF_DEC(cc, dst[i]);
+            break;
+        default:
+            b.refill();
+            DRAPE_HUFF_DEC(b, dst[i]);
+            break;
+        }
+    }
+    if (a.consumed_bytes() != sa)
+        return c.fail(p, "huffman stream A used " + num(a.consumed_bytes()) + " B of " + num(sa));
+    if (b.consumed_bytes() + cc.consumed_bytes() != r_size)
+        return c.fail(r_start, "huffman streams B and C used " + num(b.consumed_bytes()) + " + " + num(cc.consumed_bytes()) +
+                                   " B of " + num(r_size));
+    return true;
+}
+#undef DRAPE_HUFF_DEC
+
+bool decode_huffman(Ctx& c, const uint8_t* payload, size_t csize, size_t d, uint8_t* dst, bool split) {
+    uint16_t table[2048];
+    size_t desc = 0;
+    if (!read_huffman_code(c, payload, csize, table, desc)) return false;
+    const uint8_t* p = payload + desc;
+    const uint8_t* e = payload + csize;
+    if (!split) return huffman_streams(c, table, p, e, dst, d);
+    size_t size = size_t(e - p);
+    if (size < 6) return c.fail(p, "huffman split stream section of " + num(size) + " B is below 6 B");
+    size_t s1 = le24(p);
+    const uint8_t* q = p + 3;
+    if (s1 > size - 3) return c.fail(p, "huffman first half size " + num(s1) + " exceeds the section");
+    if (s1 < 2 || s1 < size_t(le16(q)) + 4) return c.fail(q, "huffman first half too small for its stream A");
+    const uint8_t* h2 = q + s1;
+    size_t h2size = size_t(e - h2);
+    if (h2size < 3 || h2size < size_t(le16(h2)) + 4) return c.fail(h2, "huffman second half too small for its stream A");
+    size_t n1 = (d + 1) / 2;
+    if (!huffman_streams(c, table, q, h2, dst, n1)) return false;
+    return huffman_streams(c, table, h2, e, dst + n1, d - n1);
+}
+
+// ----------------------------------------------------------------------------------------
+// tANS (KRAKEN.md 7)
+
+struct TansEntry {
+    uint16_t base;
+    uint8_t sym;
+    uint8_t nb;
+};
+
+bool decode_tans(Ctx& c, const uint8_t* payload, size_t csize, size_t d, uint8_t* dst) {
+    if (csize < 8) return c.fail(payload, "tANS array payload of " + num(csize) + " B is below 8 B");
+    if (d < 5) return c.fail(payload, "tANS array decoded size " + num(d) + " is below 5");
+    MF r(payload, csize);
+    const uint64_t limit = uint64_t(csize) * 8;
+    if (r.read(1) != 0) return c.fail(payload, "tANS reserved bit is set");
+    unsigned T = r.read(2) + 8;
+    uint32_t L = 1u << T;
+    uint32_t freq[256] = {};
+    if (r.read(1) == 1) {  // Golomb-Rice form
+        unsigned g = r.read(3);
+        uint32_t n = r.read(8) + 1;
+        if (n < 2) return c.fail(payload, "tANS weight table lists fewer than 2 symbols");
+        uint32_t P = read_range_count(r, n);
+        uint32_t u[512];
+        for (uint32_t i = 0; i < n + P; ++i)
+            if (!read_unary(r, limit, u[i])) return c.fail(payload, "tANS weight table: unary values run past the array");
+        uint8_t syms[256];
+        if (!read_ranges(c, payload, r, u + n, P, n, syms)) return false;
+        int avg = 6;
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            uint32_t x = g + u[i];
+            if (x > 15) return c.fail(payload, "tANS weight: Rice width " + num(x) + " exceeds 15");
+            int v = int(r.read(x) + (1u << x) - (1u << g));
+            int a = avg / 4;
+            int lim = 2 * a;
+            if (v <= lim) v = a + zigzag(uint32_t(v));
+            avg += std::min(lim, v) - a;
+            freq[syms[i]] = uint32_t(v + 1);
+            total += uint32_t(v + 1);
+        }
+        if (total != L) return c.fail(payload, "tANS weights sum to " + num(total) + ", not " + num(L));
+    } else {  // sparse form
+        uint32_t cnt = r.read(3) + 1;
+        unsigned db = r.read(4);
+        if (db == 0 || db > T) return c.fail(payload, "tANS sparse weights: delta width " + num(db) + " outside 1.." + num(T));
+        uint32_t wgt = 0, tot = 0;
+        for (uint32_t i = 0; i < cnt; ++i) {
+            uint32_t s = r.read(8);
+            if (freq[s]) return c.fail(payload, "tANS sparse weights: symbol " + num(s) + " repeated");
+            wgt += r.read(db);
+            if (wgt == 0) return c.fail(payload, "tANS sparse weights: zero weight");
+            freq[s] = wgt;
+            tot += wgt;
+        }
+        uint32_t s = r.read(8);
+        if (freq[s]) return c.fail(payload, "tANS sparse weights: symbol " + num(s) + " repeated");
+        if (tot >= L || L - tot < wgt || L - tot < 2)
+            return c.fail(payload, "tANS sparse weights: last weight invalid (total " + num(tot) + " of " + num(L) + ")");
+        freq[s] = L - tot;
+    }
+    if (r.consumed_bits() > limit) return c.fail(payload, "tANS header runs past the array");
+    size_t hdr = r.consumed_bytes();
+    if (hdr >= csize) return c.fail(payload, "tANS data is empty");
+
+    // Decoding table (7.3).
+    TansEntry table[2048];
+    uint32_t singles = 0;
+    for (int s = 0; s < 256; ++s) singles += freq[s] == 1;
+    uint32_t R = L - singles;
+    {
+        uint32_t si = R;
+        for (int s = 0; s < 256; ++s)
+            if (freq[s] == 1) table[si++] = {0, uint8_t(s), uint8_t(T)};
+    }
+    uint32_t fill[4];
+    {
+        uint32_t q = R / 4, rm = R % 4, at = 0;
+        for (uint32_t j = 0; j < 4; ++j) {
+            fill[j] = at;
+            at += q + (j < rm ? 1 : 0);
+        }
+    }
+    uint32_t acc = 0;
+    for (int s = 0; s < 256; ++s) {
+        uint32_t F = freq[s];
+        if (F < 2) continue;
+        uint32_t k = 0;
+        for (uint32_t j = 0; j < 4; ++j) {
+            uint32_t cj = (F + ((acc - j - 1) & 3)) / 4;
+            for (uint32_t t = 0; t < cj; ++t, ++k) {
+                uint32_t fk = F + k;
+                unsigned nb = T - unsigned(bitlen(fk) - 1);
+                table[fill[j]++] = {uint16_t((fk << nb) - L), uint8_t(s), uint8_t(nb)};
+            }
+        }
+        acc += F;
+    }
+
+    // Data (7.4, 7.5).
+    const uint8_t* p = payload + hdr;
+    size_t size = csize - hdr;
+    LsbReader<false> f(p, size);
+    LsbReader<true> b(p, size);
+    uint32_t x[5];
+    x[0] = f.read(T);
+    x[1] = b.read(T);
+    x[2] = f.read(T);
+    x[3] = b.read(T);
+    x[4] = f.read(T);
+    size_t n = d - 5;
+    size_t i = 0;
+#define DRAPE_TANS_STEP(R, S, OUT)                          \
+    do {                                                     \
+        const TansEntry& e_ = table[x[S]];                   \
+        (OUT) = e_.sym;                                      \
+        x[S] = e_.base + uint32_t((R).bits & ((1u << e_.nb) - 1)); \
+        (R).bits >>= e_.nb;                                  \
+        (R).cnt -= e_.nb;                                    \
+    } while (0)
+    while (n - i >= 10) {
+        f.refill();
+        uint8_t* o = dst + i;
+        DRAPE_TANS_STEP(f, 0, o[0]);
+        DRAPE_TANS_STEP(f, 1, o[1]);
+        DRAPE_TANS_STEP(f, 2, o[2]);
+        DRAPE_TANS_STEP(f, 3, o[3]);
+        DRAPE_TANS_STEP(f, 4, o[4]);
+        b.refill();
+        DRAPE_TANS_STEP(b, 0, o[5]);
+        DRAPE_TANS_STEP(b, 1, o[6]);
+        DRAPE_TANS_STEP(b, 2, o[7]);
+        DRAPE_TANS_STEP(b, 3, o[8]);
+        DRAPE_TANS_STEP(b, 4, o[9]);
+        i += 10;
+    }
+    for (; i < n; ++i) {
+        unsigned step = unsigned(i % 10);
+        if (step < 5) {
+            f.refill();
+            DRAPE_TANS_STEP(f, step, dst[i]);
+        } else {
+            b.refill();
+            DRAPE_TANS_STEP(b, step - 5, dst[i]);
+        }
+    }
+#undef DRAPE_TANS_STEP
+    for (int s = 0; s < 5; ++s) {
+        if (x[s] >= 256) return c.fail(p, "tANS final state " + num(x[s]) + " is not below 256");
+        dst[n + size_t(s)] = uint8_t(x[s]);
+    }
+    if (f.consumed_bytes() + b.consumed_bytes() != size)
+        return c.fail(p, "tANS streams used " + num(f.consumed_bytes()) + " + " + num(b.consumed_bytes()) + " B of " + num(size));
+    return true;
+}
+
+// ----------------------------------------------------------------------------------------
+// RLE (KRAKEN.md 8)
+
+bool decode_rle(Ctx& c, const uint8_t* payload, size_t csize, size_t d, uint8_t* dst, int depth) {
+    if (csize == 0) return c.fail(payload, "RLE array payload is empty");
+    if (csize == 1) {
+        std::memset(dst, payload[0], d);
+        return true;
+    }
+    Arena::Mark mark = c.arena.mark();
+    const uint8_t* k;
+    size_t ksize;
+    if (payload[0] == 0) {
+        k = payload + 1;
+        ksize = csize - 1;
+    } else {
+        uint8_t* buf = c.arena.alloc(k_max_array + csize);
+        size_t used = 0, got = 0;
+        {
+            Scope s(c, "rle_prefix");
+            if (!decode_array(c, payload, payload + csize, buf, k_max_array, used, got, depth + 1)) return false;
+        }
+        std::memcpy(buf + got, payload + used, csize - used);
+        k = buf;
+        ksize = got + (csize - used);
+    }
+    size_t front = 0, back = ksize, o = 0;
+    uint8_t run = 0;
+    auto at = [&](size_t pos) { return payload[0] == 0 ? payload + 1 + pos : payload; };
+    while (front < back) {
+        unsigned cmd = k[back - 1];
+        size_t lit = 0, runs = 0;
+        if (cmd == 0 || cmd >= 0x30) {
+            back -= 1;
+            lit = 15 - (cmd & 15);
+            runs = cmd >> 4;
+        } else if (cmd == 1) {
+            back -= 1;
+            if (front >= back) return c.fail(at(back), "RLE run-byte command has no byte left");
+            run = k[front++];
+            continue;
+        } else {
+            if (back - front < 2) return c.fail(at(back), "RLE two-byte command overlaps the literals");
+            unsigned x = cmd * 256 + k[back - 2];
+            back -= 2;
+            if (cmd >= 0x10) {
+                x -= 4096;
+                lit = x & 63;
+                runs = x >> 6;
+            } else if (cmd >= 0x09) {
+                runs = size_t(128) * (x - 0x8FF);
+            } else {
+                lit = size_t(64) * (x - 0x1FF);
+            }
+        }
+        if (lit > back - front) return c.fail(at(back), "RLE literal copy passes the command cursor");
+        if (lit + runs > d - o) return c.fail(at(back), "RLE output exceeds the decoded size " + num(d));
+        std::memcpy(dst + o, k + front, lit);
+        front += lit;
+        o += lit;
+        std::memset(dst + o, run, runs);
+        o += runs;
+    }
+    if (front != back) return c.fail(at(back), "RLE cursors do not meet");
+    if (o != d) return c.fail(at(back), "RLE produced " + num(o) + " B, not " + num(d));
+    c.arena.release(mark);
+    return true;
+}
+
+// ----------------------------------------------------------------------------------------
+// Recursive arrays (KRAKEN.md 9)
+
+bool decode_recursive(Ctx& c, const uint8_t* payload, size_t csize, size_t d, uint8_t* dst, int depth) {
+    if (csize < 6) return c.fail(payload, "recursive array payload of " + num(csize) + " B is below 6 B");
+    const uint8_t* end = payload + csize;
+    unsigned b = payload[0];
+    unsigned k7 = b & 0x7F;
+    if (k7 < 2) return c.fail(payload, "recursive array count " + num(k7) + " is below 2");
+    const uint8_t* p = payload + 1;
+    if (!(b & 0x80)) {  // concatenation
+        size_t o = 0;
+        for (unsigned i = 0; i < k7; ++i) {
+            Scope s(c, "part", long(i));
+            size_t used = 0, got = 0;
+            if (!decode_array(c, p, end, dst + o, d - o, used, got, depth + 1)) return false;
+            p += used;
+            o += got;
+        }
+        if (o != d) return c.fail(p, "recursive parts produce " + num(o) + " B, not " + num(d));
+        if (p != end) return c.fail(p, "recursive parts end " + num(size_t(end - p)) + " B before the payload end");
+        return true;
+    }
+    // Interval-mixed form.
+    unsigned k = b & 0x3F;
+    if (end - p < 3) return c.fail(p, "mixed array payload too short");
+    if (k == 0) {
+        Scope s(c, "single");
+        size_t used = 0, got = 0;
+        if (!decode_array(c, p, end, dst, d, used, got, depth + 1)) return false;
+        if (got != d || p + used != end) return c.fail(p + used, "mixed single size/end: " + num(got) + " of " + num(d) + " B, " +
+                                                                     num(size_t(end - p - used)) + " B left over");
+        return true;
+    }
+    Arena::Mark mark = c.arena.mark();
+    uint8_t* src = c.arena.alloc(d);  // sources must be used up exactly, so they total D
+    size_t src_start[64], src_size[64];
+    size_t total = 0;
+    for (unsigned i = 0; i < k; ++i) {
+        Scope s(c, "source", long(i) + 1);
+        size_t used = 0, got = 0;
+        if (!decode_array(c, p, end, src + total, d - total, used, got, depth + 1)) return false;
+        src_start[i] = total;
+        src_size[i] = got;
+        total += got;
+        p += used;
+    }
+    if (end - p < 3) return c.fail(p, "mixed array: no room for the bit-region size");
+    uint32_t qw = le16(p);
+    p += 2;
+    bool packed = (qw & 0x8000) != 0;
+    size_t v = qw & 0x3FFF;
+    ArrayHeader h;
+    {
+        Scope s(c, "selectors");
+        if (!parse_header(c, p, end, total, h)) return false;
+    }
+    size_t g = h.d;
+    if (g < 2) return c.fail(p, "mixed array: selector count " + num(g) + " is below 2");
+    uint8_t* sel = c.arena.alloc(g);
+    uint8_t* wid = c.arena.alloc(g);
+    size_t nw;
+    {
+        Scope s(c, "selectors");
+        size_t used = 0, got = 0;
+        if (!decode_array(c, p, end, sel, g, used, got, depth + 1)) return false;
+        if (got != g) return c.fail(p, "mixed array: selectors decode to " + num(got) + " B, not " + num(g));
+        p += used;
+    }
+    if (packed) {
+        for (size_t i = 0; i < g; ++i) {
+            wid[i] = sel[i] >> 4;
+            sel[i] &= 15;
+        }
+        nw = g;
+    } else {
+        Scope s(c, "widths");
+        size_t used = 0, got = 0;
+        if (!decode_array(c, p, end, wid, g - 1, used, got, depth + 1)) return false;
+        if (got != g - 1) return c.fail(p, "mixed array: widths decode to " + num(got) + " B, not " + num(g - 1));
+        for (size_t i = 0; i < got; ++i)
+            if (wid[i] > 16) return c.fail(p, "mixed array: width " + num(wid[i]) + " exceeds 16");
+        p += used;
+        nw = g - 1;
+    }
+    if (v > size_t(end - p)) return c.fail(p, "mixed array: bit region of " + num(v) + " B exceeds the " + num(size_t(end - p)) + " B left");
+    if (size_t(end - p) != v) return c.fail(p + v, "mixed array: bit region ends before the payload end");
+    if (sel[g - 1] != 0) return c.fail(p, "mixed array: last selector is not 0");
+    Scope s(c, "bits");
+    MF fr(p, v);
+    MB br(p, v);
+    const uint64_t limit = uint64_t(v) * 8;
+    size_t vi = 0, o = 0;
+    size_t src_used[64] = {};
+    auto next_value = [&](uint32_t& len) {
+        unsigned w = wid[vi];
+        uint32_t x = (vi & 1) ? br.read(w) : fr.read(w);
+        ++vi;
+        len = (1u << w) + x;
+    };
+    size_t i = 0;
+    for (; i < g; ++i) {
+        unsigned sl = sel[i];
+        if (sl == 0) {
+            if (packed) {
+                uint32_t ignored;
+                next_value(ignored);
+            }
+            break;
+        }
+        if (sl > k) return c.fail(p, "mixed array: selector " + num(sl) + " exceeds source count " + num(k));
+        if (vi >= nw) return c.fail(p, "mixed array: more selectors than values");
+        uint32_t len;
+        next_value(len);
+        if (len > src_size[sl - 1] - src_used[sl - 1]) return c.fail(p, "mixed array: source " + num(sl) + " runs out");
+        if (len > d - o) return c.fail(p, "mixed array: output exceeds " + num(d) + " B");
+        std::memcpy(dst + o, src + src_start[sl - 1] + src_used[sl - 1], len);
+        src_used[sl - 1] += len;
+        o += len;
+    }
+    if (fr.consumed_bits() > limit || br.consumed_bits() > limit) return c.fail(p, "mixed array: values run past the bit region");
+    if (i != g - 1) return c.fail(p, "mixed array: a 0 selector comes before the last one");
+    if (vi != nw) return c.fail(p, "mixed array: " + num(nw - vi) + " values unused");
+    for (unsigned j = 0; j < k; ++j)
+        if (src_used[j] != src_size[j]) return c.fail(p, "mixed array: source " + num(j + 1) + " not used up");
+    if (o != d) return c.fail(p, "mixed array produced " + num(o) + " B, not " + num(d));
+    c.arena.release(mark);
+    return true;
+}
+
+bool decode_array(Ctx& c, const uint8_t* p, const uint8_t* end, uint8_t* dst, size_t cap, size_t& used, size_t& size,
+                  int depth) {
+    if (depth > k_max_depth) return c.fail(p, "arrays nested deeper than " + num(k_max_depth));
+    ArrayHeader h;
+    if (!parse_header(c, p, end, cap, h)) return false;
+    const uint8_t* payload = p + h.hdr;
+    bool ok = true;
+    switch (h.type) {
+    case 0:
+        std::memcpy(dst, payload, h.d);
+        break;
+    case 1:
+        ok = decode_tans(c, payload, h.c, h.d, dst);
+        break;
+    case 2:
+        ok = decode_huffman(c, payload, h.c, h.d, dst, false);
+        break;
+    case 3:
+        ok = decode_rle(c, payload, h.c, h.d, dst, depth);
+        break;
+    case 4:
+        ok = decode_huffman(c, payload, h.c, h.d, dst, true);
+        break;
+    default:
+        ok = decode_recursive(c, payload, h.c, h.d, dst, depth);
+        break;
+    }
+    if (!ok) return false;
+    used = h.hdr + h.c;
+    size = h.d;
+    return true;
+}
+
+// Decodes a named array of the LZ chunk at *p, advancing *p.
+bool lz_array(Ctx& c, const char* name, const uint8_t*& p, const uint8_t* end, uint8_t* dst, size_t cap, size_t& size) {
+    Scope s(c, name);
+    size_t used = 0;
+    if (!decode_array(c, p, end, dst, cap, used, size, 0)) return false;
+    p += used;
+    return true;
+}
+
+// ----------------------------------------------------------------------------------------
+// LZ chunks (KRAKEN.md 10)
+
+inline uint64_t add_bytes8(uint64_t a, uint64_t b) {
+    constexpr uint64_t hi = 0x8080808080808080ull;
+    return ((a & ~hi) + (b & ~hi)) ^ ((a ^ b) & hi);
+}
+
+struct LzState {
+    uint8_t* out;  // start of the whole output
+    size_t w;      // window start
+    size_t e;      // chunk end
+};
+
+template <int Mode>
+bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const uint8_t* cmd, size_t nc, const uint8_t* lit,
+                size_t nlit, const uint32_t* dist, size_t nd, const uint32_t* lens, size_t nl) {
+    uint8_t* const out = st.out;
+    const size_t E = st.e, W = st.w;
+    size_t r0 = 8, r1 = 8, r2 = 8;
+    size_t li = 0, di = 0, ni = 0;
+    auto put_literals = [&](size_t lam) {
+        uint8_t* d = out + o;
+        const uint8_t* s = lit + li;
+        if constexpr (Mode == 1) {
+            if (lam <= 16 && E - o >= 16) {
+                std::memcpy(d, s, 16);  // the literal buffer has slack; bytes past lam are rewritten later
+            } else {
+                std::memcpy(d, s, lam);
+            }
+        } else {
+            const uint8_t* ref = d - r0;
+            size_t i = 0;
+            if (E - o >= lam + 8) {
+                for (; i < lam; i += 8) store_le64(d + i, add_bytes8(load_le64(s + i), load_le64(ref + i)));
+            } else {
+                for (; i + 8 <= lam; i += 8) store_le64(d + i, add_bytes8(load_le64(s + i), load_le64(ref + i)));
+                for (; i < lam; ++i) d[i] = uint8_t(s[i] + ref[i]);
+            }
+        }
+        li += lam;
+        o += lam;
+    };
+    for (size_t ci = 0; ci < nc; ++ci) {
+        unsigned cb = cmd[ci];
+        size_t lam = cb & 3;
+        if (lam == 3) {
+            if (ni >= nl) return c.fail(at, "command " + num(ci) + ": length list exhausted");
+            lam = lens[ni++];
+        }
+        if (lam > nlit - li) return c.fail(at, "command " + num(ci) + ": literal list exhausted");
+        if (lam > E - o) return c.fail(at, "command " + num(ci) + ": literals pass the chunk end");
+        if (lam) put_literals(lam);
+        size_t delta;
+        switch (cb >> 6) {
+        case 0:
+            delta = r0;
+            break;
+        case 1:
+            delta = r1;
+            r1 = r0;
+            r0 = delta;
+            break;
+        case 2:
+            delta = r2;
+            r2 = r1;
+            r1 = r0;
+            r0 = delta;
+            break;
+        default:
+            if (di >= nd) return c.fail(at, "command " + num(ci) + ": distance list exhausted");
+            delta = dist[di++];
+            r2 = r1;
+            r1 = r0;
+            r0 = delta;
+            break;
+        }
+        if (delta < 8) return c.fail(at, "command " + num(ci) + ": distance " + num(delta) + " is below 8");
+        if (delta > o - W) return c.fail(at, "command " + num(ci) + ": distance " + num(delta) + " reaches before the window");
+        size_t mu = (cb >> 2) & 15;
+        if (mu == 15) {
+            if (ni >= nl) return c.fail(at, "command " + num(ci) + ": length list exhausted");
+            mu = 14 + size_t(lens[ni++]);
+        } else {
+            mu += 2;
+        }
+        if (mu > E - o) return c.fail(at, "command " + num(ci) + ": match passes the chunk end");
+        uint8_t* d = out + o;
+        const uint8_t* s = d - delta;
+        if (E - o >= mu + 16) {
+            if (delta >= 16) {
+                size_t i = 0;
+                do {
+                    std::memcpy(d + i, s + i, 16);
+                    i += 16;
+                } while (i < mu);
+            } else {
+                size_t i = 0;
+                do {
+                    std::memcpy(d + i, s + i, 8);
+                    i += 8;
+                } while (i < mu);
+            }
+        } else {
+            for (size_t i = 0; i < mu; ++i) d[i] = s[i];
+        }
+        o += mu;
+    }
+    if (di != nd) return c.fail(at, num(nd - di) + " distances unused");
+    if (ni != nl) return c.fail(at, num(nl - ni) + " lengths unused");
+    if (E - o != nlit - li)
+        return c.fail(at, "trailing literals: " + num(nlit - li) + " left for " + num(E - o) + " output bytes");
+    if (E > o) put_literals(E - o);
+    return true;
+}
+
+bool decode_lz_chunk(Ctx& c, const uint8_t* p, size_t S, unsigned mode, uint8_t* out, size_t cpos, size_t M, size_t W) {
+    if (S < 13) return c.fail(p, "LZ chunk of " + num(S) + " B is below 13 B");
+    const uint8_t* end = p + S;
+    size_t o = cpos;
+    if (cpos == W) {
+        if (M < 8) return c.fail(p, "LZ chunk of " + num(M) + " output bytes cannot hold the raw prefix");
+        std::memcpy(out + cpos, p, 8);
+        p += 8;
+        o += 8;
+    }
+    if (p[0] & 0x80) return c.fail(p, "LZ flag byte (excess bytes) unsupported");
+    Arena::Mark mark = c.arena.mark();
+    uint8_t* lit = c.arena.alloc(M);
+    uint8_t* cmd = c.arena.alloc(M);
+    size_t nlit = 0, nc = 0;
+    if (!lz_array(c, "literals", p, end, lit, M, nlit)) return false;
+    if (!lz_array(c, "commands", p, end, cmd, M, nc)) return false;
+    if (end - p < 3) return c.fail(p, "LZ chunk: fewer than 3 B left for the distance arrays");
+    uint32_t sigma = 0;  // 0 = plain distances
+    if (p[0] >= 0x80) {
+        sigma = p[0] - 127u;
+        ++p;
+    }
+    uint8_t* dcodes = c.arena.alloc(nc);
+    size_t nd = 0;
+    if (!lz_array(c, "distances", p, end, dcodes, nc, nd)) return false;
+    uint8_t* drem = nullptr;
+    if (sigma > 1) {
+        drem = c.arena.alloc(nd);
+        size_t nr = 0;
+        if (!lz_array(c, "distance_remainders", p, end, drem, nd, nr)) return false;
+        if (nr != nd) {
+            Scope s(c, "distance_remainders");
+            return c.fail(p, "distance remainders: " + num(nr) + " for " + num(nd) + " distances");
+        }
+    }
+    uint8_t* lcodes = c.arena.alloc(M / 4);
+    size_t nl = 0;
+    if (!lz_array(c, "lengths", p, end, lcodes, M / 4, nl)) return false;
+
+    // Bit region (10.2).
+    c.names[c.depth++] = {"bits", -1};  // popped below, or by the segment reset on failure
+    const size_t region = size_t(end - p);
+    MF f(p, region);
+    MB b(p, region);
+    unsigned z = b.peek_zeros();
+    if (z > 18) return c.fail(p, "long-length count prefix too long");
+    b.skip(z);
+    uint32_t K = b.read(z + 1) - 1;
+    if (K > 512) return c.fail(p, "long-length count " + num(K) + " exceeds 512");
+    uint32_t* dist = reinterpret_cast<uint32_t*>(c.arena.alloc(nd * 4));
+    for (size_t i = 0; i < nd; ++i) {
+        unsigned code = dcodes[i];
+        uint64_t dv;
+        auto rd = [&](unsigned n) { return (i & 1) ? b.read(n) : f.read(n); };
+        if (sigma == 0) {
+            if (code < 0xF0) {
+                unsigned w = (code >> 4) + 4;
+                uint32_t x = rd(w);
+                dv = 16 * ((uint64_t(1) << w) + x) + (code & 15) - 248;
+            } else {
+                unsigned w = code - 0xF0 + 4;
+                uint32_t x = rd(w);
+                uint32_t y = rd(12);
+                dv = 8322816 + 4096 * ((uint64_t(1) << w) + x) + y;
+            }
+        } else {
+            unsigned ex = code >> 3;
+            if (ex > 26) return c.fail(p, "distance " + num(i) + ": scaled exponent " + num(ex) + " exceeds 26");
+            uint32_t x = rd(ex);
+            uint64_t d0 = (uint64_t(8 + (code & 7)) << ex) + x - 8;
+            dv = uint64_t(sigma) * d0 + (drem ? drem[i] : 0);
+        }
+        if (dv > 0xFFFFFFFFu) return c.fail(p, "distance " + num(i) + " exceeds 32 bits");
+        dist[i] = uint32_t(dv);
+    }
+    uint32_t longs[512];
+    for (uint32_t j = 0; j < K; ++j) {
+        uint32_t x;
+        if (j & 1) {
+            unsigned zz = b.peek_zeros();
+            if (zz > 12) return c.fail(p, "long length prefix too long");
+            b.skip(zz);
+            x = b.read(zz + 7);
+        } else {
+            unsigned zz = f.peek_zeros();
+            if (zz > 12) return c.fail(p, "long length prefix too long");
+            f.skip(zz);
+            x = f.read(zz + 7);
+        }
+        longs[j] = x - 64;
+    }
+    if (f.consumed_bytes() + b.consumed_bytes() != region)
+        return c.fail(p, "bit region: streams used " + num(f.consumed_bytes()) + " + " + num(b.consumed_bytes()) + " B of " +
+                             num(region));
+    uint32_t* lens = reinterpret_cast<uint32_t*>(c.arena.alloc(nl * 4));
+    uint32_t kl = 0;
+    for (size_t i = 0; i < nl; ++i) {
+        unsigned v = lcodes[i];
+        if (v < 255) {
+            lens[i] = v + 3;
+        } else {
+            if (kl >= K) return c.fail(p, "more 255 length codes than long lengths (" + num(K) + ")");
+            lens[i] = longs[kl++] + 258;
+        }
+    }
+    if (kl != K) return c.fail(p, "long lengths unused: " + num(K - kl));
+
+    --c.depth;
+
+    LzState st{out, W, cpos + M};
+    bool ok;
+    {
+        Scope cs(c, "execute");
+        ok = mode == 0 ? lz_execute<0>(c, p, st, o, cmd, nc, lit, nlit, dist, nd, lens, nl)
+                       : lz_execute<1>(c, p, st, o, cmd, nc, lit, nlit, dist, nd, lens, nl);
+    }
+    c.arena.release(mark);
+    return ok;
+}
+
+// ----------------------------------------------------------------------------------------
+// Kraken quantum (KRAKEN.md 4)
+
+bool decode_quantum(Ctx& c, const uint8_t* p, size_t q, uint8_t* out, size_t pos, size_t n, size_t W) {
+    const uint8_t* end = p + q;
+    size_t cpos = pos;
+    long index = 0;
+    while (cpos < pos + n) {
+        c.chunk = index;
+        size_t M = std::min(k_chunk_size, pos + n - cpos);
+        if (end - p < 4) return c.fail(p, "fewer than 4 B left in the quantum for a chunk");
+        uint32_t h = be24(p);
+        if (!(h & 0x800000)) {
+            Scope s(c, "array");
+            size_t used = 0, got = 0;
+            if (!decode_array(c, p, end, out + cpos, M, used, got, 0)) return false;
+            if (got != M) return c.fail(p, "entropy-only chunk decodes to " + num(got) + " B, not " + num(M));
+            p += used;
+        } else {
+            p += 3;
+            size_t S = h & 0x7FFFF;
+            unsigned mode = (h >> 19) & 0xF;
+            if (S > size_t(end - p)) return c.fail(p - 3, "chunk size " + num(S) + " exceeds the " + num(size_t(end - p)) + " B left");
+            if (S > M) return c.fail(p - 3, "chunk size " + num(S) + " exceeds its output size " + num(M));
+            if (S == M) {
+                if (mode != 0) return c.fail(p - 3, "stored chunk with mode " + num(mode));
+                std::memcpy(out + cpos, p, S);
+            } else {
+                if (mode > 1) return c.fail(p - 3, "LZ chunk mode " + num(mode) + " is not 0 or 1");
+                if (!decode_lz_chunk(c, p, S, mode, out, cpos, M, W)) return false;
+            }
+            p += S;
+        }
+        cpos += M;
+        ++index;
+    }
+    c.chunk = -1;
+    if (p != end) return c.fail(p, "quantum has " + num(size_t(end - p)) + " B left over");
+    return true;
+}
+
+// ----------------------------------------------------------------------------------------
+// Framing (KRAKEN.md 3)
+
+enum class BlockKind : uint8_t { raw, memset, stored, quantum };
+
+struct BlockInfo {
+    size_t in_off;    // start of the payload (raw bytes, quantum payload)
+    size_t in_size;   // payload bytes
+    size_t hdr_off;   // start of the block header
+    size_t out_pos;
+    size_t n;
+    BlockKind kind;
+    uint8_t fill;
+    bool restart;
+};
+
+Error block_error(size_t b, const std::string& what, size_t off, std::string reason) {
+    return make_error_at(off, "kraken.block[" + std::to_string(b) + "]" + what, std::move(reason));
+}
+
+Result<std::vector<BlockInfo>> parse_framing(Bytes in, size_t U) {
+    std::vector<BlockInfo> blocks;
+    blocks.reserve(U / k_block_size + 1);
+    ByteReader r(in, 0, true);
+    size_t pos = 0;
+    while (pos < U) {
+        size_t b = blocks.size();
+        BlockInfo bi{};
+        bi.hdr_off = r.pos();
+        bi.out_pos = pos;
+        bi.n = std::min(k_block_size, U - pos);
+        uint8_t h0 = 0, h1 = 0;
+        if (!r.read(h0, "h") || !r.read(h1, "h")) return block_error(b, ".header", r.error().offset, r.error().reason);
+        if ((h0 & 0x0F) != 0x0C) return block_error(b, ".header", bi.hdr_off, "magic nibble is " + hex(h0 & 0x0F) + ", not 0xC");
+        if (h0 & 0x30) return block_error(b, ".header", bi.hdr_off, "reserved bits 4-5 are set (" + hex(h0) + ")");
+        unsigned type = h1 & 0x7F;
+        if (type != 6) {
+            if (type == 5 || type == 10 || type == 11 || type == 12)
+                return block_error(b, ".header", bi.hdr_off + 1, "decoder type " + std::to_string(type) + " is not Kraken (unsupported)");
+            return block_error(b, ".header", bi.hdr_off + 1, "invalid decoder type " + std::to_string(type));
+        }
+        bool checksums = (h1 & 0x80) != 0;
+        bi.restart = (h0 & 0x80) != 0;
+        if (h0 & 0x40) {
+            bi.kind = BlockKind::raw;
+            bi.in_off = r.pos();
+            bi.in_size = bi.n;
+            if (!r.skip(bi.n, "u")) return block_error(b, ".raw", bi.in_off, "uncompressed block needs " + std::to_string(bi.n) +
+                                                                                  " B, " + std::to_string(r.remaining()) + " B left");
+        } else {
+            size_t qoff = r.pos();
+            if (r.remaining() < 3) return block_error(b, ".quantum", qoff, "truncated quantum header (" + std::to_string(r.remaining()) + " B left)");
+            uint32_t v = uint32_t(r.u8("q")) << 16;
+            v |= uint32_t(r.u8("q")) << 8;
+            v |= r.u8("q");
+            uint32_t s = v & 0x3FFFF;
+            if (s == 0x3FFFF) {
+                if ((v >> 18) != 1) return block_error(b, ".quantum", qoff, "special quantum header with kind " + std::to_string(v >> 18) + ", not 1");
+                if (r.remaining() < 1) return block_error(b, ".quantum", r.pos(), "memset quantum lacks its fill byte");
+                bi.kind = BlockKind::memset;
+                bi.fill = r.u8("f");
+                bi.in_off = r.pos();
+                bi.in_size = 0;
+            } else {
+                size_t q = size_t(s) + 1;
+                if (checksums) {
+                    if (r.remaining() < 3) return block_error(b, ".quantum", r.pos(), "truncated quantum checksum");
+                    (void)r.skip(3, "c");  // checksum algorithm not covered by the spec; not verified
+                }
+                if (q > bi.n) return block_error(b, ".quantum", qoff, "quantum size " + std::to_string(q) + " exceeds block size " + std::to_string(bi.n));
+                if (q > r.remaining()) return block_error(b, ".quantum", qoff, "quantum size " + std::to_string(q) + " exceeds the " +
+                                                                                 std::to_string(r.remaining()) + " B left (truncated)");
+                bi.kind = q == bi.n ? BlockKind::stored : BlockKind::quantum;
+                bi.in_off = r.pos();
+                bi.in_size = q;
+                (void)r.skip(q, "q");
+            }
+        }
+        blocks.push_back(bi);
+        pos += bi.n;
+    }
+    if (r.remaining() != 0)
+        return make_error_at(r.pos(), "kraken.end", std::to_string(r.remaining()) + " B of input left after " + std::to_string(U) + " output bytes");
+    return blocks;
+}
+
+// Decodes blocks [first, last) in order; block `first` sets the window (it is block 0 or has
+// the restart bit).
+bool decode_segment(Ctx& c, Bytes in, std::span<uint8_t> out, const std::vector<BlockInfo>& blocks, size_t first, size_t last) {
+    size_t W = 0;
+    c.arena.release({0, 0});
+    c.depth = 0;
+    c.failed = false;
+    for (size_t i = first; i < last; ++i) {
+        const BlockInfo& bi = blocks[i];
+        c.block = long(i);
+        c.chunk = -1;
+        if (bi.restart) W = bi.out_pos;
+        const uint8_t* src = in.data() + bi.in_off;
+        uint8_t* dst = out.data() + bi.out_pos;
+        switch (bi.kind) {
+        case BlockKind::raw:
+        case BlockKind::stored:
+            std::memcpy(dst, src, bi.n);
+            break;
+        case BlockKind::memset:
+            std::memset(dst, bi.fill, bi.n);
+            break;
+        case BlockKind::quantum:
+            if (!decode_quantum(c, src, bi.in_size, out.data(), bi.out_pos, bi.n, W)) return false;
+            break;
+        }
+    }
+    return true;
+}
+
+Error ctx_error(const Ctx& c) { return make_error_at(c.err_off, c.err_field, c.err_reason); }
+
+}  // namespace
+
+Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs) {
+    auto framing = parse_framing(in, out.size());
+    if (!framing) return std::move(framing).error();
+    const std::vector<BlockInfo>& blocks = *framing;
+
+    // Segments: a block that restarts the window begins a new independent run of blocks.
+    std::vector<size_t> seg_start;
+    for (size_t i = 0; i < blocks.size(); ++i)
+        if (i == 0 || blocks[i].restart) seg_start.push_back(i);
+    seg_start.push_back(blocks.size());
+    const size_t nseg = seg_start.size() - 1;
+    if (nseg == 0) return {};
+
+    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    size_t nthreads = std::min<size_t>(jobs, nseg);
+    if (nthreads <= 1) {
+        Ctx c;
+        c.in_base = in.data();
+        for (size_t s = 0; s < nseg; ++s)
+            if (!decode_segment(c, in, out, blocks, seg_start[s], seg_start[s + 1])) return ctx_error(c);
+        return {};
+    }
+
+    // Parallel: each worker takes the next segment; the error of the first failing segment
+    // (in stream order) is reported, as the sequential decoder would.
+    std::atomic<size_t> next{0};
+    std::atomic<size_t> first_bad{nseg};
+    std::vector<Error> errors(nseg);
+    auto worker = [&]() {
+        Ctx c;
+        c.in_base = in.data();
+        for (;;) {
+            size_t s = next.fetch_add(1);
+            if (s >= nseg || s > first_bad.load()) break;
+            c.failed = false;
+            if (!decode_segment(c, in, out, blocks, seg_start[s], seg_start[s + 1])) {
+                errors[s] = ctx_error(c);
+                size_t cur = first_bad.load();
+                while (s < cur && !first_bad.compare_exchange_weak(cur, s)) {
+                }
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    threads.reserve(nthreads - 1);
+    for (size_t t = 1; t < nthreads; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+    if (first_bad.load() < nseg) return errors[first_bad.load()];
+    return {};
 }
 
 }  // namespace drape::kraken

@@ -14,8 +14,8 @@ namespace drape::havok::detail {
 // error naming the object and member.
 class ObjectReader {
 public:
-    ObjectReader(const File& f, uint32_t item) : m_file(f), m_item(item), m_obj(f.object(item)) {}
-    ObjectReader(const File& f, uint32_t item, Value v) : m_file(f), m_item(item), m_obj(v) {}
+    ObjectReader(const File& f, uint32_t item) : m_item(item), m_obj(f.object(item)) {}
+    ObjectReader(uint32_t item, Value v) : m_item(item), m_obj(v) {}
 
     const Value& value() const { return m_obj; }
     bool ok() const { return !m_error.has_value(); }
@@ -30,7 +30,6 @@ public:
     Value opt(std::string_view member) const { return m_obj[member]; }
 
 private:
-    const File& m_file;
     uint32_t m_item;
     Value m_obj;
     std::optional<Error> m_error;

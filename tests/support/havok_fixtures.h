@@ -1,0 +1,34 @@
+// Test support: synthesized Sekiro and Elden Ring cloth tagfiles.
+//
+// No public Sekiro or Elden Ring cloth file exists, so these are written with TagfileWriter from
+// the HKLib 2018 registry (ER: its type records as they are; Sekiro: a 16-byte
+// hkReferencedObject and hclSimClothData version 13, FORMATS.md §3.7, §5.2). Every member of
+// every object gets a value from one deterministic sequence, so a reader's result can be
+// compared member by member (verify_synthesized) without storing the expected values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "drape/havok/hkx.h"
+#include "tagfile_writer.h"
+
+namespace drape::test {
+
+enum class ClothGame { sekiro, elden_ring };
+
+// The cloth classes of seed 000's census (constraint sets, operators, shapes, buffers) plus the
+// containers and the skeleton.
+const std::vector<std::string>& fixture_classes();
+
+// The type table used to write the fixture (from the registry in reference_dir()).
+Result<havok::TypeTable> fixture_types(ClothGame game);
+
+// Writes the fixture: hkRootLevelContainer > {hkaAnimationContainer, hclClothContainer > hclClothData ...}.
+std::vector<uint8_t> synthesize_cloth(ClothGame game, const havok::TypeTable& types);
+
+// Walks the read-back file in the writer's order and compares every member with the sequence.
+// Returns "" when all equal, else the first difference.
+std::string verify_synthesized(const havok::File& file);
+
+}  // namespace drape::test
