@@ -242,6 +242,14 @@ TEST_CASE("anim glb: --model adds the clips to an existing .glb, matching bones 
     const json* anim = p.animation("a614_040050_1");
     REQUIRE(anim);
     CHECK(!p.channel(*anim, 2, "scale").empty());
+    // A model that states its convention is believed over the bones' vote.
+    model["nodes"][0]["extras"] = {{"coordinates", "game (x, y, z) -> glTF (-x, y, z); metres"}};
+    REQUIRE(exporters::add_animations_to_glb(exporters::write_glb(model.dump(), bin), skel, set.clips, o, &report));
+    CHECK(report.mirror == exporters::Mirror::x);
+    model["nodes"][0]["extras"] = {{"coordinates", "game (x, y, z) -> glTF (x, y, -z); metres"}};
+    REQUIRE(exporters::add_animations_to_glb(exporters::write_glb(model.dump(), bin), skel, set.clips, o, &report));
+    CHECK(report.mirror == exporters::Mirror::z);
+    model["nodes"][0].erase("extras");
     // The model's root bone without a parent: a root-motion node is inserted above it.
     model["scenes"][0]["nodes"] = json::array({1, 3});
     model["nodes"][0].erase("children");

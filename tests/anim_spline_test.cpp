@@ -255,7 +255,7 @@ TEST_CASE("anim: every error message") {
         {"tracks", [](havok::SplineData&, int32_t& t, int32_t&) { t = -1; }, "numberOfTransformTracks", "transform tracks, outside"},
         {"floats", [](havok::SplineData&, int32_t&, int32_t& f) { f = 1 << 20; }, "numberOfFloatTracks", "float tracks, outside"},
         {"frames", [](havok::SplineData& d, int32_t&, int32_t&) { d.num_frames = 0; }, "numFrames", "frames, outside"},
-        {"per block", [](havok::SplineData& d, int32_t&, int32_t&) { d.max_frames_per_block = 1; }, "maxFramesPerBlock", "at least 2"},
+        {"per block", [](havok::SplineData& d, int32_t&, int32_t&) { d.max_frames_per_block = 1; }, "maxFramesPerBlock", "outside 2..256"},
         {"blocks", [](havok::SplineData& d, int32_t&, int32_t&) { d.num_blocks = 3; }, "numBlocks", "blocks with"},
         {"frame duration", [](havok::SplineData& d, int32_t&, int32_t&) { d.frame_duration = 0; }, "frameDuration", "not a positive"},
         {"endian", [](havok::SplineData& d, int32_t&, int32_t&) { d.endian = 1; }, "endian", "big-endian"},

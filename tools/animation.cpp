@@ -111,7 +111,7 @@ void register_animation(CLI::App& app, GlobalOptions& global, int& exit_code) {
     sub->add_option("-o,--output", args->output, "Output .glb")->required();
     sub->add_option("--clip", args->clips, "Only these clips (by name, e.g. a000_003000); repeatable");
     sub->add_flag("--no-root-motion", args->no_root_motion, "Leave the root motion (hkaDefaultAnimatedReferenceFrame) out");
-    sub->add_option("--rate", args->rate, "Resample at this rate in Hz (default: key the stored frames exactly)")->check(CLI::NonNegativeNumber);
+    sub->add_option("--rate", args->rate, "Resample at this rate in Hz, up to 1000 (default: key the stored frames exactly)")->check(CLI::Range(0.0, 1000.0));
     sub->add_flag("--keep-additive", args->keep_additive, "Write additive clips as stored deltas instead of baking them onto the reference pose");
     sub->add_option("--mirror", args->mirror, "Axis negated from game to glTF: x (default), z, or auto (match --model's bones)")
         ->check(CLI::IsMember({"x", "z", "auto"}));

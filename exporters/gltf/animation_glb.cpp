@@ -449,18 +449,34 @@ Result<std::vector<uint8_t>> add_animations_to_glb(Bytes model_glb, const havok:
     // Mirror: compare the model's bone translations with the reference pose.
     Mirror mirror = options.mirror;
     if (mirror == Mirror::detect) {
-        double ex = 0, ez = 0;
-        for (size_t i = 0; i < nb; ++i) {
+        // 1. What the model says of itself: drape writers state "game (x, y, z) -> glTF (...)" in an
+        //    `extras.coordinates` of the document or of a node.
+        auto stated = [](const json& o) -> int {
+            if (!o.is_object() || !o.contains("extras") || !o["extras"].is_object() || !o["extras"].contains("coordinates") ||
+                !o["extras"]["coordinates"].is_string())
+                return 0;
+            const std::string c = o["extras"]["coordinates"].get<std::string>();
+            if (c.find("(-x, y, z)") != std::string::npos) return 1;
+            if (c.find("(x, y, -z)") != std::string::npos) return 2;
+            return 0;
+        };
+        int says = stated(doc);
+        for (size_t i = 0; i < nn && !says; ++i) says = stated(nodes[i]);
+        // 2. Otherwise a vote of the matched bones: which mirror of the reference translation is nearer.
+        int vote = 0;
+        for (size_t i = 0; i < nb && !says; ++i) {
             const int node = targets.bone_node[i];
             if (node < 0 || i >= skel.reference_pose.size() || !nodes[size_t(node)].contains("translation")) continue;
             const json& t = nodes[size_t(node)]["translation"];
             if (!t.is_array() || t.size() != 3 || !t[0].is_number() || !t[1].is_number() || !t[2].is_number()) continue;
             const auto& r = skel.reference_pose[i].translation;
-            const double tx = t[0].get<double>(), ty = t[1].get<double>(), tz = t[2].get<double>();
-            ex += std::abs(tx + r[0]) + std::abs(ty - r[1]) + std::abs(tz - r[2]);
-            ez += std::abs(tx - r[0]) + std::abs(ty - r[1]) + std::abs(tz + r[2]);
+            if (std::abs(r[0]) < 1e-4 && std::abs(r[2]) < 1e-4) continue;  // says nothing
+            const double tx = t[0].get<double>(), tz = t[2].get<double>();
+            const double ex = std::abs(tx + r[0]) + std::abs(tz - r[2]);
+            const double ez = std::abs(tx - r[0]) + std::abs(tz + r[2]);
+            vote += ez < ex ? 1 : ex < ez ? -1 : 0;
         }
-        mirror = ez < ex ? Mirror::z : Mirror::x;
+        mirror = says == 2 || (!says && vote > 0) ? Mirror::z : Mirror::x;
     }
     report.mirror = mirror;
     // Root motion: the parent of the root bone's node, or a new node above it.

@@ -277,8 +277,10 @@ Result<SplineClip> decode_spline(const havok::SplineData& d, int32_t num_tracks,
         return make_error(std::to_string(num_float_tracks) + " float tracks, outside 0.." + std::to_string(k_max_tracks), "hkaAnimation.numberOfFloatTracks");
     if (d.num_frames < 1 || uint32_t(d.num_frames) > k_max_frames)
         return make_error(std::to_string(d.num_frames) + " frames, outside 1.." + std::to_string(k_max_frames), "hkaSplineCompressedAnimation.numFrames");
-    if (d.max_frames_per_block < 2 || uint32_t(d.max_frames_per_block) > k_max_frames)
-        return make_error(std::to_string(d.max_frames_per_block) + " frames per block, must be at least 2",
+    // Knots are bytes in block-local frames, so a block cannot address more than 256 frames; this
+    // also ties the frame count to the number of block offsets stored in the file.
+    if (d.max_frames_per_block < 2 || d.max_frames_per_block > 256)
+        return make_error(std::to_string(d.max_frames_per_block) + " frames per block, outside 2..256",
                           "hkaSplineCompressedAnimation.maxFramesPerBlock");
     const int64_t blocks_needed = (int64_t(d.num_frames) - 2) / (d.max_frames_per_block - 1) + 1;
     if (d.num_blocks < 1 || d.num_blocks != std::max<int64_t>(1, blocks_needed) || d.block_offsets.size() != size_t(d.num_blocks))
