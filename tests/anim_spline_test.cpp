@@ -258,6 +258,7 @@ TEST_CASE("anim: every error message") {
         {"per block", [](havok::SplineData& d, int32_t&, int32_t&) { d.max_frames_per_block = 1; }, "maxFramesPerBlock", "outside 2..256"},
         {"blocks", [](havok::SplineData& d, int32_t&, int32_t&) { d.num_blocks = 3; }, "numBlocks", "blocks with"},
         {"frame duration", [](havok::SplineData& d, int32_t&, int32_t&) { d.frame_duration = 0; }, "frameDuration", "not a positive"},
+        {"block inverse", [](havok::SplineData& d, int32_t&, int32_t&) { d.block_inverse_duration = NAN; }, "frameDuration", "inverse nan"},
         {"endian", [](havok::SplineData& d, int32_t&, int32_t&) { d.endian = 1; }, "endian", "big-endian"},
         {"mask size", [](havok::SplineData& d, int32_t&, int32_t&) { d.mask_and_quantization_size = 9; }, "maskAndQuantizationSize", "mask size"},
         {"block span", [](havok::SplineData& d, int32_t&, int32_t&) { d.block_offsets[1] = 100000; }, "blockOffsets", "spans"},

@@ -192,7 +192,7 @@ void add_clips(json& doc, std::vector<uint8_t>& bin, const havok::Skeleton& skel
         std::vector<float> times;
         const bool resample = options.sample_rate > 0 && clip.duration > 0;
         if (resample) {
-            const size_t n = size_t(std::floor(double(clip.duration) * options.sample_rate + 0.5)) + 1;
+            const size_t n = size_t(std::min(std::floor(double(clip.duration) * options.sample_rate + 0.5), double(anim::k_max_frames))) + 1;
             for (size_t i = 0; i < n; ++i) times.push_back(std::min(float(double(i) / options.sample_rate), clip.duration));
             times.back() = clip.duration;
             for (size_t i = 1; i < times.size(); ++i)
@@ -219,7 +219,8 @@ void add_clips(json& doc, std::vector<uint8_t>& bin, const havok::Skeleton& skel
             for (size_t t = 0; t < nt; ++t) {
                 if (bones[t] < 0) continue;
                 anim::Transform x = pose[t];
-                if (additive) x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
+                if (additive && size_t(bones[t]) < skel.reference_pose.size())
+                    x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
                 const V3 p = conv_t(mirror, x.translation);
                 for (double v : p) T[t].push_back(float(v));
                 push_quat(R[t], conv_q(mirror, x.rotation));
@@ -405,6 +406,9 @@ Result<std::vector<uint8_t>> animation_glb(const havok::Skeleton& skel, std::spa
 Result<std::vector<uint8_t>> add_animations_to_glb(Bytes model_glb, const havok::Skeleton& skel, std::span<const anim::Clip> clips,
                                                    const AnimationGlbOptions& options, AnimationGlbReport* report_out) {
     AnimationGlbReport report;
+    if (skel.parents.size() != skel.bone_names.size())
+        return make_error("skeleton has " + std::to_string(skel.parents.size()) + " parents for " + std::to_string(skel.bone_names.size()) + " bones",
+                          "skeleton");
     auto glb = read_glb(model_glb);
     if (!glb) return glb.error();
     json doc = json::parse(glb->json, nullptr, false);

@@ -146,8 +146,9 @@ void sample_time(const Clip& clip, float t, std::span<Transform> out) {
     if (clip.spline) {
         const auto& s = *clip.spline;
         if (s.blocks.empty()) return;
-        const float fb = std::floor(t * s.block_inverse_duration);
-        const int32_t block = int32_t(std::clamp(fb, 0.0f, float(s.blocks.size() - 1)));
+        float fb = std::floor(t * s.block_inverse_duration);
+        if (!(fb >= 0)) fb = 0;  // NaN too
+        const int32_t block = int32_t(std::min(fb, float(s.blocks.size() - 1)));
         const float local = std::max(0.0f, t - float(block) * s.block_duration);
         sample_spline_block(s.blocks[size_t(block)], local / s.frame_duration, out);
         return;

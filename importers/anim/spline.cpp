@@ -287,8 +287,11 @@ Result<SplineClip> decode_spline(const havok::SplineData& d, int32_t num_tracks,
         return make_error(std::to_string(d.num_blocks) + " blocks with " + std::to_string(d.block_offsets.size()) + " offsets for " +
                               std::to_string(d.num_frames) + " frames of at most " + std::to_string(d.max_frames_per_block) + " per block",
                           "hkaSplineCompressedAnimation.numBlocks");
-    if (!(d.frame_duration > 0) || !std::isfinite(d.frame_duration) || !std::isfinite(d.block_duration))
-        return make_error("frame duration " + std::to_string(d.frame_duration) + " is not a positive number", "hkaSplineCompressedAnimation.frameDuration");
+    if (!(d.frame_duration > 0) || !std::isfinite(d.frame_duration) || !std::isfinite(d.block_duration) ||
+        !std::isfinite(d.block_inverse_duration))
+        return make_error("frame duration " + std::to_string(d.frame_duration) + " (block " + std::to_string(d.block_duration) + ", inverse " +
+                              std::to_string(d.block_inverse_duration) + ") is not a positive finite number",
+                          "hkaSplineCompressedAnimation.frameDuration");
     if (d.endian != 0) return make_error("big-endian spline data (endian " + std::to_string(d.endian) + ") is not supported", "hkaSplineCompressedAnimation.endian");
     const int64_t mask_size = int64_t(num_tracks) * 4 + num_float_tracks;
     if (d.mask_and_quantization_size != mask_size)
