@@ -7,6 +7,12 @@
 #include "corpus.h"
 #include "drape/havok/cloth.h"
 #include "havok_corpus.h"
+#include "havok_fixtures.h"
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
 
 using namespace drape;
 using namespace drape::hcl;
@@ -251,11 +257,53 @@ TEST_CASE("drape check: exit codes and report") {
         argv.insert(argv.end(), args.begin(), args.end());
         std::vector<const char*> cargv;
         for (auto& s : argv) cargv.push_back(s.c_str());
+        std::ostringstream captured;
+        auto* old = std::cout.rdbuf(captured.rdbuf());
         app.parse(int(cargv.size()), cargv.data());
+        std::cout.rdbuf(old);
         return exit_code;
     };
     CHECK(run({test::corpus("bb/c2020_c.hkx").string()}) == 0);
     CHECK(run({test::corpus("er/WP_A_0550_1.anibnd").string()}) == 0);
     CHECK(run({test::corpus("ds3/EliteKnight.flver").string()}) == 1);
     CHECK(run({(test::scratch_dir("check") / "missing.hkx").string()}) == 1);
+}
+
+TEST_CASE("drape check: synthesized Sekiro and ER cloth tagfiles are read and reported, not crashed on") {
+    // The fixtures fill every member from one value sequence, so their indices are arbitrary:
+    // check must read both flavours through their TYPE sections and name each violation.
+    for (auto game : {test::ClothGame::sekiro, test::ClothGame::elden_ring}) {
+        auto types = test::fixture_types(game);
+        REQUIRE(types);
+        const auto bytes = test::synthesize_cloth(game, *types);
+        auto f = havok::read_tagfile(bytes);
+        REQUIRE(f);
+        auto c = read_cloth(*f);
+        REQUIRE(c);
+        const auto v = check(*c, {});
+        CHECK(!v.empty());
+        for (const auto& x : v) {
+            CHECK(x.object.rfind("hcl", 0) == 0);
+            CHECK(!x.member.empty());
+        }
+        const auto path = test::scratch_dir("check_synth") / (game == test::ClothGame::sekiro ? "sekiro_c.hkx" : "er_c.hkx");
+        {
+            std::ofstream out(path, std::ios::binary);
+            out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+        }
+        CLI::App app;
+        drape::cli::GlobalOptions global;
+        global.quiet = true;
+        int exit_code = -1;
+        drape::cli::register_check(app, global, exit_code);
+        std::vector<std::string> argv = {"drape", "check", path.string()};
+        std::vector<const char*> cargv;
+        for (auto& s : argv) cargv.push_back(s.c_str());
+        std::ostringstream captured;
+        auto* old = std::cout.rdbuf(captured.rdbuf());
+        app.parse(int(cargv.size()), cargv.data());
+        std::cout.rdbuf(old);
+        CHECK(exit_code == 1);
+        CHECK(captured.str().find(": hcl") != std::string::npos);
+    }
 }

@@ -102,7 +102,12 @@ TEST_CASE("tagfile writer: the synthesized ER cloth reads back member for member
     CHECK(sc.particles.size() == v["particleDatas"].size());
     CHECK(sc.particles[1].friction == float(v["particleDatas"].at(1)["friction"].as_float()));
     CHECK(sc.fixed_particles[1] == v["fixedParticles"].at(1).as_int());
-    CHECK(sc.num_vc_points == v["virtualCollisionPointsData"]["numVCPoints"].as_int());
+    const Value vcp = v["virtualCollisionPointsData"];
+    CHECK(sc.virtual_collision_points.num_vc_points == vcp["numVCPoints"].as_int());
+    REQUIRE(sc.virtual_collision_points.triangles.size() == vcp["triangles"].size());
+    CHECK(sc.virtual_collision_points.triangles[1].opposite_real_particle_indices[1] ==
+          vcp["triangles"].at(1)["oppositeRealParticleIndices"].at(1).as_int());
+    CHECK(sc.virtual_collision_points.edge_fans_landscape[0].vcp_start_index == vcp["edgeFansLandscape"].at(0)["vcpStartIndex"].as_int());
     CHECK(v["name"].offset() - v.offset() == 24);  // Appendix A
 }
 
@@ -124,6 +129,18 @@ TEST_CASE("tagfile writer: the synthesized Sekiro cloth (16-byte hkReferencedObj
     CHECK(op[0].name == s.file.object(op[0].item)["name"].as_string());
 }
 
+TEST_CASE("tagfile writer: a Sekiro cloth laid out as the corpus's Sekiro files are (2018 sections, SDK 20160200) reads back") {
+    const Synth s = synth(ClothGame::sekiro_as_corpus);
+    CHECK(s.file.sdk == "20160200");
+    CHECK(verify_synthesized(s.file) == "");
+    check_every_census_class(s);
+    CHECK(s.file.types.at(s.file.types.find("hkReferencedObject")).r_size == 24);
+    const auto& sc = s.cloth.cloth_datas[0].sim_cloths[0];
+    CHECK(sc.version == 13);
+    const Value v = s.file.object(sc.item);
+    CHECK(v["name"].offset() - v.offset() == 24);
+}
+
 TEST_CASE("tagfile writer: varint-heavy TYPE sections survive truncation of the synthesized Sekiro file") {
     auto types = fixture_types(ClothGame::sekiro);
     REQUIRE(types);
@@ -134,4 +151,31 @@ TEST_CASE("tagfile writer: varint-heavy TYPE sections survive truncation of the 
         REQUIRE_FALSE(r);
         CHECK(r.error().offset <= n);
     }
+}
+
+TEST_CASE("typed views: objects shared many times over hit the element budget, not the memory") {
+    auto types = fixture_types(ClothGame::elden_ring);
+    REQUIRE(types);
+    TagfileWriter w(TagfileFlavour::v2018, *types);
+    const uint32_t root = w.add_object(w.type("hkRootLevelContainer"));
+    const uint32_t container = w.add_object(w.type("hclClothContainer"));
+    const uint32_t data = w.add_object(w.type("hclClothData"));
+    const uint32_t sim = w.add_object(w.type("hclSimClothData"));
+    auto nv = w.object(root)["namedVariants"];
+    REQUIRE(nv.resize(1) == 1);
+    nv.at(0)["variant"].set_pointer(container);
+    auto datas = w.object(container)["clothDatas"];
+    const uint64_t n = 4000;
+    REQUIRE(datas.resize(n) == n);
+    for (uint64_t i = 0; i < n; ++i) datas.at(i).set_pointer(data);  // the same cloth data 4000 times
+    auto sims = w.object(data)["simClothDatas"];
+    REQUIRE(sims.resize(1) == 1);
+    sims.at(0).set_pointer(sim);
+    REQUIRE(w.object(sim)["particleDatas"].resize(2000) == 2000);
+    const auto bytes = w.finish();
+    auto f = read_tagfile(bytes);
+    REQUIRE(f);
+    auto c = hcl::read_cloth(*f);
+    REQUIRE_FALSE(c);
+    CHECK(c.error().reason == "the typed view would read more than 16 elements per byte of data (objects shared too many times)");
 }

@@ -85,7 +85,7 @@ public:
                 m_off = 0;
                 continue;
             }
-            size_t size = std::max(n, size_t(4) << 20);
+            size_t size = std::max(n, size_t(1) << 20);
             m_blocks.push_back({std::unique_ptr<uint8_t[]>(new uint8_t[size]), size});
         }
     }
@@ -862,9 +862,9 @@ bool decode_recursive(Ctx& c, const uint8_t* payload, size_t csize, size_t d, ui
     {
         Scope s(c, "selectors");
         if (!parse_header(c, p, end, total, h)) return false;
+        if (h.d < 2) return c.fail(p, "mixed array: selector count " + num(h.d) + " is below 2");
     }
     size_t g = h.d;
-    if (g < 2) return c.fail(p, "mixed array: selector count " + num(g) + " is below 2");
     uint8_t* sel = c.arena.alloc(g);
     uint8_t* wid = c.arena.alloc(g);
     size_t nw;

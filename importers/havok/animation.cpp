@@ -24,13 +24,13 @@ Result<Skeleton> read_skeleton(const File& f, uint32_t item) {
     const Value bones = o.req("bones");
     const Value pose = o.req("referencePose");
     if (!o.ok()) return o.error();
-    const uint64_t nb = bones.size();
+    const uint64_t nb = take(bones.size());
     for (uint64_t i = 0; i < nb; ++i) {
         const Value b = bones.at(i);
         s.bone_names.push_back(b["name"].as_string());
         s.lock_translation.push_back(b["lockTranslation"].as_bool() ? 1 : 0);
     }
-    const uint64_t np = pose.size();
+    const uint64_t np = take(pose.size());
     for (uint64_t i = 0; i < np; ++i) s.reference_pose.push_back(qs_transform(pose.at(i)));
     s.reference_floats = floats(o.opt("referenceFloats"));
     s.float_slots = strings(o.opt("floatSlots"));
@@ -91,7 +91,7 @@ Result<Animation> read_animation(const File& f, uint32_t item) {
         InterleavedData d;
         const Value tr = o.req("transforms");
         if (!o.ok()) return o.error();
-        const uint64_t n = tr.size();
+        const uint64_t n = take(tr.size());
         d.transforms.reserve(n);
         for (uint64_t i = 0; i < n; ++i) d.transforms.push_back(qs_transform(tr.at(i)));
         d.floats = floats(o.opt("floats"));
@@ -116,6 +116,7 @@ Result<Binding> read_binding(const File& f, uint32_t item) {
 }
 
 Result<AnimationContainer> read_animation_container(const File& f) {
+    BudgetScope budget(f);
     AnimationContainer c;
     for (uint32_t item : f.objects_of("hkaAnimationContainer")) {
         ObjectReader o(f, item);
@@ -139,22 +140,25 @@ Result<AnimationContainer> read_animation_container(const File& f) {
         }
         if (!o.ok()) return o.error();
     }
+    if (budget.exhausted()) return budget.error();
     return c;
 }
 
 std::vector<RawObject> raw_objects(const File& f, std::string_view class_name) {
     std::vector<RawObject> out;
-    const std::vector<uint32_t> all = f.objects();
+    std::vector<uint64_t> starts;  // packfile objects span to the next object
+    for (uint32_t o : f.objects()) starts.push_back(f.items[o].offset);
+    std::sort(starts.begin(), starts.end());
     for (uint32_t item : f.objects_of(class_name)) {
         RawObject r;
         r.item = item;
         r.class_name = f.class_name(item);
         r.version = f.types.at(f.items[item].type).r_version;
-        uint64_t begin = f.items[item].offset, end = begin + f.types.at(f.items[item].type).r_size;
+        const uint64_t begin = f.items[item].offset;
+        uint64_t end = begin + f.types.at(f.items[item].type).r_size;
         if (f.form == Form::packfile) {
-            end = f.data.size();
-            for (uint32_t o : all)
-                if (f.items[o].offset > begin) end = std::min<uint64_t>(end, f.items[o].offset);
+            auto next = std::upper_bound(starts.begin(), starts.end(), begin);
+            end = next == starts.end() ? f.data.size() : *next;
         }
         end = std::min<uint64_t>(end, f.data.size());
         if (begin < end) r.bytes.assign(f.data.begin() + begin, f.data.begin() + end);

@@ -109,7 +109,7 @@ std::string str(const Value& v, std::string_view m) { return v[m].as_string(); }
 template <class T, class F>
 std::vector<T> map_array(const Value& arr, F&& f) {
     std::vector<T> out;
-    const uint64_t n = arr.size();
+    const uint64_t n = take(arr.size());
     out.reserve(n);
     for (uint64_t i = 0; i < n; ++i) out.push_back(f(arr.at(i)));
     return out;
@@ -295,7 +295,7 @@ Result<ConstraintSet> read_constraint_set(const File& f, uint32_t item) {
         c.kind = ConstraintKind::volume_mx;
         auto batches = [](const Value& arr, const char* wname) {
             std::vector<VolumeEntry> out;
-            const uint64_t n = arr.size();
+            const uint64_t n = take(arr.size());
             for (uint64_t i = 0; i < n; ++i) {
                 const Value e = arr.at(i);
                 const Value fv = e["frameVector"], pi = e["particleIndex"], w = e[wname];
@@ -416,8 +416,53 @@ Result<SimClothData> read_sim_cloth(const File& f, uint32_t item) {
     s.min_pinched_particle_index = uint16_t(v["minPinchedParticleIndex"].as_int());
     s.max_pinched_particle_index = uint16_t(v["maxPinchedParticleIndex"].as_int());
     s.max_collision_pairs = u32(v, "maxCollisionPairs");
-    s.num_vc_points = u32(v["virtualCollisionPointsData"], "numVCPoints");
-    s.num_landscape_vc_points = u32(v["virtualCollisionPointsData"], "numLandscapeVCPoints");
+    {
+        const Value d = v["virtualCollisionPointsData"];
+        auto& p = s.virtual_collision_points;
+        using VCP = VirtualCollisionPoints;
+        p.blocks = map_array<VCP::Block>(d["blocks"], [](const Value& e) {
+            return VCP::Block{f32(e, "safeDisplacementRadius"), uint16_t(e["startingVCPIndex"].as_int()), uint8_t(e["numVCPs"].as_int())};
+        });
+        p.num_vc_points = uint16_t(d["numVCPoints"].as_int());
+        p.num_landscape_vc_points = uint16_t(d["numLandscapeVCPoints"].as_int());
+        p.landscape_particles_block_index = ints<uint16_t>(d["landscapeParticlesBlockIndex"]);
+        p.edge_barycentrics_dictionary = floats(d["edgeBarycentricsDictionary"]);
+        const auto entry = [](const Value& e) {
+            return VCP::DictionaryEntry{uint16_t(e["startingBarycentricIndex"].as_int()), uint8_t(e["numBarycentrics"].as_int())};
+        };
+        p.edge_dictionary_entries = map_array<VCP::DictionaryEntry>(d["edgeDictionaryEntries"], entry);
+        p.triangle_dictionary_entries = map_array<VCP::DictionaryEntry>(d["triangleDictionaryEntries"], entry);
+        p.triangle_barycentrics_dictionary = map_array<std::array<float, 2>>(d["triangleBarycentricsDictionary"], [](const Value& e) {
+            return std::array<float, 2>{f32(e, "u"), f32(e, "v")};
+        });
+        const auto edge_section = [](const Value& e) {
+            return VCP::EdgeFanSection{uint16_t(e["oppositeRealParticleIndex"].as_int()), uint16_t(e["barycentricDictionaryIndex"].as_int())};
+        };
+        const auto edge_fan = [](const Value& e) {
+            return VCP::EdgeFan{uint16_t(e["realParticleIndex"].as_int()), uint16_t(e["edgeStartIndex"].as_int()), uint16_t(e["vcpStartIndex"].as_int()),
+                                uint8_t(e["numEdges"].as_int())};
+        };
+        const auto tri_section = [](const Value& e) {
+            const Value o = e["oppositeRealParticleIndices"];
+            return VCP::TriangleFanSection{{uint16_t(o.at(0).as_int()), uint16_t(o.at(1).as_int())}, uint16_t(e["barycentricDictionaryIndex"].as_int())};
+        };
+        const auto tri_fan = [](const Value& e) {
+            return VCP::TriangleFan{uint16_t(e["realParticleIndex"].as_int()), uint16_t(e["triangleStartIndex"].as_int()),
+                                    uint16_t(e["vcpStartIndex"].as_int()), uint8_t(e["numTriangles"].as_int())};
+        };
+        p.edges = map_array<VCP::EdgeFanSection>(d["edges"], edge_section);
+        p.edges_landscape = map_array<VCP::EdgeFanSection>(d["edgesLandscape"], edge_section);
+        p.edge_fans = map_array<VCP::EdgeFan>(d["edgeFans"], edge_fan);
+        p.edge_fans_landscape = map_array<VCP::EdgeFan>(d["edgeFansLandscape"], edge_fan);
+        p.triangles = map_array<VCP::TriangleFanSection>(d["triangles"], tri_section);
+        p.triangles_landscape = map_array<VCP::TriangleFanSection>(d["trianglesLandscape"], tri_section);
+        p.triangle_fans = map_array<VCP::TriangleFan>(d["triangleFans"], tri_fan);
+        p.triangle_fans_landscape = map_array<VCP::TriangleFan>(d["triangleFansLandscape"], tri_fan);
+        p.edge_fan_indices = ints<uint16_t>(d["edgeFanIndices"]);
+        p.triangle_fan_indices = ints<uint16_t>(d["triangleFanIndices"]);
+        p.edge_fan_indices_landscape = ints<uint16_t>(d["edgeFanIndicesLandscape"]);
+        p.triangle_fan_indices_landscape = ints<uint16_t>(d["triangleFanIndicesLandscape"]);
+    }
     if (!o.ok()) return o.error();
     return s;
 }
@@ -430,7 +475,7 @@ void read_deformer(const Value& d, Deformer& out, bool object_space) {
     for (int k = 0; k < 8; ++k) {
         const Value arr = d[k_names[k]];
         const uint8_t n = uint8_t(8 - k);
-        const uint64_t count = arr.size();
+        const uint64_t count = take(arr.size());
         for (uint64_t i = 0; i < count; ++i) {
             const Value e = arr.at(i);
             BlendBlock bb;
@@ -460,7 +505,7 @@ void read_local_blocks(const Value& op, LocalBlocks& out) {
         if (m.name.rfind("local", 0) != 0 || m.name == "localBoneTransforms") continue;
         const Value arr = op[m.name];
         if (!arr.is_array()) continue;
-        const uint64_t n = arr.size();
+        const uint64_t n = take(arr.size());
         for (uint64_t i = 0; i < n; ++i) {
             const Value blk = arr.at(i);
             struct Field {
@@ -719,6 +764,7 @@ Result<ClothData> read_cloth_data(const File& f, uint32_t item) {
 }
 
 Result<ClothContainer> read_cloth(const File& f) {
+    BudgetScope budget(f);
     ClothContainer c;
     const auto containers = f.objects_of("hclClothContainer");
     std::vector<uint32_t> datas;
@@ -743,6 +789,7 @@ Result<ClothContainer> read_cloth(const File& f) {
         if (!r) return r.error();
         c.cloth_datas.push_back(std::move(*r));
     }
+    if (budget.exhausted()) return budget.error();
     return c;
 }
 

@@ -721,4 +721,6 @@ const TypeTable& layouts_2014(bool reuse_padding) {
     return tables[k];
 }
 
+const TypeTable& packfile_layouts_2014(bool reuse_padding) { return layouts_2014(reuse_padding); }
+
 }  // namespace drape::havok

@@ -125,6 +125,8 @@ Result<File> read_packfile(Bytes data) {
 
     // Virtual fixups: the objects and their classes.
     std::vector<std::pair<uint32_t, uint32_t>> objs;  // offset, type index
+    std::map<std::string, uint32_t, std::less<>> type_of_class;
+    for (uint32_t i = 1; i < f.types.types.size(); ++i) type_of_class.emplace(f.types.types[i].name, i);
     {
         ByteReader vr = fixups(ds.virt, ds.exports, "packfile.virtualFixups");
         if (vr.failed()) return vr.error();
@@ -139,18 +141,18 @@ Result<File> read_packfile(Bytes data) {
             auto it = class_names.find(name_off);
             if (it == class_names.end())
                 return make_error_at(vr.abs_pos() - 4, "packfile.virtualFixup.className", "no class name at " + hex(name_off));
-            uint32_t ti = f.types.find(it->second);
-            if (ti == 0 || f.types.types[ti].r_size == 0) {
-                if (ti == 0) {
-                    // A class drape has no layout for: an empty record that keeps its name.
-                    Type t;
-                    t.name = it->second;
-                    t.opt = k_opt_format | k_opt_size_align;
-                    t.format = uint32_t(Kind::Record);
-                    t.has_body = true;
-                    ti = uint32_t(f.types.types.size());
-                    f.types.types.push_back(std::move(t));
-                }
+            auto known = type_of_class.find(it->second);
+            uint32_t ti = known == type_of_class.end() ? 0 : known->second;
+            if (ti == 0) {
+                // A class drape has no layout for: an empty record that keeps its name.
+                Type t;
+                t.name = it->second;
+                t.opt = k_opt_format | k_opt_size_align;
+                t.format = uint32_t(Kind::Record);
+                t.has_body = true;
+                ti = uint32_t(f.types.types.size());
+                f.types.types.push_back(std::move(t));
+                type_of_class.emplace(it->second, ti);
             }
             objs.emplace_back(uint32_t(src), ti);
         }

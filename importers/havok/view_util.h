@@ -35,10 +35,54 @@ private:
     std::optional<Error> m_error;
 };
 
+// The element budget of one typed read: a file whose objects point to the same arrays many times
+// over cannot make a typed view allocate without bound (DESIGN.md: a fixed multiple of its size).
+struct Budget {
+    uint64_t left = ~uint64_t(0);
+    bool exhausted = false;
+};
+inline thread_local Budget* t_budget = nullptr;
+
+// Elements of an array a typed view may read (0 once the budget is spent).
+inline uint64_t take(uint64_t n) {
+    if (!t_budget) return n;
+    if (n > t_budget->left) {
+        t_budget->exhausted = true;
+        t_budget->left = 0;
+        return 0;
+    }
+    t_budget->left -= n;
+    return n;
+}
+
+// Installs a budget of 16 elements per byte of the file's data (+64 Ki) unless one is active.
+class BudgetScope {
+public:
+    explicit BudgetScope(const File& f) {
+        if (t_budget) return;
+        m_budget.left = 16 * uint64_t(f.data.size()) + 65536;
+        t_budget = &m_budget;
+        m_owner = true;
+    }
+    ~BudgetScope() {
+        if (m_owner) t_budget = nullptr;
+    }
+    BudgetScope(const BudgetScope&) = delete;
+    BudgetScope& operator=(const BudgetScope&) = delete;
+    bool exhausted() const { return m_owner && m_budget.exhausted; }
+    Error error() const {
+        return make_error("the typed view would read more than 16 elements per byte of data (objects shared too many times)", "havok.typed_view");
+    }
+
+private:
+    Budget m_budget;
+    bool m_owner = false;
+};
+
 template <class T>
 std::vector<T> ints(const Value& arr) {
     std::vector<T> out;
-    const uint64_t n = arr.size();
+    const uint64_t n = take(arr.size());
     out.reserve(n);
     for (uint64_t i = 0; i < n; ++i) out.push_back(T(arr.at(i).as_int()));
     return out;
@@ -46,7 +90,7 @@ std::vector<T> ints(const Value& arr) {
 
 inline std::vector<float> floats(const Value& arr) {
     std::vector<float> out;
-    const uint64_t n = arr.size();
+    const uint64_t n = take(arr.size());
     out.reserve(n);
     for (uint64_t i = 0; i < n; ++i) out.push_back(float(arr.at(i).as_float()));
     return out;
@@ -60,7 +104,7 @@ inline Vec4 vec4(const Value& v) {
 
 inline std::vector<Vec4> vec4s(const Value& arr) {
     std::vector<Vec4> out;
-    const uint64_t n = arr.size();
+    const uint64_t n = take(arr.size());
     out.reserve(n);
     for (uint64_t i = 0; i < n; ++i) out.push_back(vec4(arr.at(i)));
     return out;
@@ -95,7 +139,7 @@ inline QsTransform qs_transform(const Value& v) {
 
 inline std::vector<std::string> strings(const Value& arr) {
     std::vector<std::string> out;
-    const uint64_t n = arr.size();
+    const uint64_t n = take(arr.size());
     for (uint64_t i = 0; i < n; ++i) out.push_back(arr.at(i).as_string());
     return out;
 }
@@ -103,14 +147,14 @@ inline std::vector<std::string> strings(const Value& arr) {
 // Items that the pointers of an array point to (0 for null).
 inline std::vector<uint32_t> pointees(const Value& arr) {
     std::vector<uint32_t> out;
-    const uint64_t n = arr.size();
+    const uint64_t n = take(arr.size());
     for (uint64_t i = 0; i < n; ++i) out.push_back(arr.at(i).pointee_item());
     return out;
 }
 
 inline std::vector<uint8_t> raw_bytes(const Value& arr) {
     std::vector<uint8_t> out;
-    const uint64_t n = arr.size();
+    const uint64_t n = take(arr.size());
     out.reserve(n);
     for (uint64_t i = 0; i < n; ++i) out.push_back(uint8_t(arr.at(i).as_int()));
     return out;

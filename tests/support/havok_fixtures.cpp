@@ -178,8 +178,8 @@ Result<TypeTable> fixture_types(ClothGame game) {
     auto full = load_registry_xml(reference_dir() / "havok" / "HavokTypeRegistry20180100.xml");
     if (!full) return full.error();
     TypeTable t = closure(*full, fixture_classes());
-    if (game == ClothGame::sekiro) {
-        relayout_16_byte_referenced_object(t);
+    if (game != ClothGame::elden_ring) {
+        if (game == ClothGame::sekiro) relayout_16_byte_referenced_object(t);
         if (uint32_t s = t.find("hclSimClothData")) t.types[s].version = 13;
         auto r = t.resolve();
         if (!r) return r.error();
@@ -188,7 +188,10 @@ Result<TypeTable> fixture_types(ClothGame game) {
 }
 
 std::vector<uint8_t> synthesize_cloth(ClothGame game, const TypeTable& types) {
-    TagfileWriter w(game == ClothGame::sekiro ? TagfileFlavour::v2016 : TagfileFlavour::v2018, types);
+    const TagfileFlavour flavour = game == ClothGame::sekiro       ? TagfileFlavour::v2016
+                                   : game == ClothGame::elden_ring ? TagfileFlavour::v2018
+                                                                   : TagfileFlavour::v2016_as_sekiro;
+    TagfileWriter w(flavour, types);
     Sequence q;
     const uint32_t root = w.add_object(types.find("hkRootLevelContainer"));
     fill(w, w.object(root), q, 0);

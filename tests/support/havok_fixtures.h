@@ -15,7 +15,11 @@
 
 namespace drape::test {
 
-enum class ClothGame { sekiro, elden_ring };
+enum class ClothGame {
+    sekiro,            // FORMATS.md 3.7: 16-byte hkReferencedObject, TNAM/TBOD, hclSimClothData v13
+    elden_ring,        // the 2018 registry as it is
+    sekiro_as_corpus,  // as the corpus's Sekiro files are: 2018 sections and layouts, SDK 20160200, v13
+};
 
 // The cloth classes of seed 000's census (constraint sets, operators, shapes, buffers) plus the
 // containers and the skeleton.

@@ -368,7 +368,7 @@ void u32le(std::vector<uint8_t>& o, uint32_t v) {
 }  // namespace
 
 std::vector<uint8_t> TagfileWriter::finish() const {
-    const bool v18 = m_flavour == TagfileFlavour::v2018;
+    const bool v18 = m_flavour != TagfileFlavour::v2016;  // 2018-style sections
     std::vector<std::string> tstr, fstr;
     std::map<std::string, uint64_t> tidx, fidx;
     auto ts = [&](const std::string& s) {
@@ -466,7 +466,7 @@ std::vector<uint8_t> TagfileWriter::finish() const {
     std::vector<uint8_t> indx;
     section(indx, "ITEM", item, false);
     std::vector<uint8_t> root;
-    const std::string sdk = v18 ? "20180100" : "20160200";
+    const std::string sdk = m_flavour == TagfileFlavour::v2018 ? "20180100" : "20160200";
     section(root, "SDKV", std::vector<uint8_t>(sdk.begin(), sdk.end()), false);
     std::vector<uint8_t> data = m_data;
     while (data.size() % 16) data.push_back(0);

@@ -30,6 +30,9 @@ void relayout_16_byte_referenced_object(havok::TypeTable& t);
 enum class TagfileFlavour {
     v2016,  // SDKV 20160200, TNAM/TBOD, plain member counts, u32 item indices
     v2018,  // SDKV 20180100, TNA1/TBDY, fields | properties << 16, u64 item indices, 0 ends TBDY
+    // What the real Sekiro files of the corpus hold (contradicting FORMATS.md 3.7): SDKV 20160200
+    // with the 2018 sections (TNA1/TBDY) and layouts (24-byte hkReferencedObject).
+    v2016_as_sekiro,
 };
 
 class TagfileWriter {

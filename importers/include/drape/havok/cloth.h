@@ -220,6 +220,45 @@ struct PinchingData {
     float pinch_detection_radius = 0;
 };
 
+// hclVirtualCollisionPointsData (2016/2018), as stored.
+struct VirtualCollisionPoints {
+    struct Block {
+        float safe_displacement_radius = 0;
+        uint16_t starting_vcp_index = 0;
+        uint8_t num_vcps = 0;
+    };
+    struct DictionaryEntry {
+        uint16_t starting_barycentric_index = 0;
+        uint8_t num_barycentrics = 0;
+    };
+    struct EdgeFanSection {
+        uint16_t opposite_real_particle_index = 0, barycentric_dictionary_index = 0;
+    };
+    struct EdgeFan {  // landscape fans also use vcp_start_index
+        uint16_t real_particle_index = 0, edge_start_index = 0, vcp_start_index = 0;
+        uint8_t num_edges = 0;
+    };
+    struct TriangleFanSection {
+        std::array<uint16_t, 2> opposite_real_particle_indices{};
+        uint16_t barycentric_dictionary_index = 0;
+    };
+    struct TriangleFan {  // landscape fans also use triangle_start_index
+        uint16_t real_particle_index = 0, triangle_start_index = 0, vcp_start_index = 0;
+        uint8_t num_triangles = 0;
+    };
+    std::vector<Block> blocks;
+    uint16_t num_vc_points = 0, num_landscape_vc_points = 0;
+    std::vector<uint16_t> landscape_particles_block_index;
+    std::vector<float> edge_barycentrics_dictionary;
+    std::vector<DictionaryEntry> edge_dictionary_entries, triangle_dictionary_entries;
+    std::vector<std::array<float, 2>> triangle_barycentrics_dictionary;  // {u, v}
+    std::vector<EdgeFanSection> edges, edges_landscape;
+    std::vector<EdgeFan> edge_fans, edge_fans_landscape;
+    std::vector<TriangleFanSection> triangles, triangles_landscape;
+    std::vector<TriangleFan> triangle_fans, triangle_fans_landscape;
+    std::vector<uint16_t> edge_fan_indices, triangle_fan_indices, edge_fan_indices_landscape, triangle_fan_indices_landscape;
+};
+
 struct SimClothData {
     uint32_t item = 0;
     uint32_t version = 0;  // 13 Sekiro, 14 ER (seed 000)
@@ -249,7 +288,7 @@ struct SimClothData {
     std::vector<PinchingData> collidable_pinching_datas;
     uint16_t min_pinched_particle_index = 0, max_pinched_particle_index = 0;
     uint32_t max_collision_pairs = 0;
-    uint32_t num_vc_points = 0, num_landscape_vc_points = 0;  // virtualCollisionPointsData (2018)
+    VirtualCollisionPoints virtual_collision_points;  // 2016/2018
 };
 
 // ---- operators -------------------------------------------------------------------------

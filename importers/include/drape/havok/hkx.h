@@ -179,6 +179,10 @@ bool is_packfile(Bytes data);
 // The TCRF compendium id of a tagfile, if it has one (nullopt for types inline or bad data).
 std::optional<uint64_t> tagfile_compendium_id(Bytes data);
 
+// drape's own hk_2014 class layouts (packfiles carry none), computed for a packfile without
+// (DS3) or with (BB) reusePaddingOptimization. Unknown classes are absent.
+const TypeTable& packfile_layouts_2014(bool reuse_padding);
+
 Result<Compendium> read_compendium(Bytes data);
 // Reads a tagfile. A tagfile that references a compendium (TCRF) needs `compendium`; without
 // it the error says which id is missing.

@@ -1,0 +1,111 @@
+// Texture decode throughput: megapixels per second per format.
+//
+// - "corpus/<texture>": the top mip of each EliteKnight texture (BC1 sRGB 1024², BC7 512²,
+//   BC1 sRGB 512²), decoded from the real blocks.
+// - "synthetic/<format>": a 512x512 image of pseudo-random blocks (BC7/BC6H with every mode),
+//   for the formats the corpus does not use.
+// Counter "Mpx/s" = decoded pixels / wall time / 1e6.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "corpus.h"
+#include "drape/exporters/png.h"
+#include "drape/tpf/bc.h"
+#include "drape/tpf/tpf.h"
+
+namespace {
+
+using namespace drape;
+using namespace drape::tpf;
+
+void set_mpx(benchmark::State& state, uint64_t pixels_per_iteration) {
+    state.counters["Mpx/s"] = benchmark::Counter(double(pixels_per_iteration) * double(state.iterations()) / 1e6,
+                                                 benchmark::Counter::kIsRate);
+}
+
+const std::vector<uint8_t>& elite_knight() {
+    static std::vector<uint8_t> bytes = test::load(test::corpus("ds3/EliteKnight.tpf"));
+    return bytes;
+}
+
+void bm_corpus_texture(benchmark::State& state, size_t index) {
+    auto tpf = read_tpf(elite_knight());
+    if (!tpf || index >= tpf->textures.size()) {
+        state.SkipWithError("EliteKnight.tpf not found in the corpus");
+        return;
+    }
+    auto dds = parse_dds(tpf->textures[index].dds);
+    if (!dds) {
+        state.SkipWithError("bad DDS");
+        return;
+    }
+    state.SetLabel(tpf->textures[index].name + " " + pixel_format_name(dds->format) + " " +
+                   std::to_string(dds->width) + "x" + std::to_string(dds->height));
+    for (auto _ : state) {
+        auto img = decode_surface(*dds);
+        benchmark::DoNotOptimize(img);
+    }
+    set_mpx(state, uint64_t(dds->width) * dds->height);
+}
+
+void bm_synthetic(benchmark::State& state, PixelFormat format) {
+    const uint32_t w = 512, h = 512;
+    const uint32_t unit = format_unit_size(format);
+    const bool block = is_block_compressed(format);
+    std::vector<uint8_t> data(size_t(block ? (w / 4) * (h / 4) : w * h) * unit);
+    uint64_t s = 42;
+    for (auto& b : data) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        b = uint8_t(s >> 56);
+    }
+    if (format == PixelFormat::bc7) {
+        for (size_t i = 0; i < data.size(); i += 16) {
+            const uint32_t mode = uint32_t(i / 16) % 8;
+            data[i] = uint8_t((data[i] & ~((2u << mode) - 1)) | (1u << mode));
+        }
+    }
+    state.SetLabel(std::string(pixel_format_name(format)) + " 512x512");
+    for (auto _ : state) {
+        auto img = decode_pixels(format, data, w, h);
+        benchmark::DoNotOptimize(img);
+    }
+    set_mpx(state, uint64_t(w) * h);
+}
+
+void bm_png_encode(benchmark::State& state) {
+    auto tpf = read_tpf(elite_knight());
+    if (!tpf) {
+        state.SkipWithError("EliteKnight.tpf not found in the corpus");
+        return;
+    }
+    auto dds = parse_dds(tpf->textures[0].dds);
+    auto img = decode_surface(*dds);
+    image::PngOptions options;
+    options.level = int(state.range(0));
+    size_t bytes = 0;
+    for (auto _ : state) {
+        auto png = image::encode_png(*img, options);
+        bytes = png ? png->size() : 0;
+        benchmark::DoNotOptimize(png);
+    }
+    state.SetLabel(tpf->textures[0].name + " RGBA8 " + std::to_string(img->width) + "x" + std::to_string(img->height) +
+                   " zlib level " + std::to_string(options.level) + " -> " + std::to_string(bytes) + " B");
+    set_mpx(state, uint64_t(img->width) * img->height);
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(bm_corpus_texture, EliteKnight_a, 0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_corpus_texture, EliteKnight_n, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_corpus_texture, EliteKnight_r, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_synthetic, BC1, PixelFormat::bc1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_synthetic, BC2, PixelFormat::bc2)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_synthetic, BC3, PixelFormat::bc3)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_synthetic, BC4, PixelFormat::bc4)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_synthetic, BC5, PixelFormat::bc5)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_synthetic, BC6H_UF16, PixelFormat::bc6h_uf16)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_synthetic, BC7, PixelFormat::bc7)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_synthetic, B8G8R8A8, PixelFormat::bgra8)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_png_encode)->Arg(1)->Arg(6)->Unit(benchmark::kMillisecond);

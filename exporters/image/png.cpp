@@ -1,0 +1,259 @@
+// PNG and Radiance HDR writers, and TPF texture export.
+#include "drape/exporters/png.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "drape/io/file.h"
+
+namespace drape::image {
+
+namespace {
+
+void put_be32(std::vector<uint8_t>& out, uint32_t v) {
+    out.push_back(uint8_t(v >> 24));
+    out.push_back(uint8_t(v >> 16));
+    out.push_back(uint8_t(v >> 8));
+    out.push_back(uint8_t(v));
+}
+
+void put_chunk(std::vector<uint8_t>& out, const char type[4], const uint8_t* data, size_t size) {
+    put_be32(out, uint32_t(size));
+    const size_t start = out.size();
+    out.insert(out.end(), type, type + 4);
+    if (size) out.insert(out.end(), data, data + size);
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, out.data() + start, uInt(4 + size));
+    put_be32(out, uint32_t(crc));
+}
+
+inline uint8_t paeth(int a, int b, int c) {
+    const int p = a + b - c;
+    const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+    if (pa <= pb && pa <= pc) return uint8_t(a);
+    if (pb <= pc) return uint8_t(b);
+    return uint8_t(c);
+}
+
+// Filters one row with filter `type` into out (row_bytes). bpp: bytes per complete pixel.
+void filter_row(int type, const uint8_t* row, const uint8_t* prev, size_t row_bytes, size_t bpp, uint8_t* out) {
+    for (size_t i = 0; i < row_bytes; ++i) {
+        const int a = i >= bpp ? row[i - bpp] : 0;
+        const int b = prev ? prev[i] : 0;
+        const int c = (prev && i >= bpp) ? prev[i - bpp] : 0;
+        int pred = 0;
+        switch (type) {
+            case 1: pred = a; break;
+            case 2: pred = b; break;
+            case 3: pred = (a + b) / 2; break;
+            case 4: pred = paeth(a, b, c); break;
+            default: pred = 0; break;
+        }
+        out[i] = uint8_t(row[i] - pred);
+    }
+}
+
+// `raw` holds height rows of row_bytes (samples already in PNG byte order).
+Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uint32_t height, uint32_t channels,
+                                         uint32_t bit_depth, const PngOptions& options) {
+    if (width == 0 || height == 0 || width > 0x7FFFFFFFu || height > 0x7FFFFFFFu)
+        return make_error("PNG size " + std::to_string(width) + " x " + std::to_string(height) + " is out of range",
+                          "png.size");
+    if (channels < 1 || channels > 4) return make_error(std::to_string(channels) + " channels (1..4 allowed)", "png.channels");
+    static const uint8_t k_colour_type[5] = {0, 0, 4, 2, 6};
+    const size_t bpp = size_t(channels) * (bit_depth / 8);
+    const size_t row_bytes = size_t(width) * bpp;
+
+    // Filtered scanlines, each prefixed by its filter byte.
+    std::vector<uint8_t> filtered(size_t(height) * (row_bytes + 1));
+    std::vector<uint8_t> trial(row_bytes);
+    for (uint32_t y = 0; y < height; ++y) {
+        const uint8_t* row = raw + size_t(y) * row_bytes;
+        const uint8_t* prev = y ? row - row_bytes : nullptr;
+        uint8_t* dst = &filtered[size_t(y) * (row_bytes + 1)];
+        uint64_t best_cost = UINT64_MAX;
+        for (int type = 0; type < 5; ++type) {
+            filter_row(type, row, prev, row_bytes, bpp, trial.data());
+            uint64_t cost = 0;
+            for (uint8_t v : trial) cost += uint64_t(v < 128 ? v : 256 - v);
+            if (cost < best_cost) {
+                best_cost = cost;
+                dst[0] = uint8_t(type);
+                std::memcpy(dst + 1, trial.data(), row_bytes);
+            }
+        }
+    }
+
+    uLongf zsize = compressBound(uLong(filtered.size()));
+    std::vector<uint8_t> zdata(zsize);
+    int level = std::clamp(options.level, 0, 9);
+    if (compress2(zdata.data(), &zsize, filtered.data(), uLong(filtered.size()), level) != Z_OK)
+        return make_error("zlib compression failed", "png.idat");
+    zdata.resize(zsize);
+
+    std::vector<uint8_t> out;
+    out.reserve(zdata.size() + 128);
+    static const uint8_t k_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    out.insert(out.end(), k_signature, k_signature + 8);
+    uint8_t ihdr[13];
+    ihdr[0] = uint8_t(width >> 24);
+    ihdr[1] = uint8_t(width >> 16);
+    ihdr[2] = uint8_t(width >> 8);
+    ihdr[3] = uint8_t(width);
+    ihdr[4] = uint8_t(height >> 24);
+    ihdr[5] = uint8_t(height >> 16);
+    ihdr[6] = uint8_t(height >> 8);
+    ihdr[7] = uint8_t(height);
+    ihdr[8] = uint8_t(bit_depth);
+    ihdr[9] = k_colour_type[channels];
+    ihdr[10] = 0;  // deflate
+    ihdr[11] = 0;  // adaptive filtering
+    ihdr[12] = 0;  // no interlace
+    put_chunk(out, "IHDR", ihdr, sizeof ihdr);
+    if (options.srgb) {
+        const uint8_t intent = 0;  // perceptual
+        put_chunk(out, "sRGB", &intent, 1);
+    }
+    // Split IDAT into chunks of at most 1 MiB.
+    const size_t k_chunk = size_t(1) << 20;
+    for (size_t off = 0; off < zdata.size(); off += k_chunk)
+        put_chunk(out, "IDAT", zdata.data() + off, std::min(k_chunk, zdata.size() - off));
+    put_chunk(out, "IEND", nullptr, 0);
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> encode_png(const uint8_t* pixels, uint32_t width, uint32_t height, uint32_t channels,
+                                        const PngOptions& options) {
+    return encode_rows(pixels, width, height, channels, 8, options);
+}
+
+Result<std::vector<uint8_t>> encode_png16(const uint16_t* pixels, uint32_t width, uint32_t height, uint32_t channels,
+                                          const PngOptions& options) {
+    const size_t n = size_t(width) * height * channels;
+    std::vector<uint8_t> be(n * 2);
+    for (size_t i = 0; i < n; ++i) {
+        be[2 * i] = uint8_t(pixels[i] >> 8);
+        be[2 * i + 1] = uint8_t(pixels[i]);
+    }
+    return encode_rows(be.data(), width, height, channels, 16, options);
+}
+
+Result<std::vector<uint8_t>> encode_png(const tpf::Image& image, const PngOptions& options) {
+    const size_t n = size_t(image.width) * image.height * image.channels;
+    if (!image.is_float) {
+        if (image.u8.size() != n) return make_error("pixel buffer size does not match the image size", "png.pixels");
+        return encode_png(image.u8.data(), image.width, image.height, image.channels, options);
+    }
+    if (image.f32.size() != n) return make_error("pixel buffer size does not match the image size", "png.pixels");
+    std::vector<uint16_t> samples(n);
+    for (size_t i = 0; i < n; ++i) {
+        const float v = image.f32[i];
+        samples[i] = v > 0.0f ? (v < 1.0f ? uint16_t(std::lround(v * 65535.0f)) : 65535) : 0;  // NaN -> 0
+    }
+    return encode_png16(samples.data(), image.width, image.height, image.channels, options);
+}
+
+Result<std::vector<uint8_t>> encode_hdr(const tpf::Image& image) {
+    if (!image.is_float || image.channels < 3)
+        return make_error("a Radiance .hdr needs a float RGB or RGBA image", "hdr.image");
+    const size_t pixels = size_t(image.width) * image.height;
+    if (image.f32.size() != pixels * image.channels)
+        return make_error("pixel buffer size does not match the image size", "hdr.pixels");
+    std::string header = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y " + std::to_string(image.height) + " +X " +
+                         std::to_string(image.width) + "\n";
+    std::vector<uint8_t> out(header.begin(), header.end());
+    out.reserve(out.size() + pixels * 4);
+    for (size_t i = 0; i < pixels; ++i) {
+        const float* p = &image.f32[i * image.channels];
+        float rgb[3];
+        for (int c = 0; c < 3; ++c) rgb[c] = (p[c] > 0.0f && std::isfinite(p[c])) ? p[c] : 0.0f;
+        const float v = std::max({rgb[0], rgb[1], rgb[2]});
+        if (v < 1e-32f) {
+            out.insert(out.end(), {0, 0, 0, 0});
+            continue;
+        }
+        int e = 0;
+        const float scale = std::frexp(v, &e) * 256.0f / v;
+        // Flat scanlines: the largest mantissa is >= 128, so no pixel reads as an RLE marker.
+        out.push_back(uint8_t(rgb[0] * scale));
+        out.push_back(uint8_t(rgb[1] * scale));
+        out.push_back(uint8_t(rgb[2] * scale));
+        out.push_back(uint8_t(e + 128));
+    }
+    return out;
+}
+
+Result<std::vector<ExportedTexture>> export_tpf_textures(const tpf::Tpf& tpf, const std::filesystem::path& folder,
+                                                        const PngOptions& options) {
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    if (ec) return make_error("cannot create folder " + folder.string() + ": " + ec.message(), "export.folder");
+    std::vector<ExportedTexture> out;
+    std::set<std::string> used;  // lower-case file names
+    for (const tpf::Texture& tex : tpf.textures) {
+        ExportedTexture e;
+        e.name = tex.name;
+        auto dds = tpf::parse_dds(tex.dds);
+        if (!dds) {
+            e.error = dds.error().to_string();
+            out.push_back(std::move(e));
+            continue;
+        }
+        e.format = tpf::pixel_format_name(dds->format);
+        auto img = tpf::decode_surface(*dds, 0, 0, 0);
+        if (!img) {
+            e.error = img.error().to_string();
+            out.push_back(std::move(e));
+            continue;
+        }
+        e.width = img->width;
+        e.height = img->height;
+
+        // One file name: path separators inside the texture name become '_'.
+        std::string flat = tex.name;
+        std::replace(flat.begin(), flat.end(), '/', '_');
+        std::replace(flat.begin(), flat.end(), '\\', '_');
+        std::string base = sanitize_member_path(flat);
+        std::string candidate = base;
+        for (int n = 2;; ++n) {
+            std::string lower = candidate;
+            std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+            if (used.insert(lower).second) break;
+            candidate = base + "_" + std::to_string(n);
+        }
+        auto png_path = safe_join(folder, candidate + ".png");
+        if (!png_path) return png_path.error();
+        PngOptions opts = options;
+        opts.srgb = options.srgb || dds->srgb;
+        auto png = encode_png(*img, opts);
+        if (!png) {
+            e.error = png.error().to_string();
+            out.push_back(std::move(e));
+            continue;
+        }
+        if (auto w = write_file(*png_path, *png); !w) return w.error();
+        e.png = *png_path;
+        e.file_name = candidate + ".png";
+        if (img->is_float) {
+            auto hdr_path = safe_join(folder, candidate + ".hdr");
+            if (!hdr_path) return hdr_path.error();
+            auto hdr = encode_hdr(*img);
+            if (hdr) {
+                if (auto w = write_file(*hdr_path, *hdr); !w) return w.error();
+                e.hdr = *hdr_path;
+            }
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+}  // namespace drape::image

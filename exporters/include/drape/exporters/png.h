@@ -1,0 +1,58 @@
+// drape: PNG encoding (over zlib) and TPF texture export.
+//
+// PNG: 8-bit L, LA, RGB, RGBA and 16-bit of the same. Each row gets the PNG filter (none, sub,
+// up, average, Paeth) with the smallest sum of absolute values, then the image is deflated.
+//
+// Float images (BC6H, R16G16B16A16_FLOAT) are written as a 16-bit PNG of the values clamped
+// to [0, 1] (linear, v -> round(v * 65535)), so values above 1 are lost in the PNG; the full
+// range also goes to a Radiance .hdr file beside it (RGBE, flat scanlines).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "drape/io/error.h"
+#include "drape/tpf/bc.h"
+#include "drape/tpf/tpf.h"
+
+namespace drape::image {
+
+struct PngOptions {
+    int level = 6;      // zlib level 0..9
+    bool srgb = false;  // write an sRGB chunk (perceptual intent)
+};
+
+// 8-bit samples: `pixels` holds width * height * channels bytes, rows top to bottom.
+// channels: 1 (L), 2 (LA), 3 (RGB), 4 (RGBA).
+Result<std::vector<uint8_t>> encode_png(const uint8_t* pixels, uint32_t width, uint32_t height, uint32_t channels,
+                                        const PngOptions& options = {});
+// 16-bit samples (native integers; written big-endian as PNG requires).
+Result<std::vector<uint8_t>> encode_png16(const uint16_t* pixels, uint32_t width, uint32_t height, uint32_t channels,
+                                          const PngOptions& options = {});
+// A decoded texture: 8-bit images as they are; float images as 16-bit, clamped to [0, 1].
+Result<std::vector<uint8_t>> encode_png(const tpf::Image& image, const PngOptions& options = {});
+
+// A float image (3 or 4 channels; alpha dropped) as a Radiance RGBE .hdr file.
+Result<std::vector<uint8_t>> encode_hdr(const tpf::Image& image);
+
+struct ExportedTexture {
+    std::string name;           // the TPF texture name (UTF-8)
+    std::filesystem::path png;  // written PNG; empty if the texture failed
+    std::filesystem::path hdr;  // written .hdr for float textures, else empty
+    std::string file_name;      // png's file name inside the folder
+    std::string format;         // pixel_format_name of the DDS
+    uint32_t width = 0, height = 0;
+    std::string error;          // why the texture was skipped (one line), else empty
+};
+
+// Decodes every texture's top mip (first face / layer / slice) and writes it into `folder`
+// (created if missing) as `<safe name>.png`: names are flattened to one file name, made safe
+// with sanitize_member_path/safe_join, and de-duplicated case-insensitively (`_2`, `_3`...).
+// A texture that fails to parse or decode is reported in its entry and the others still go
+// out; the result is an error only when the folder or a file cannot be written.
+Result<std::vector<ExportedTexture>> export_tpf_textures(const tpf::Tpf& tpf, const std::filesystem::path& folder,
+                                                        const PngOptions& options = {});
+
+}  // namespace drape::image
