@@ -272,6 +272,34 @@ TEST_CASE("anim glb: --model adds the clips to an existing .glb, matching bones 
     bad = exporters::add_animations_to_glb(exporters::write_glb(R"({"nodes":[{"children":[7]}]})", {}), skel, set.clips, o);
     REQUIRE_FALSE(bad);
     CHECK(bad.error().reason.find("out of range") != std::string::npos);
+    struct BadModel {
+        const char* json;
+        const char* reason;
+    } bad_models[] = {{R"({"nodes":[{}],"buffers":{}})", "not an array"},
+                      {R"({"nodes":[{}],"accessors":7})", "not an array"},
+                      {R"({"nodes":[3]})", "node 0 is not an object"},
+                      {R"({"nodes":[{"children":5}]})", "children is not an array"},
+                      {R"({"nodes":[{"children":["a"]}]})", "out of range"}};
+    for (const auto& b : bad_models) {
+        CAPTURE(b.json);
+        auto r = exporters::add_animations_to_glb(exporters::write_glb(b.json, {}), skel, set.clips, o);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().reason.find(b.reason) != std::string::npos);
+    }
+    auto broken = skel;
+    broken.parents.pop_back();
+    auto r1 = exporters::add_animations_to_glb(model_glb, broken, set.clips, o);
+    REQUIRE_FALSE(r1);
+    CHECK(r1.error().reason.find("parents for 2 bones") != std::string::npos);
+    auto r2 = exporters::animation_glb(broken, set.clips);
+    REQUIRE_FALSE(r2);
+    CHECK(r2.error().reason.find("parents for 2 bones") != std::string::npos);
+    // A GLB whose length field is below its own header.
+    auto tiny = exporters::write_glb("{}", {});
+    tiny[8] = 4, tiny[9] = tiny[10] = tiny[11] = 0;
+    auto r3 = exporters::read_glb(tiny);
+    REQUIRE_FALSE(r3);
+    CHECK(r3.error().reason.find("shorter than the header") != std::string::npos);
 }
 
 TEST_CASE("anim glb: every corpus clip exports; the Khronos validator finds no error (when installed)") {
