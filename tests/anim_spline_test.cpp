@@ -366,3 +366,48 @@ TEST_CASE("anim: root motion, additive blending and clip names") {
     CHECK(anim::clip_name_from_path("ds3/c1240_a00_3000.hkx") == "c1240_a00_3000");
     CHECK(anim::clip_name_from_path("c2080.anibnd.dcx") == "c2080");
 }
+
+TEST_CASE("anim: interleaved clips interpolate between stored frames; bindings are matched by animation") {
+    havok::AnimationContainer c;
+    havok::Animation a;
+    a.item = 7;
+    a.class_name = "hkaInterleavedUncompressedAnimation";
+    a.duration = 2.0f;
+    a.number_of_transform_tracks = 1;
+    a.interleaved = havok::InterleavedData{};
+    a.interleaved->transforms.resize(3);  // frames at 0, 1, 2 s
+    a.interleaved->transforms[1].translation = {2, 0, 0, 0};
+    a.interleaved->transforms[2].translation = {2, 4, 0, 0};
+    a.interleaved->transforms[1].rotation = {0, 0, 1, 0};  // 180 deg about z
+    a.interleaved->transforms[2].scale = {3, 3, 3, 0};
+    c.animations.push_back(a);
+    havok::Binding other, mine;
+    other.animation_item = 99;
+    other.blend_hint = 1;
+    mine.animation_item = 7;
+    mine.transform_track_to_bone_indices = {4};
+    c.bindings = {other, mine};
+    auto clips = anim::decode_clips(c);
+    REQUIRE(clips);
+    REQUIRE(clips->size() == 1);
+    const auto& clip = (*clips)[0];
+    CHECK(clip.track_to_bone == std::vector<int16_t>{4});
+    CHECK(clip.blend_hint == anim::BlendHint::normal);
+    CHECK(clip.num_frames == 3);
+    CHECK(clip.frame_duration == 1.0f);
+    std::vector<anim::Transform> out(1);
+    anim::sample_time(clip, 0.5f, out);
+    CHECK(out[0].translation[0] == doctest::Approx(1.0));
+    check_quat(out[0].rotation, 0, 0, std::sqrt(0.5), std::sqrt(0.5));  // half of 180 deg = 90 deg
+    anim::sample_time(clip, 1.5f, out);
+    CHECK(out[0].translation[1] == doctest::Approx(2.0));
+    CHECK(out[0].scale[0] == doctest::Approx(2.0));
+    anim::sample_time(clip, 9.0f, out);  // clamped to the end
+    CHECK(out[0].translation[1] == doctest::Approx(4.0));
+    anim::sample_frame(clip, 1, out);
+    check_quat(out[0].rotation, 0, 0, 1, 0);
+    // A skeleton of 3 bones has no bone 4: the track drives nothing.
+    havok::Skeleton s;
+    s.bone_names = {"a", "b", "c"};
+    CHECK(anim::tracks_to_bones(clip, s) == std::vector<int32_t>{-1});
+}
