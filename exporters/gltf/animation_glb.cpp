@@ -1,0 +1,515 @@
+// drape: clips to glTF animations in a .glb, standalone or merged into a model's .glb.
+// The JSON is built with nlohmann::json; the GLB container is read and written here.
+#include "drape/exporters/animation_glb.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+namespace drape::exporters {
+
+using json = nlohmann::json;
+
+const char* mirror_name(Mirror m) {
+    switch (m) {
+        case Mirror::x: return "x";
+        case Mirror::z: return "z";
+        case Mirror::detect: return "detect";
+    }
+    return "?";
+}
+
+namespace {
+
+constexpr uint32_t k_glb_magic = 0x46546C67;  // "glTF"
+constexpr uint32_t k_chunk_json = 0x4E4F534A;  // "JSON"
+constexpr uint32_t k_chunk_bin = 0x004E4942;   // "BIN\0"
+constexpr int k_float = 5126;
+
+using V3 = std::array<double, 3>;
+using Q = std::array<double, 4>;
+using M4 = std::array<double, 16>;  // column-major
+
+V3 conv_t(Mirror m, const anim::Vec3& t) {
+    return m == Mirror::z ? V3{t[0], t[1], -double(t[2])} : V3{-double(t[0]), t[1], t[2]};
+}
+Q conv_q(Mirror m, const anim::Quat& q) {
+    return m == Mirror::z ? Q{-double(q[0]), -double(q[1]), q[2], q[3]} : Q{q[0], -double(q[1]), -double(q[2]), q[3]};
+}
+
+anim::Transform from_havok(const havok::QsTransform& q) {
+    anim::Transform t;
+    t.translation = {q.translation[0], q.translation[1], q.translation[2]};
+    t.rotation = anim::normalize(q.rotation);
+    t.scale = {q.scale[0], q.scale[1], q.scale[2]};
+    return t;
+}
+
+M4 trs(const V3& t, const Q& q, const V3& s) {
+    const double x = q[0], y = q[1], z = q[2], w = q[3];
+    const double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
+                         2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+                         2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
+    M4 m{};
+    for (int c = 0; c < 3; ++c)
+        for (int row = 0; row < 3; ++row) m[size_t(c * 4 + row)] = r[c * 3 + row] * s[size_t(c)];
+    m[12] = t[0], m[13] = t[1], m[14] = t[2], m[15] = 1;
+    return m;
+}
+
+M4 mul(const M4& a, const M4& b) {
+    M4 r{};
+    for (int c = 0; c < 4; ++c)
+        for (int row = 0; row < 4; ++row) {
+            double s = 0;
+            for (int k = 0; k < 4; ++k) s += a[size_t(k * 4 + row)] * b[size_t(c * 4 + k)];
+            r[size_t(c * 4 + row)] = s;
+        }
+    return r;
+}
+
+// Inverse of an affine matrix; the last row is written as exactly 0 0 0 1.
+M4 inverse_affine(const M4& m) {
+    const double a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
+    const double A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
+    double det = a * A + b * B + c * C;
+    if (std::abs(det) < 1e-30) det = 1e-30;
+    const double inv[9] = {A / det, -(b * i - c * h) / det, (b * f - c * e) / det, B / det, (a * i - c * g) / det, -(a * f - c * d) / det,
+                           C / det, -(a * h - b * g) / det, (a * e - b * d) / det};  // row-major
+    M4 r{};
+    for (int row = 0; row < 3; ++row)
+        for (int col = 0; col < 3; ++col) r[size_t(col * 4 + row)] = inv[row * 3 + col];
+    for (int row = 0; row < 3; ++row) r[size_t(12 + row)] = -(inv[row * 3] * m[12] + inv[row * 3 + 1] * m[13] + inv[row * 3 + 2] * m[14]);
+    r[3] = r[7] = r[11] = 0;
+    r[15] = 1;
+    return r;
+}
+
+// Appends accessors to one bufferView of new data, created by finish().
+class DataBuilder {
+public:
+    DataBuilder(json& doc, std::vector<uint8_t>& bin) : m_doc(doc), m_bin(bin) {
+        if (!m_doc.contains("accessors")) m_doc["accessors"] = json::array();
+        if (!m_doc.contains("bufferViews")) m_doc["bufferViews"] = json::array();
+        m_view = int(m_doc["bufferViews"].size());
+    }
+
+    int add(const std::vector<float>& values, const char* type, bool min_max = false) {
+        const size_t comps = std::strcmp(type, "SCALAR") == 0 ? 1 : std::strcmp(type, "VEC3") == 0 ? 3 : std::strcmp(type, "VEC4") == 0 ? 4 : 16;
+        json acc = {{"bufferView", m_view}, {"byteOffset", m_data.size()}, {"componentType", k_float}, {"count", values.size() / comps}, {"type", type}};
+        if (min_max && !values.empty()) {
+            std::vector<float> mn(values.begin(), values.begin() + long(comps)), mx = mn;
+            for (size_t i = 0; i < values.size(); ++i) {
+                mn[i % comps] = std::min(mn[i % comps], values[i]);
+                mx[i % comps] = std::max(mx[i % comps], values[i]);
+            }
+            acc["min"] = mn;
+            acc["max"] = mx;
+        }
+        const size_t at = m_data.size();
+        m_data.resize(at + values.size() * 4);
+        if (!values.empty()) std::memcpy(m_data.data() + at, values.data(), values.size() * 4);
+        m_doc["accessors"].push_back(acc);
+        return int(m_doc["accessors"].size()) - 1;
+    }
+
+    void finish() {
+        if (m_data.empty()) return;
+        while (m_bin.size() % 4) m_bin.push_back(0);
+        json view = {{"buffer", 0}, {"byteOffset", m_bin.size()}, {"byteLength", m_data.size()}, {"name", "drape animations"}};
+        m_bin.insert(m_bin.end(), m_data.begin(), m_data.end());
+        m_doc["bufferViews"].push_back(view);
+        if (!m_doc.contains("buffers") || !m_doc["buffers"].is_array() || m_doc["buffers"].empty()) m_doc["buffers"] = json::array({json::object()});
+        m_doc["buffers"][0]["byteLength"] = m_bin.size();
+    }
+
+private:
+    json& m_doc;
+    std::vector<uint8_t>& m_bin;
+    std::vector<uint8_t> m_data;
+    int m_view = 0;
+};
+
+// A time accessor written on first use (a clip whose channels are all constant needs only [0]).
+struct LazyTimes {
+    DataBuilder& data;
+    std::vector<float> values;
+    int index = -1;
+    int get() {
+        if (index < 0) index = data.add(values, "SCALAR", true);
+        return index;
+    }
+};
+
+struct Targets {
+    std::vector<int> bone_node;  // per skeleton bone, -1 = no node
+    int root_node = -1;          // root motion target
+};
+
+// True when every key equals the first (within float bits).
+bool constant(const std::vector<float>& v, size_t comps) {
+    for (size_t i = comps; i < v.size(); ++i)
+        if (v[i] != v[i % comps]) return false;
+    return true;
+}
+
+void add_channel(json& anim, DataBuilder& data, int node, const char* path, std::vector<float> values, size_t comps, LazyTimes& times,
+                 LazyTimes& time0, size_t& channels) {
+    int input;
+    if (constant(values, comps)) {
+        values.resize(comps);
+        input = time0.get();
+    } else {
+        input = times.get();
+    }
+    const int output = data.add(values, comps == 3 ? "VEC3" : "VEC4");
+    anim["samplers"].push_back({{"input", input}, {"output", output}, {"interpolation", "LINEAR"}});
+    anim["channels"].push_back({{"sampler", int(anim["samplers"].size()) - 1}, {"target", {{"node", node}, {"path", path}}}});
+    ++channels;
+}
+
+void push_quat(std::vector<float>& out, Q q) {
+    // Keep neighbouring keys in the same hemisphere so LINEAR slerp takes the short way.
+    if (out.size() >= 4) {
+        const size_t p = out.size() - 4;
+        if (out[p] * q[0] + out[p + 1] * q[1] + out[p + 2] * q[2] + out[p + 3] * q[3] < 0)
+            for (auto& v : q) v = -v;
+    }
+    for (double v : q) out.push_back(float(v));
+}
+
+void add_clips(json& doc, std::vector<uint8_t>& bin, const havok::Skeleton& skel, std::span<const anim::Clip> clips, const Targets& targets,
+               const AnimationGlbOptions& options, Mirror mirror, AnimationGlbReport& report) {
+    if (!doc.contains("animations")) doc["animations"] = json::array();
+    DataBuilder data(doc, bin);
+    for (const auto& clip : clips) {
+        for (const auto& n : clip.notes) report.warnings.push_back(clip.name + ": " + n);
+        json anim = {{"name", clip.name}, {"samplers", json::array()}, {"channels", json::array()}};
+        // Key times.
+        std::vector<float> times;
+        const bool resample = options.sample_rate > 0 && clip.duration > 0;
+        if (resample) {
+            const size_t n = size_t(std::min(std::floor(double(clip.duration) * options.sample_rate + 0.5), double(anim::k_max_frames))) + 1;
+            for (size_t i = 0; i < n; ++i) times.push_back(std::min(float(double(i) / options.sample_rate), clip.duration));
+            times.back() = clip.duration;
+            for (size_t i = 1; i < times.size(); ++i)
+                if (times[i] <= times[i - 1]) times[i] = std::nextafter(times[i - 1], 1e30f);
+        } else {
+            const float fd = clip.frame_duration > 0 ? clip.frame_duration : 1.0f / 30.0f;
+            for (int32_t f = 0; f < std::max(clip.num_frames, 1); ++f) times.push_back(float(f) * fd);
+        }
+        LazyTimes time_acc{data, times};
+        LazyTimes time0{data, {0.0f}};
+        const size_t nt = size_t(std::max(clip.num_tracks, 0));
+        std::vector<anim::Transform> pose(nt);
+        std::vector<std::vector<float>> T(nt), R(nt), S(nt);
+        const auto bones = anim::tracks_to_bones(clip, skel);
+        const bool additive = clip.blend_hint != anim::BlendHint::normal && options.bake_additive;
+        if (clip.blend_hint != anim::BlendHint::normal)
+            report.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
+                                      (additive ? " baked onto the reference pose" : " written as stored deltas"));
+        for (size_t k = 0; k < times.size(); ++k) {
+            if (resample)
+                anim::sample_time(clip, times[k], pose);
+            else
+                anim::sample_frame(clip, int32_t(k), pose);
+            for (size_t t = 0; t < nt; ++t) {
+                if (bones[t] < 0) continue;
+                anim::Transform x = pose[t];
+                if (additive && size_t(bones[t]) < skel.reference_pose.size())
+                    x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
+                const V3 p = conv_t(mirror, x.translation);
+                for (double v : p) T[t].push_back(float(v));
+                push_quat(R[t], conv_q(mirror, x.rotation));
+                for (float v : x.scale) S[t].push_back(v);
+            }
+        }
+        size_t unmatched = 0;
+        for (size_t t = 0; t < nt; ++t) {
+            const int node = bones[t] >= 0 ? targets.bone_node[size_t(bones[t])] : -1;
+            if (node < 0) {
+                ++unmatched;
+                continue;
+            }
+            add_channel(anim, data, node, "translation", std::move(T[t]), 3, time_acc, time0, report.channels);
+            add_channel(anim, data, node, "rotation", std::move(R[t]), 4, time_acc, time0, report.channels);
+            add_channel(anim, data, node, "scale", std::move(S[t]), 3, time_acc, time0, report.channels);
+        }
+        if (unmatched) report.warnings.push_back(clip.name + ": " + std::to_string(unmatched) + " tracks drive no bone of the target");
+        if (options.root_motion && clip.root_motion && !clip.root_motion->samples.empty() && targets.root_node >= 0) {
+            const auto& m = *clip.root_motion;
+            std::vector<float> rt, rp, rr;
+            const size_t n = m.samples.size();
+            const double step = n > 1 && m.duration > 0 ? double(m.duration) / double(n - 1) : 1.0 / 30.0;
+            V3 up{m.up[0], m.up[1], m.up[2]};
+            const double len = std::sqrt(up[0] * up[0] + up[1] * up[1] + up[2] * up[2]);
+            if (!(len > 1e-6) || !std::isfinite(len)) up = {0, 1, 0};
+            else for (auto& v : up) v /= len;
+            double prev_yaw = 0;
+            for (size_t i = 0; i < n; ++i) {
+                rt.push_back(float(double(i) * step));
+                const auto& s = m.samples[i];
+                const V3 p = conv_t(mirror, {s[0], s[1], s[2]});
+                for (double v : p) rp.push_back(float(v));
+                double yaw = s[3];
+                if (i > 0) {  // unwrap so slerp follows the stored turn
+                    while (yaw - prev_yaw > M_PI) yaw -= 2 * M_PI;
+                    while (prev_yaw - yaw > M_PI) yaw += 2 * M_PI;
+                }
+                prev_yaw = yaw;
+                const double h = std::sin(yaw / 2);
+                push_quat(rr, conv_q(mirror, {float(up[0] * h), float(up[1] * h), float(up[2] * h), float(std::cos(yaw / 2))}));
+            }
+            for (size_t i = 1; i < rt.size(); ++i)
+                if (rt[i] <= rt[i - 1]) rt[i] = std::nextafter(rt[i - 1], 1e30f);
+            LazyTimes racc{data, rt};
+            add_channel(anim, data, targets.root_node, "translation", std::move(rp), 3, racc, time0, report.channels);
+            add_channel(anim, data, targets.root_node, "rotation", std::move(rr), 4, racc, time0, report.channels);
+        }
+        if (anim["channels"].empty()) {
+            report.warnings.push_back(clip.name + ": no channel (no track matched a node); animation left out");
+            continue;
+        }
+        doc["animations"].push_back(std::move(anim));
+        ++report.animations;
+    }
+    data.finish();
+    if (doc["animations"].empty()) doc.erase("animations");
+}
+
+void put_u32(std::vector<uint8_t>& out, uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+
+// Local transforms of the skeleton's bones in glTF space, and their world matrices.
+std::vector<M4> world_matrices(const havok::Skeleton& s, Mirror mirror) {
+    const size_t n = s.bone_names.size();
+    std::vector<M4> world(n);
+    for (size_t i = 0; i < n; ++i) {  // parents come first in Havok skeletons; fall back on identity otherwise
+        const anim::Transform x = i < s.reference_pose.size() ? from_havok(s.reference_pose[i]) : anim::Transform{};
+        const M4 local = trs(conv_t(mirror, x.translation), conv_q(mirror, x.rotation), {x.scale[0], x.scale[1], x.scale[2]});
+        const int p = s.parents[i];
+        world[i] = p >= 0 && size_t(p) < i ? mul(world[size_t(p)], local) : local;
+    }
+    return world;
+}
+
+bool is_int(const json& j) { return j.is_number_integer() || j.is_number_unsigned(); }
+
+}  // namespace
+
+std::vector<uint8_t> write_glb(const std::string& json_text, std::span<const uint8_t> bin) {
+    std::string js = json_text;
+    while (js.size() % 4) js.push_back(' ');
+    std::vector<uint8_t> b(bin.begin(), bin.end());
+    while (b.size() % 4) b.push_back(0);
+    const size_t total = 12 + 8 + js.size() + (b.empty() ? 0 : 8 + b.size());
+    std::vector<uint8_t> out;
+    out.reserve(total);
+    put_u32(out, k_glb_magic);
+    put_u32(out, 2);
+    put_u32(out, uint32_t(total));
+    put_u32(out, uint32_t(js.size()));
+    put_u32(out, k_chunk_json);
+    out.insert(out.end(), js.begin(), js.end());
+    if (!b.empty()) {
+        put_u32(out, uint32_t(b.size()));
+        put_u32(out, k_chunk_bin);
+        out.insert(out.end(), b.begin(), b.end());
+    }
+    return out;
+}
+
+Result<Glb> read_glb(Bytes data) {
+    ByteReader r(data);
+    if (!r.expect<uint32_t>(k_glb_magic, "glb.magic") || !r.expect<uint32_t>(2, "glb.version")) return r.error();
+    const uint32_t length = r.u32("glb.length");
+    if (r.failed()) return r.error();
+    if (length > data.size()) return make_error_at(8, "glb.length", "declares " + std::to_string(length) + " B, the file has " + std::to_string(data.size()));
+    ByteReader body = r.slice(12, length - std::min<uint32_t>(length, 12), "glb.chunks");
+    if (r.failed() || length < 12) return length < 12 ? make_error_at(8, "glb.length", "shorter than the header") : r.error();
+    Glb g;
+    bool have_json = false;
+    while (body.remaining() > 0) {
+        const uint32_t size = body.u32("glb.chunk.length");
+        const uint32_t type = body.u32("glb.chunk.type");
+        Bytes chunk = body.take(size, "glb.chunk.data");
+        if (body.failed()) return body.error();
+        if (type == k_chunk_json && !have_json) {
+            g.json.assign(reinterpret_cast<const char*>(chunk.data()), chunk.size());
+            have_json = true;
+        } else if (type == k_chunk_bin && have_json && g.bin.empty()) {
+            g.bin.assign(chunk.begin(), chunk.end());
+        }
+        if (!body.align(4, "glb.chunk.padding")) return body.error();
+    }
+    if (!have_json) return make_error_at(12, "glb.chunk.type", "no JSON chunk first");
+    return g;
+}
+
+Result<std::vector<uint8_t>> animation_glb(const havok::Skeleton& skel, std::span<const anim::Clip> clips, const AnimationGlbOptions& options,
+                                           AnimationGlbReport* report_out) {
+    AnimationGlbReport report;
+    const Mirror mirror = options.mirror == Mirror::z ? Mirror::z : Mirror::x;
+    report.mirror = mirror;
+    const size_t n = skel.bone_names.size();
+    if (skel.parents.size() != n) return make_error("skeleton has " + std::to_string(skel.parents.size()) + " parents for " + std::to_string(n) + " bones", "skeleton");
+    json doc = {{"asset", {{"version", "2.0"}, {"generator", "drape 0.1.0 (animation)"}}}};
+    doc["extras"] = {{"coordinates", std::string("game (x, y, z) -> glTF ") + (mirror == Mirror::x ? "(-x, y, z)" : "(x, y, -z)") + "; metres"}};
+    json nodes = json::array();
+    json root = {{"name", options.root_name.empty() ? skel.name + "_root" : options.root_name}, {"children", json::array()}};
+    nodes.push_back(root);
+    Targets targets;
+    targets.root_node = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const anim::Transform x = i < skel.reference_pose.size() ? from_havok(skel.reference_pose[i]) : anim::Transform{};
+        const V3 t = conv_t(mirror, x.translation);
+        const Q q = conv_q(mirror, x.rotation);
+        json node = {{"name", skel.bone_names[i]}, {"translation", t}, {"rotation", q}};
+        if (x.scale != anim::Vec3{1, 1, 1}) node["scale"] = x.scale;
+        nodes.push_back(node);
+        targets.bone_node.push_back(int(i + 1));
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const int p = skel.parents[i];
+        const size_t parent_node = p >= 0 && size_t(p) < i ? size_t(p) + 1 : 0;
+        if (!nodes[parent_node].contains("children")) nodes[parent_node]["children"] = json::array();
+        nodes[parent_node]["children"].push_back(int(i + 1));
+    }
+    if (nodes[0]["children"].empty()) nodes[0].erase("children");
+    doc["nodes"] = nodes;
+    doc["scene"] = 0;
+    doc["scenes"] = json::array({{{"name", root["name"]}, {"nodes", json::array({0})}}});
+    std::vector<uint8_t> bin;
+    if (n > 0) {
+        // A skin over the bones so that importers (Blender) build an armature.
+        std::vector<float> ibm;
+        for (const auto& w : world_matrices(skel, mirror)) {
+            const M4 inv = inverse_affine(w);
+            for (double v : inv) ibm.push_back(float(v));
+        }
+        DataBuilder data(doc, bin);
+        const int acc = data.add(ibm, "MAT4");
+        data.finish();
+        json joints = json::array();
+        for (size_t i = 0; i < n; ++i) joints.push_back(int(i + 1));
+        doc["skins"] = json::array({{{"name", skel.name}, {"joints", joints}, {"inverseBindMatrices", acc}, {"skeleton", 0}}});
+    }
+    add_clips(doc, bin, skel, clips, targets, options, mirror, report);
+    if (report_out) *report_out = std::move(report);
+    return write_glb(doc.dump(-1, ' ', false, json::error_handler_t::replace), bin);
+}
+
+Result<std::vector<uint8_t>> add_animations_to_glb(Bytes model_glb, const havok::Skeleton& skel, std::span<const anim::Clip> clips,
+                                                   const AnimationGlbOptions& options, AnimationGlbReport* report_out) {
+    AnimationGlbReport report;
+    if (skel.parents.size() != skel.bone_names.size())
+        return make_error("skeleton has " + std::to_string(skel.parents.size()) + " parents for " + std::to_string(skel.bone_names.size()) + " bones",
+                          "skeleton");
+    auto glb = read_glb(model_glb);
+    if (!glb) return glb.error();
+    json doc = json::parse(glb->json, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) return make_error_at(20, "glb.json", "the JSON chunk is not a JSON object");
+    if (!doc.contains("nodes") || !doc["nodes"].is_array() || doc["nodes"].empty()) return make_error("the model has no nodes", "glb.json.nodes");
+    if (doc.contains("buffers")) {
+        if (!doc["buffers"].is_array()) return make_error("not an array", "glb.json.buffers");
+        if (!doc["buffers"].empty() && (!doc["buffers"][0].is_object() || doc["buffers"][0].contains("uri")))
+            return make_error("buffer 0 is not the GLB's own BIN chunk; only self-contained .glb files can be extended", "glb.json.buffers");
+    }
+    for (const char* key : {"accessors", "bufferViews", "animations", "scenes"})
+        if (doc.contains(key) && !doc[key].is_array()) return make_error("not an array", std::string("glb.json.") + key);
+    json& nodes = doc["nodes"];
+    const size_t nn = nodes.size();
+    std::vector<int> parent(nn, -1);
+    std::unordered_map<std::string, int> by_name;
+    for (size_t i = 0; i < nn; ++i) {
+        if (!nodes[i].is_object()) return make_error("node " + std::to_string(i) + " is not an object", "glb.json.nodes");
+        if (nodes[i].contains("name") && nodes[i]["name"].is_string()) by_name.emplace(nodes[i]["name"].get<std::string>(), int(i));
+        if (nodes[i].contains("children")) {
+            if (!nodes[i]["children"].is_array()) return make_error("node " + std::to_string(i) + " children is not an array", "glb.json.nodes");
+            for (const auto& c : nodes[i]["children"]) {
+                if (!is_int(c) || c.get<int64_t>() < 0 || c.get<int64_t>() >= int64_t(nn))
+                    return make_error("node " + std::to_string(i) + " has a child out of range", "glb.json.nodes");
+                parent[size_t(c.get<int64_t>())] = int(i);
+            }
+        }
+    }
+    Targets targets;
+    const size_t nb = skel.bone_names.size();
+    targets.bone_node.assign(nb, -1);
+    size_t missing = 0;
+    for (size_t i = 0; i < nb; ++i) {
+        auto it = by_name.find(skel.bone_names[i]);
+        if (it == by_name.end()) {
+            ++missing;
+            continue;
+        }
+        targets.bone_node[i] = it->second;
+    }
+    if (missing) report.warnings.push_back(std::to_string(missing) + " of " + std::to_string(nb) + " skeleton bones have no node of that name in the model");
+    // Mirror: compare the model's bone translations with the reference pose.
+    Mirror mirror = options.mirror;
+    if (mirror == Mirror::detect) {
+        // 1. What the model says of itself: drape writers state "game (x, y, z) -> glTF (...)" in an
+        //    `extras.coordinates` of the document or of a node.
+        auto stated = [](const json& o) -> int {
+            if (!o.is_object() || !o.contains("extras") || !o["extras"].is_object() || !o["extras"].contains("coordinates") ||
+                !o["extras"]["coordinates"].is_string())
+                return 0;
+            const std::string c = o["extras"]["coordinates"].get<std::string>();
+            if (c.find("(-x, y, z)") != std::string::npos) return 1;
+            if (c.find("(x, y, -z)") != std::string::npos) return 2;
+            return 0;
+        };
+        int says = stated(doc);
+        for (size_t i = 0; i < nn && !says; ++i) says = stated(nodes[i]);
+        // 2. Otherwise a vote of the matched bones: which mirror of the reference translation is nearer.
+        int vote = 0;
+        for (size_t i = 0; i < nb && !says; ++i) {
+            const int node = targets.bone_node[i];
+            if (node < 0 || i >= skel.reference_pose.size() || !nodes[size_t(node)].contains("translation")) continue;
+            const json& t = nodes[size_t(node)]["translation"];
+            if (!t.is_array() || t.size() != 3 || !t[0].is_number() || !t[1].is_number() || !t[2].is_number()) continue;
+            const auto& r = skel.reference_pose[i].translation;
+            if (std::abs(r[0]) < 1e-4 && std::abs(r[2]) < 1e-4) continue;  // says nothing
+            const double tx = t[0].get<double>(), tz = t[2].get<double>();
+            const double ex = std::abs(tx + r[0]) + std::abs(tz - r[2]);
+            const double ez = std::abs(tx - r[0]) + std::abs(tz + r[2]);
+            vote += ez < ex ? 1 : ex < ez ? -1 : 0;
+        }
+        mirror = says == 2 || (!says && vote > 0) ? Mirror::z : Mirror::x;
+    }
+    report.mirror = mirror;
+    // Root motion: the parent of the root bone's node, or a new node above it.
+    if (options.root_motion) {
+        int root_bone_node = -1;
+        for (size_t i = 0; i < nb && root_bone_node < 0; ++i)
+            if (skel.parents[i] < 0 && targets.bone_node[i] >= 0) root_bone_node = targets.bone_node[i];
+        if (root_bone_node >= 0) {
+            if (parent[size_t(root_bone_node)] >= 0) {
+                targets.root_node = parent[size_t(root_bone_node)];
+            } else {
+                const int added = int(nodes.size());
+                nodes.push_back({{"name", options.root_name.empty() ? skel.name + "_root" : options.root_name}, {"children", json::array({root_bone_node})}});
+                if (doc.contains("scenes"))
+                    for (auto& s : doc["scenes"])
+                        if (s.is_object() && s.contains("nodes") && s["nodes"].is_array())
+                            for (auto& x : s["nodes"])
+                                if (is_int(x) && x.get<int64_t>() == root_bone_node) x = added;
+                targets.root_node = added;
+            }
+        }
+    }
+    std::vector<uint8_t> bin = std::move(glb->bin);
+    if (doc.contains("buffers") && doc["buffers"].is_array() && !doc["buffers"].empty() && doc["buffers"][0].contains("byteLength") &&
+        is_int(doc["buffers"][0]["byteLength"]) && doc["buffers"][0]["byteLength"].get<uint64_t>() <= bin.size())
+        bin.resize(doc["buffers"][0]["byteLength"].get<uint64_t>());  // drop the chunk's own padding
+    add_clips(doc, bin, skel, clips, targets, options, mirror, report);
+    if (report_out) *report_out = std::move(report);
+    return write_glb(doc.dump(-1, ' ', false, json::error_handler_t::replace), bin);
+}
+
+}  // namespace drape::exporters

@@ -1,0 +1,74 @@
+// drape: Havok clips to glTF 2.0 binary (.glb), on their own skeleton or added to an existing
+// model's .glb (docs/animation.md).
+//
+// Each clip becomes one glTF animation named after the clip (`a000_003000`), with translation,
+// rotation and scale channels on the nodes named like the bones its binding drives, keyed at the
+// clip's own stored frames (exact values; 30 Hz in the games) or resampled at a chosen rate.
+// Root motion becomes translation and rotation channels on the node above the skeleton's root
+// bone. The game's space (left-handed, Y up, metres) is mirrored into glTF's: by default
+// X is negated (position (-x, y, z), quaternion (x, -y, -z, w)).
+//
+// No tinygltf here: the JSON is built with nlohmann::json and the GLB container is written and
+// read by this module. Thread-safe (no globals); one call per character.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "drape/anim/animation.h"
+#include "drape/havok/animation.h"
+#include "drape/io/error.h"
+#include "drape/io/reader.h"
+
+namespace drape::exporters {
+
+// Which game axis the conversion to glTF negates.
+enum class Mirror : uint8_t {
+    x,       // glTF (-x, y, z), quaternion (x, -y, -z, w): the project's convention
+    z,       // glTF (x, y, -z), quaternion (-x, -y, z, w)
+    detect,  // --model only: whichever matches the model's bone nodes (X when undecided)
+};
+const char* mirror_name(Mirror m);
+
+struct AnimationGlbOptions {
+    // Standalone output: name of the node above the skeleton (carries root motion). Empty:
+    // the skeleton's name + "_root".
+    std::string root_name;
+    bool root_motion = true;
+    // 0: key every stored frame (exact; the clip's frame rate). Otherwise resample at this rate (Hz).
+    float sample_rate = 0;
+    // Additive clips (blend hint 1, 2): bake them onto the skeleton's reference pose so the
+    // output is absolute (glTF has no additive animation). When false they are written as stored.
+    bool bake_additive = true;
+    Mirror mirror = Mirror::x;
+};
+
+struct AnimationGlbReport {
+    Mirror mirror = Mirror::x;          // the convention used
+    size_t animations = 0, channels = 0;
+    std::vector<std::string> warnings;  // bones not found, tracks without a bone, notes of clips
+};
+
+// A GLB split into its chunks.
+struct Glb {
+    std::string json;
+    std::vector<uint8_t> bin;  // empty when the file has no BIN chunk
+};
+// Reads the 12-byte header and the JSON and BIN chunks (checked; other chunks are skipped).
+Result<Glb> read_glb(Bytes data);
+// Writes a GLB: JSON padded with spaces, BIN with zeros, both to 4 bytes.
+std::vector<uint8_t> write_glb(const std::string& json, std::span<const uint8_t> bin);
+
+// The skeleton as a node hierarchy (one node per bone, named exactly as in the game, local TRS
+// from the reference pose, a skin over them) plus the clips.
+Result<std::vector<uint8_t>> animation_glb(const havok::Skeleton& skeleton, std::span<const anim::Clip> clips,
+                                           const AnimationGlbOptions& options = {}, AnimationGlbReport* report = nullptr);
+
+// Adds the clips to an existing .glb (bytes), matching bones to nodes by name. Root motion goes
+// to the parent node of the skeleton's root bone (a node is inserted when it has none).
+Result<std::vector<uint8_t>> add_animations_to_glb(Bytes model_glb, const havok::Skeleton& skeleton, std::span<const anim::Clip> clips,
+                                                   const AnimationGlbOptions& options = {}, AnimationGlbReport* report = nullptr);
+
+}  // namespace drape::exporters

@@ -1,0 +1,82 @@
+// drape: clips and skeletons of an animation binder or a loose Havok file.
+#include "drape/anim/anibnd.h"
+
+#include "drape/bnd/bnd4.h"
+#include "drape/havok/hkx.h"
+
+namespace drape::anim {
+
+std::string clip_name_from_path(std::string_view path) {
+    const size_t slash = path.find_last_of("/\\");
+    std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    // Strip every extension (a.hkx, a.anibnd.dcx).
+    const size_t dot = base.find('.');
+    if (dot != std::string_view::npos && dot > 0) base = base.substr(0, dot);
+    return std::string(base);
+}
+
+namespace {
+
+struct Member {
+    std::string name;
+    std::vector<uint8_t> owned;
+    Bytes bytes;
+};
+
+bool is_havok(Bytes b) { return havok::is_packfile(b) || havok::is_tagfile(b) || havok::is_compendium(b); }
+
+void read_member(const Member& m, const havok::CompendiumSet& set, ClipSet& out) {
+    auto fail = [&](Error e) { out.failures.push_back({m.name, std::move(e.within(m.name))}); };
+    auto file = havok::read_hkx(m.bytes, set.lookup());
+    if (!file) return fail(std::move(file.error()));
+    auto container = havok::read_animation_container(*file);
+    if (!container) return fail(std::move(container.error()));
+    for (auto& s : container->skeletons) out.skeletons.push_back(std::move(s));
+    auto clips = decode_clips(*container);
+    if (!clips) return fail(std::move(clips.error()));
+    const std::string base = clip_name_from_path(m.name);
+    for (size_t i = 0; i < clips->size(); ++i) {
+        Clip& c = (*clips)[i];
+        c.name = clips->size() == 1 ? base : base + "_" + std::to_string(i);
+        out.clips.push_back(std::move(c));
+    }
+}
+
+}  // namespace
+
+Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::DecodeOptions& dcx_options) {
+    std::vector<uint8_t> plain;
+    if (dcx::is_dcx(data)) {
+        auto d = dcx::decompress(data, dcx_options);
+        if (!d) return std::move(d.error().within(std::string(name)));
+        plain = std::move(*d);
+        data = plain;
+    }
+    std::vector<Member> members;
+    if (bnd::is_bnd4(data)) {
+        auto b = bnd::read_bnd4(data);
+        if (!b) return std::move(b.error().within(std::string(name)));
+        for (const auto& e : b->entries) {
+            auto bytes = bnd::entry_bytes(*b, e);
+            if (!bytes) return std::move(bytes.error().within(std::string(name)));
+            if (!is_havok(*bytes)) continue;
+            Member m{e.name, std::move(*bytes), {}};
+            members.push_back(std::move(m));
+        }
+        for (auto& m : members) m.bytes = m.owned;
+    } else if (is_havok(data)) {
+        members.push_back({std::string(name), {}, data});
+    } else {
+        return make_error("neither a BND4 binder nor a Havok file (packfile, TAG0)", std::string(name));
+    }
+    ClipSet out;
+    havok::CompendiumSet set;
+    for (const auto& m : members)
+        if (havok::is_compendium(m.bytes))
+            if (auto r = set.add(m.bytes); !r) out.failures.push_back({m.name, std::move(r.error().within(m.name))});
+    for (const auto& m : members)
+        if (!havok::is_compendium(m.bytes)) read_member(m, set, out);
+    return out;
+}
+
+}  // namespace drape::anim

@@ -1,0 +1,337 @@
+// drape: hkaSplineCompressedAnimation decoding (FORMATS.md §6.2): blocks, masks, the scalar
+// and quaternion quantisations, and B-spline evaluation (NURBS Book A2.1/A2.2).
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "drape/anim/animation.h"
+#include "drape/io/reader.h"
+
+namespace drape::anim {
+
+const char* rotation_quantization_name(RotationQuantization q) {
+    switch (q) {
+        case RotationQuantization::polar32: return "POLAR32";
+        case RotationQuantization::threecomp40: return "THREECOMP40";
+        case RotationQuantization::threecomp48: return "THREECOMP48";
+        case RotationQuantization::threecomp24: return "THREECOMP24";
+        case RotationQuantization::straight16: return "STRAIGHT16";
+        case RotationQuantization::uncompressed: return "UNCOMPRESSED";
+    }
+    return "unknown";
+}
+
+namespace {
+
+constexpr size_t rotation_size(RotationQuantization q) {
+    switch (q) {
+        case RotationQuantization::polar32: return 4;
+        case RotationQuantization::threecomp40: return 5;
+        case RotationQuantization::threecomp48: return 6;
+        case RotationQuantization::threecomp24: return 3;
+        case RotationQuantization::straight16: return 2;
+        case RotationQuantization::uncompressed: return 16;
+    }
+    return 0;
+}
+
+constexpr size_t rotation_align(RotationQuantization q) {
+    switch (q) {
+        case RotationQuantization::polar32: return 4;
+        case RotationQuantization::threecomp40: return 1;
+        case RotationQuantization::threecomp48: return 2;
+        case RotationQuantization::threecomp24: return 1;
+        case RotationQuantization::straight16: return 2;
+        case RotationQuantization::uncompressed: return 4;
+    }
+    return 1;
+}
+
+// Puts the three stored components around the omitted one and rebuilds it from the unit length.
+Quat rebuild(const float c[3], unsigned omitted, bool negative) {
+    Quat q{};
+    float sum = 0;
+    for (unsigned i = 0, k = 0; i < 4; ++i) {
+        if (i == omitted) continue;
+        q[i] = c[k++];
+        sum += q[i] * q[i];
+    }
+    float w = std::sqrt(std::max(0.0f, 1.0f - sum));
+    q[omitted] = negative ? -w : w;
+    return q;
+}
+
+}  // namespace
+
+Quat decode_polar32(uint32_t c) {
+    constexpr float k_pi = 3.14159265358979323846f;
+    float r = float((c >> 18) & 0x3FF) / 1023.0f;
+    r = 1.0f - r * r;
+    const uint32_t pt = c & 0x3FFFF;
+    float phi = std::floor(std::sqrt(float(pt)));
+    float theta = 0;
+    if (phi > 0) {
+        theta = (k_pi / 4.0f) * (float(pt) - phi * phi) / phi;
+        phi = (k_pi / 2.0f) / 511.0f * phi;
+    }
+    const float m = std::sqrt(std::max(0.0f, 1.0f - r * r));
+    Quat q{std::sin(phi) * std::cos(theta) * m, std::sin(phi) * std::sin(theta) * m, std::cos(phi) * m, r};
+    for (int i = 0; i < 4; ++i)
+        if (c & (1u << (28 + i))) q[i] = -q[i];
+    return q;
+}
+
+Quat decode_threecomp40(const uint8_t b[5]) {
+    uint64_t v = 0;
+    for (int i = 0; i < 5; ++i) v |= uint64_t(b[i]) << (8 * i);
+    constexpr float k_scale = 0.000345436f;  // 1 / (2047 * sqrt 2)
+    const float c[3] = {(float(v & 0xFFF) - 2047.0f) * k_scale, (float((v >> 12) & 0xFFF) - 2047.0f) * k_scale,
+                        (float((v >> 24) & 0xFFF) - 2047.0f) * k_scale};
+    return rebuild(c, unsigned((v >> 36) & 3), ((v >> 38) & 1) != 0);
+}
+
+Quat decode_threecomp48(const uint8_t b[6]) {
+    int16_t x, y, z;
+    std::memcpy(&x, b, 2);
+    std::memcpy(&y, b + 2, 2);
+    std::memcpy(&z, b + 4, 2);
+    const uint16_t ux = uint16_t(x), uy = uint16_t(y), uz = uint16_t(z);
+    const unsigned omitted = ((uy >> 14) & 2) | ((ux >> 15) & 1);
+    const bool negative = (uz >> 15) & 1;
+    constexpr float k_scale = 0.000043161f;  // 1 / (16383 * sqrt 2)
+    const float c[3] = {(float(ux & 0x7FFF) - 16383.0f) * k_scale, (float(uy & 0x7FFF) - 16383.0f) * k_scale,
+                        (float(uz & 0x7FFF) - 16383.0f) * k_scale};
+    return rebuild(c, omitted, negative);
+}
+
+namespace {
+
+// u16 n, u8 degree, then n + degree + 2 knot bytes. n + 1 control points.
+bool read_spline_header(ByteReader& r, uint8_t& degree, std::vector<float>& knots, uint32_t& points, const char* field) {
+    const size_t at = r.pos();
+    const uint16_t n = r.u16(field);
+    degree = r.u8(field);
+    if (r.failed()) return false;
+    if (degree > n) return r.fail_at(at, field, "degree " + std::to_string(degree) + " needs more than " + std::to_string(n + 1) + " control points");
+    const size_t count = size_t(n) + degree + 2;
+    if (!r.check_count(count, 1, field)) return false;
+    knots.resize(count);
+    uint8_t prev = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const uint8_t k = r.u8(field);
+        if (k < prev) return r.fail_at(r.pos() - 1, field, "knots decrease (" + std::to_string(prev) + " then " + std::to_string(k) + ")");
+        prev = k;
+        knots[i] = float(k);
+    }
+    points = uint32_t(n) + 1;
+    return true;
+}
+
+// A position or scale part. `identity` is 0 (position) or 1 (scale).
+bool read_vector(ByteReader& r, uint8_t type, uint8_t quant, float identity, VectorCurve& c, const char* field) {
+    c.static_mask = type & 0x7;
+    c.spline_mask = uint8_t((type >> 4) & 0x7) & uint8_t(~c.static_mask);  // static wins
+    c.constant = {identity, identity, identity};
+    if (c.spline_mask) {
+        if (quant > 1) return r.fail(field, "scalar quantization " + std::to_string(quant) + " is not 0 (8-bit) or 1 (16-bit)");
+        uint32_t n = 0;
+        if (!read_spline_header(r, c.degree, c.knots, n, field) || !r.align(4, field)) return false;
+        float mins[3] = {0, 0, 0}, spans[3] = {0, 0, 0};
+        for (int k = 0; k < 3; ++k) {
+            if (c.static_mask & (1 << k)) {
+                c.constant[k] = r.f32(field);
+            } else if (c.spline_mask & (1 << k)) {
+                mins[k] = r.f32(field);
+                spans[k] = r.f32(field) - mins[k];
+            }
+        }
+        if (r.failed()) return false;
+        const unsigned comps = unsigned(std::popcount(unsigned(c.spline_mask)));
+        const size_t bytes = quant ? 2 : 1;
+        c.quantization_bits = uint8_t(bytes * 8);
+        if (!r.check_count(uint64_t(n) * comps, bytes, field)) return false;
+        c.points.assign(n, c.constant);
+        const float inv = bytes == 2 ? 1.0f / 65535.0f : 1.0f / 255.0f;
+        for (uint32_t i = 0; i < n; ++i)
+            for (int k = 0; k < 3; ++k)
+                if (c.spline_mask & (1 << k)) {
+                    const float q = bytes == 2 ? float(r.u16(field)) : float(r.u8(field));
+                    c.points[i][k] = mins[k] + spans[k] * (q * inv);
+                }
+    } else {
+        for (int k = 0; k < 3; ++k)
+            if (c.static_mask & (1 << k)) c.constant[k] = r.f32(field);
+    }
+    return r.align(4, field);
+}
+
+bool read_quaternion(ByteReader& r, RotationQuantization q, Quat& out, const char* field) {
+    uint8_t b[16];
+    if (!r.read_bytes(b, rotation_size(q), field)) return false;
+    switch (q) {
+        case RotationQuantization::polar32: {
+            uint32_t c;
+            std::memcpy(&c, b, 4);
+            out = decode_polar32(c);
+            return true;
+        }
+        case RotationQuantization::threecomp40: out = decode_threecomp40(b); return true;
+        case RotationQuantization::threecomp48: out = decode_threecomp48(b); return true;
+        case RotationQuantization::uncompressed: std::memcpy(out.data(), b, 16); return true;
+        default: return false;
+    }
+}
+
+bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, RotationCurve& c, const char* field) {
+    c.quantization = q;
+    c.is_spline = (type & 0xF0) != 0;
+    c.is_static = !c.is_spline && (type & 0x0F) != 0;
+    if (!c.is_spline && !c.is_static) return true;
+    const size_t at = r.pos();
+    if (q == RotationQuantization::threecomp24 || q == RotationQuantization::straight16)
+        return r.fail_at(at, field,
+                         std::string("rotation quantization ") + rotation_quantization_name(q) +
+                             " is not decoded: no public source describes it (FORMATS.md §6.2)");
+    if (c.is_spline) {
+        uint32_t n = 0;
+        if (!read_spline_header(r, c.degree, c.knots, n, field) || !r.align(rotation_align(q), field)) return false;
+        if (!r.check_count(n, rotation_size(q), field)) return false;
+        c.points.resize(n);
+        for (uint32_t i = 0; i < n; ++i)
+            if (!read_quaternion(r, q, c.points[i], field)) return false;
+    } else {
+        if (!r.align(rotation_align(q), field) || !read_quaternion(r, q, c.constant, field)) return false;
+    }
+    return r.align(4, field);
+}
+
+// Knot span of A2.1: the largest i in [degree, n] with knots[i] <= u (n + 1 control points).
+size_t find_span(const std::vector<float>& knots, size_t points, unsigned degree, float u) {
+    const auto begin = knots.begin() + degree + 1, end = knots.begin() + points;
+    if (begin >= end) return degree;
+    return size_t(std::upper_bound(begin, end, u) - knots.begin()) - 1;
+}
+
+// Basis functions of A2.2: N[0..degree] for span `span`.
+void basis(const std::vector<float>& U, size_t span, unsigned p, float u, float* N) {
+    float left[256], right[256];
+    N[0] = 1.0f;
+    for (unsigned j = 1; j <= p; ++j) {
+        left[j] = u - U[span + 1 - j];
+        right[j] = U[span + j] - u;
+        float saved = 0.0f;
+        for (unsigned r = 0; r < j; ++r) {
+            const float den = right[r + 1] + left[j - r];
+            const float temp = den != 0.0f ? N[r] / den : 0.0f;
+            N[r] = saved + right[r + 1] * temp;
+            saved = left[j - r] * temp;
+        }
+        N[j] = saved;
+    }
+}
+
+template <size_t D>
+std::array<float, D> eval_points(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, float u) {
+    std::array<float, D> out{};
+    if (points.empty()) return out;
+    const size_t n = points.size();
+    // Clamp to the curve's domain [knots[degree], knots[n]].
+    u = std::clamp(u, knots[degree], knots[n]);
+    const size_t span = find_span(knots, n, degree, u);
+    float N[256];
+    basis(knots, span, degree, u, N);
+    for (unsigned i = 0; i <= degree; ++i) {
+        const auto& P = points[span - degree + i];
+        for (size_t k = 0; k < D; ++k) out[k] += N[i] * P[k];
+    }
+    return out;
+}
+
+}  // namespace
+
+Vec3 evaluate(const VectorCurve& c, float u) {
+    Vec3 out = c.constant;
+    if (!c.spline_mask || c.points.empty()) return out;
+    const Vec3 v = eval_points<3>(c.knots, c.points, c.degree, u);
+    for (int k = 0; k < 3; ++k)
+        if (c.spline_mask & (1 << k)) out[k] = v[k];
+    return out;
+}
+
+Quat evaluate(const RotationCurve& c, float u) {
+    if (!c.is_spline || c.points.empty()) return normalize(c.constant);
+    return normalize(eval_points<4>(c.knots, c.points, c.degree, u));
+}
+
+Result<SplineClip> decode_spline(const havok::SplineData& d, int32_t num_tracks, int32_t num_float_tracks) {
+    SplineClip clip;
+    clip.num_frames = d.num_frames;
+    clip.max_frames_per_block = d.max_frames_per_block;
+    clip.block_duration = d.block_duration;
+    clip.block_inverse_duration = d.block_inverse_duration;
+    clip.frame_duration = d.frame_duration;
+    if (num_tracks < 0 || uint32_t(num_tracks) > k_max_tracks)
+        return make_error(std::to_string(num_tracks) + " transform tracks, outside 0.." + std::to_string(k_max_tracks), "hkaAnimation.numberOfTransformTracks");
+    if (num_float_tracks < 0 || uint32_t(num_float_tracks) > k_max_tracks)
+        return make_error(std::to_string(num_float_tracks) + " float tracks, outside 0.." + std::to_string(k_max_tracks), "hkaAnimation.numberOfFloatTracks");
+    if (d.num_frames < 1 || uint32_t(d.num_frames) > k_max_frames)
+        return make_error(std::to_string(d.num_frames) + " frames, outside 1.." + std::to_string(k_max_frames), "hkaSplineCompressedAnimation.numFrames");
+    // Knots are bytes in block-local frames, so a block cannot address more than 256 frames; this
+    // also ties the frame count to the number of block offsets stored in the file.
+    if (d.max_frames_per_block < 2 || d.max_frames_per_block > 256)
+        return make_error(std::to_string(d.max_frames_per_block) + " frames per block, outside 2..256",
+                          "hkaSplineCompressedAnimation.maxFramesPerBlock");
+    const int64_t blocks_needed = (int64_t(d.num_frames) - 2) / (d.max_frames_per_block - 1) + 1;
+    if (d.num_blocks < 1 || d.num_blocks != std::max<int64_t>(1, blocks_needed) || d.block_offsets.size() != size_t(d.num_blocks))
+        return make_error(std::to_string(d.num_blocks) + " blocks with " + std::to_string(d.block_offsets.size()) + " offsets for " +
+                              std::to_string(d.num_frames) + " frames of at most " + std::to_string(d.max_frames_per_block) + " per block",
+                          "hkaSplineCompressedAnimation.numBlocks");
+    if (!(d.frame_duration > 0) || !std::isfinite(d.frame_duration) || !std::isfinite(d.block_duration) ||
+        !std::isfinite(d.block_inverse_duration))
+        return make_error("frame duration " + std::to_string(d.frame_duration) + " (block " + std::to_string(d.block_duration) + ", inverse " +
+                              std::to_string(d.block_inverse_duration) + ") is not a positive finite number",
+                          "hkaSplineCompressedAnimation.frameDuration");
+    if (d.endian != 0) return make_error("big-endian spline data (endian " + std::to_string(d.endian) + ") is not supported", "hkaSplineCompressedAnimation.endian");
+    const int64_t mask_size = int64_t(num_tracks) * 4 + num_float_tracks;
+    if (d.mask_and_quantization_size != mask_size)
+        return make_error("mask size " + std::to_string(d.mask_and_quantization_size) + ", expected 4 x " + std::to_string(num_tracks) +
+                              " + " + std::to_string(num_float_tracks),
+                          "hkaSplineCompressedAnimation.maskAndQuantizationSize");
+
+    ByteReader all(Bytes(d.data.data(), d.data.size()));
+    clip.blocks.resize(size_t(d.num_blocks));
+    for (size_t b = 0; b < clip.blocks.size(); ++b) {
+        const uint64_t begin = d.block_offsets[b];
+        const uint64_t end = b + 1 < clip.blocks.size() ? d.block_offsets[b + 1] : d.data.size();
+        if (end < begin || end > d.data.size())
+            return make_error_at(begin, "hkaSplineCompressedAnimation.blockOffsets",
+                                 "block " + std::to_string(b) + " spans " + std::to_string(begin) + ".." + std::to_string(end) + " of " +
+                                     std::to_string(d.data.size()) + " bytes");
+        ByteReader r = all.slice(begin, end - begin, "spline.block");
+        if (!r.check_count(uint64_t(mask_size), 1, "spline.block.masks")) return r.error();
+        std::vector<uint8_t> masks(size_t(num_tracks) * 4);
+        if (!r.read_bytes(masks.data(), masks.size(), "spline.block.masks") || !r.skip(size_t(num_float_tracks), "spline.block.float_masks") ||
+            !r.align(4, "spline.block.masks"))
+            return r.error();
+        auto& tracks = clip.blocks[b].tracks;
+        tracks.resize(size_t(num_tracks));
+        for (size_t t = 0; t < tracks.size(); ++t) {
+            const uint8_t quant = masks[t * 4], pos = masks[t * 4 + 1], rot = masks[t * 4 + 2], scl = masks[t * 4 + 3];
+            const auto rq = RotationQuantization((quant >> 2) & 0xF);
+            if (uint8_t(rq) > 5)
+                return make_error_at(r.abs_pos(), "spline.track.quantization",
+                                     "track " + std::to_string(t) + " has rotation quantization " + std::to_string(unsigned(rq)) + ", not 0..5");
+            if (!read_vector(r, pos, quant & 3, 0.0f, tracks[t].translation, "spline.track.translation") ||
+                !read_rotation(r, rot, rq, tracks[t].rotation, "spline.track.rotation") ||
+                !read_vector(r, scl, (quant >> 6) & 3, 1.0f, tracks[t].scale, "spline.track.scale")) {
+                Error e = r.error();
+                e.field += " (block " + std::to_string(b) + ", track " + std::to_string(t) + ")";
+                return e;
+            }
+        }
+    }
+    return clip;
+}
+
+}  // namespace drape::anim
