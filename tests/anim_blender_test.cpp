@@ -24,15 +24,15 @@ namespace {
 using M4 = std::array<double, 16>;  // column-major
 
 M4 trs(const anim::Vec3& t, const anim::Quat& q, const anim::Vec3& s) {
-    // glTF conversion of the game's space: position (-x, y, z), quaternion (x, -y, -z, w).
-    const double x = q[0], y = -double(q[1]), z = -double(q[2]), w = q[3];
+    // glTF conversion of the game's space (drape's convention): position (x, y, -z), quaternion (-x, -y, z, w).
+    const double x = -double(q[0]), y = -double(q[1]), z = q[2], w = q[3];
     const double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
                          2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
                          2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
     M4 m{};
     for (int c = 0; c < 3; ++c)
         for (int row = 0; row < 3; ++row) m[size_t(c * 4 + row)] = r[c * 3 + row] * s[size_t(c)];
-    m[12] = -double(t[0]), m[13] = t[1], m[14] = t[2], m[15] = 1;
+    m[12] = t[0], m[13] = t[1], m[14] = -double(t[2]), m[15] = 1;
     return m;
 }
 

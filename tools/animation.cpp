@@ -79,7 +79,7 @@ int run_animation(const AnimationArgs& a, const GlobalOptions& g) {
         }
         out = exporters::add_animations_to_glb(*model, skeletons[0], clips, o, &report);
     } else {
-        if (o.mirror == exporters::Mirror::detect) o.mirror = exporters::Mirror::x;
+        if (o.mirror == exporters::Mirror::detect) o.mirror = exporters::Mirror::z;
         o.root_name = anim::clip_name_from_path(a.input) + "_root";
         out = exporters::animation_glb(skeletons[0], clips, o, &report);
     }
@@ -113,7 +113,7 @@ void register_animation(CLI::App& app, GlobalOptions& global, int& exit_code) {
     sub->add_flag("--no-root-motion", args->no_root_motion, "Leave the root motion (hkaDefaultAnimatedReferenceFrame) out");
     sub->add_option("--rate", args->rate, "Resample at this rate in Hz, up to 1000 (default: key the stored frames exactly)")->check(CLI::Range(0.0, 1000.0));
     sub->add_flag("--keep-additive", args->keep_additive, "Write additive clips as stored deltas instead of baking them onto the reference pose");
-    sub->add_option("--mirror", args->mirror, "Axis negated from game to glTF: x (default), z, or auto (match --model's bones)")
+    sub->add_option("--mirror", args->mirror, "Axis negated from game to glTF: z (default, as drape model writes), x, or auto (match --model's bones)")
         ->check(CLI::IsMember({"x", "z", "auto"}));
     sub->callback([args, &global, &exit_code] { exit_code = run_animation(*args, global); });
 }

@@ -170,7 +170,13 @@ int64_t Value::as_int() const {
     if (!valid()) return 0;
     const Type& t = type_info();
     const Kind k = kind();
-    if (k == Kind::Float) return int64_t(as_float());
+    if (k == Kind::Float) {
+        // A float read as an integer: NaN, infinities and values outside int64's range read as 0
+        // (converting them would be undefined behaviour).
+        const double f = as_float();
+        if (!(f >= -9.2e18 && f <= 9.2e18)) return 0;
+        return int64_t(f);
+    }
     if (k != Kind::Int && k != Kind::Bool) return 0;
     size_t bits = t.r_format >> 10;
     if (bits == 0 || bits > 64 || bits % 8) bits = size_t(t.r_size) * 8;

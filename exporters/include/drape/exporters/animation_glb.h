@@ -42,11 +42,11 @@ struct AnimationGlbOptions {
     // Additive clips (blend hint 1, 2): bake them onto the skeleton's reference pose so the
     // output is absolute (glTF has no additive animation). When false they are written as stored.
     bool bake_additive = true;
-    Mirror mirror = Mirror::x;
+    Mirror mirror = Mirror::z;  // the model exporter's convention (docs/model-export.md)
 };
 
 struct AnimationGlbReport {
-    Mirror mirror = Mirror::x;          // the convention used
+    Mirror mirror = Mirror::z;          // the convention used
     size_t animations = 0, channels = 0;
     std::vector<std::string> warnings;  // bones not found, tracks without a bone, notes of clips
 };
