@@ -191,13 +191,17 @@ TEST_CASE("gltf: every corpus FLVER exports, structure matches the FLVER") {
             int mask = (mat.size() >= 4 && mat[0] == '#' && mat[3] == '#') ? std::stoi(mat.substr(1, 2)) : -1;
             CHECK(gm["extras"]["display_mask"].get<int>() == mask);
             if (mask >= 0) CHECK(gm["name"].get<std::string>().find("_mask" + mat.substr(1, 2)) != std::string::npos);
-            // Vertices: the ones LOD0 uses; positions mirrored (x, y, -z).
-            std::set<uint32_t> used;
-            for (const auto& t : mesh.lod0()->triangles(mesh.vertices.count)) used.insert(t.begin(), t.end());
+            // Vertices: every FLVER vertex in FLVER order (glTF vertex i = FLVER vertex i, which the
+            // cloth's display buffers need); positions mirrored (x, y, -z).
             auto pos = g.accessor<float>(prim["attributes"]["POSITION"]);
-            REQUIRE(pos.size() == used.size() * 3);
+            REQUIRE(pos.size() == size_t(mesh.vertices.count) * 3);
+            for (uint32_t u = 0; u < mesh.vertices.count; u += 97) {
+                const auto& v = mesh.vertices.positions[u];
+                CHECK(pos[u * 3 + 0] == v.x);
+                CHECK(pos[u * 3 + 2] == -v.z);
+            }
             float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
-            for (uint32_t u : used) {
+            for (uint32_t u = 0; u < mesh.vertices.count; ++u) {
                 const auto& v = mesh.vertices.positions[u];
                 float m[3] = {v.x, v.y, -v.z};
                 for (int c = 0; c < 3; ++c) lo[c] = std::min(lo[c], m[c]), hi[c] = std::max(hi[c], m[c]);
@@ -351,9 +355,17 @@ TEST_CASE("gltf: Blender imports every output with the FLVER's meshes, vertices,
     for (const auto& o : outputs()) {
         json p = peer_flver(o.item);
         Gltf g = parse(o.path);
+        // Blender keeps the vertices the triangles use (it drops the ones only LOD1/LOD2 use).
         size_t vertices = 0;
-        for (const auto& m : g.j["meshes"])
-            vertices += g.j["accessors"][m["primitives"][0]["attributes"]["POSITION"].get<size_t>()]["count"].get<size_t>();
+        for (const auto& m : g.j["meshes"]) {
+            const auto& ind = m["primitives"][0]["indices"];
+            std::set<uint32_t> distinct;
+            if (g.j["accessors"][ind.get<size_t>()]["componentType"] == 5123)
+                for (auto i : g.accessor<uint16_t>(ind)) distinct.insert(i);
+            else
+                for (auto i : g.accessor<uint32_t>(ind)) distinct.insert(i);
+            vertices += distinct.size();
+        }
         // FLVER header box (game x, y, z) -> glTF (x, y, -z) -> Blender Z-up (x, -z_gltf, y_gltf) = (x, z, y).
         const auto& bmin = p["bounding_box_min"];
         const auto& bmax = p["bounding_box_max"];

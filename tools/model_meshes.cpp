@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "drape/exporters/gltf.h"
 #include "drape/flver/flver.h"
 
 namespace drape::cli {
@@ -13,16 +14,7 @@ Result<std::vector<cloth_export::ModelMesh>> model_meshes(Bytes flver_bytes) {
     for (size_t mi = 0; mi < model->meshes.size(); ++mi) {
         const auto& m = model->meshes[mi];
         cloth_export::ModelMesh mm;
-        const std::string material =
-            m.material >= 0 && size_t(m.material) < model->materials.size() ? model->materials[size_t(m.material)].name : "";
-        char label[32];
-        std::snprintf(label, sizeof label, "mesh%02zu", mi);
-        mm.gltf_name = label;
-        if (int mask = flver::display_mask(material); mask >= 0) {
-            std::snprintf(label, sizeof label, "_mask%02d", mask);
-            mm.gltf_name += label;
-        }
-        mm.gltf_name += "_" + material;
+        mm.gltf_name = exporters::gltf_mesh_name(*model, mi);
         if (m.default_node >= 0 && size_t(m.default_node) < model->nodes.size())
             mm.default_node_name = model->nodes[size_t(m.default_node)].name;
         mm.vertex_count = uint32_t(m.vertices.positions.size());

@@ -129,6 +129,20 @@ void gltf_tangent(const xf::V3& n_game, const flver::Vec4& t, xf::V3& out_xyz, f
 
 }  // namespace
 
+std::string gltf_mesh_name(const flver::Model& model, size_t mi) {
+    const auto& m = model.meshes[mi];
+    const std::string material =
+        m.material >= 0 && size_t(m.material) < model.materials.size() ? model.materials[size_t(m.material)].name : "";
+    char label[32];
+    std::snprintf(label, sizeof label, "mesh%02zu", mi);
+    std::string name = label;
+    if (const int mask = flver::display_mask(material); mask >= 0) {
+        std::snprintf(label, sizeof label, "_mask%02d", mask);
+        name += label;
+    }
+    return name + "_" + material;
+}
+
 std::string texture_key(const std::string& path) {
     size_t slash = path.find_last_of("/\\");
     std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -344,19 +358,15 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
         if (!fs || v.positions.size() != v.count) continue;
         auto tris = fs->triangles(v.count);
         if (tris.empty()) continue;
-        // Keep the vertices LOD0 uses, in first-use order.
-        std::vector<int32_t> remap(v.count, -1);
-        std::vector<uint32_t> used;
+        // Every vertex, in the FLVER's order: glTF vertex i is FLVER vertex i, which the cloth's
+        // display buffers rely on (seed 000: a display buffer drives its mesh vertex for vertex).
+        // Vertices only LOD1/LOD2 use stay unreferenced by the LOD0 indices.
+        std::vector<uint32_t> used(v.count);
+        for (uint32_t k = 0; k < v.count; ++k) used[k] = k;
         std::vector<uint32_t> indices;
         indices.reserve(tris.size() * 3);
         for (const auto& t : tris)
-            for (uint32_t x : t) {
-                if (remap[x] < 0) {
-                    remap[x] = int32_t(used.size());
-                    used.push_back(x);
-                }
-                indices.push_back(uint32_t(remap[x]));
-            }
+            for (uint32_t x : t) indices.push_back(x);
         const size_t n = used.size();
         // Stored winding is clockwise in the game's left-handed space; the mirror makes it
         // counter-clockwise, glTF's front face, so indices keep their order.
@@ -480,14 +490,7 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
         }
         const auto& mat = model.materials[size_t(m.material)];
         const int mask = flver::display_mask(mat.name);
-        char label[32];
-        std::snprintf(label, sizeof label, "mesh%02zu", mi);
-        std::string mesh_name = label;
-        if (mask >= 0) {
-            std::snprintf(label, sizeof label, "_mask%02d", mask);
-            mesh_name += label;
-        }
-        mesh_name += "_" + mat.name;
+        const std::string mesh_name = gltf_mesh_name(model, mi);
         tinygltf::Mesh gm;
         gm.name = mesh_name;
         gm.primitives.push_back(prim);

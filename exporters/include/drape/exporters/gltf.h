@@ -76,6 +76,10 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
 // Writes `out` (.glb or .gltf + .bin).
 Result<void> write_gltf(const flver::Model& model, const std::filesystem::path& out, const GltfOptions& options);
 
+// The name the exporter gives the glTF mesh of FLVER mesh `mesh_index`: "meshNN[_maskMM]_<material>".
+// The cloth exporter binds display buffers to meshes by this name.
+std::string gltf_mesh_name(const flver::Model& model, size_t mesh_index);
+
 // The lowercase file stem of a texture path as stored (`N:\a\B_c.tif` -> `b_c`).
 std::string texture_key(const std::string& path);
 
