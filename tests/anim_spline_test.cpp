@@ -367,7 +367,7 @@ TEST_CASE("anim: root motion, additive blending and clip names") {
     CHECK(anim::clip_name_from_path("c2080.anibnd.dcx") == "c2080");
 }
 
-TEST_CASE("anim: interleaved clips interpolate between stored frames; bindings are matched by animation") {
+TEST_CASE("anim: interleaved clips interpolate between stored frames, bindings are matched by animation") {
     havok::AnimationContainer c;
     havok::Animation a;
     a.item = 7;

@@ -193,7 +193,7 @@ Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<
     if (!fb::VerifyClothFileBuffer(v))
         return make_error_at(0, "drcloth", "the FlatBuffers verifier refuses the file (corrupt or truncated)");
     if (plain_out) plain_out->assign(bytes.begin(), bytes.end());
-    auto file = fb::GetClothFile(bytes.data())->UnPack();
+    std::unique_ptr<fb::ClothFileT> file(fb::GetClothFile(bytes.data())->UnPack());
     hcl::ClothContainer out;
     for (const auto& c : file->collidables) out.collidables.push_back(collidable(*c));
     for (const auto& cdt : file->cloth_datas) {
