@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "containers.h"
 #include "drcloth_check.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
@@ -17,11 +18,6 @@
 namespace drape::cli {
 
 namespace {
-
-struct Member {
-    std::string name;
-    std::vector<uint8_t> bytes;
-};
 
 bool is_havok(Bytes b) { return havok::is_packfile(b) || havok::is_tagfile(b) || havok::is_compendium(b); }
 
@@ -66,48 +62,22 @@ bool check_path(const std::string& path, const GlobalOptions& global) {
         std::cout << path << ": error: " << data.error().to_string() << "\n";
         return false;
     }
-    std::vector<uint8_t> bytes = std::move(*data);
-    if (looks_like_drcloth(bytes)) return check_drcloth(path, bytes, std::cout, global.quiet);
-    if (dcx::is_dcx(bytes)) {
-        dcx::DecodeOptions opt;
-        opt.oodle_path = global.oodle_path;
-        auto d = dcx::decompress(bytes, opt);
-        if (!d) {
-            std::cout << path << ": error: " << d.error().to_string() << "\n";
-            return false;
-        }
-        bytes = std::move(*d);
+    if (looks_like_drcloth(*data)) return check_drcloth(path, *data, std::cout, global.quiet);
+    dcx::DecodeOptions opt;
+    opt.oodle_path = global.oodle_path;
+    opt.jobs = global.jobs;
+    auto opened = open_members(*data, path, opt);
+    if (!opened) {
+        std::cout << path << ": error: " << opened.error().to_string() << "\n";
+        return false;
     }
     std::vector<Member> members;
-    if (bnd::is_bnd4(bytes)) {
-        auto b = bnd::read_bnd4(bytes);
-        if (!b) {
-            std::cout << path << ": error: " << b.error().to_string() << "\n";
-            return false;
-        }
-        for (const auto& e : b->entries) {
-            auto eb = bnd::entry_bytes(*b, e);
-            if (eb && is_havok(*eb)) members.push_back({path + " > " + e.name, std::move(*eb)});
-        }
-    } else {
-        members.push_back({path, std::move(bytes)});
-    }
-    havok::CompendiumSet set;
-    std::vector<Bytes> siblings;
-    for (const auto& m : members) siblings.emplace_back(m.bytes);
-    std::vector<std::vector<uint8_t>> folder;
-    if (members.size() == 1 && havok::tagfile_compendium_id(members[0].bytes)) {
-        // a loose tagfile: its compendium is a .compendium file in the same folder
-        std::error_code ec;
-        const auto dir = std::filesystem::path(path).parent_path();
-        for (const auto& de : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
-            if (de.path().extension() != ".compendium") continue;
-            if (auto c = drape::read_file(de.path().string())) folder.push_back(std::move(*c));
-        }
-        for (const auto& c : folder) siblings.emplace_back(c);
-    }
-    if (auto r = set.add_siblings(siblings); !r) {
-        std::cout << path << ": error: compendium: " << r.error().to_string() << "\n";
+    const bool loose = opened->size() == 1 && (*opened)[0].name == path;
+    for (auto& m : *opened)
+        if (loose || is_havok(m.bytes)) members.push_back(std::move(m));
+    auto set = compendiums_for(members, std::filesystem::path(path).parent_path());
+    if (!set) {
+        std::cout << path << ": error: compendium: " << set.error().to_string() << "\n";
         return false;
     }
     bool ok = true;
@@ -119,7 +89,7 @@ bool check_path(const std::string& path, const GlobalOptions& global) {
             ok = false;
             continue;
         }
-        ok &= check_one(m.name, m.bytes, set, global.quiet);
+        ok &= check_one(m.name, m.bytes, *set, global.quiet);
         ++checked;
     }
     if (checked == 0) {

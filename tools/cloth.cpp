@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "containers.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
 #include "drape/exporters/cloth_export.h"
@@ -15,40 +16,6 @@
 namespace drape::cli {
 
 namespace {
-
-struct Member {
-    std::string name;
-    std::vector<uint8_t> bytes;
-};
-
-// The members of a file: itself when loose, every member when a (DCX-wrapped) BND4.
-Result<std::vector<Member>> members_of(const std::string& path, const GlobalOptions& global) {
-    auto data = read_file(path);
-    if (!data) return data.error();
-    std::vector<uint8_t> bytes = std::move(*data);
-    std::string label = std::filesystem::path(path).filename().string();
-    if (dcx::is_dcx(bytes)) {
-        dcx::DecodeOptions o;
-        o.oodle_path = global.oodle_path;
-        o.jobs = global.jobs;
-        auto d = dcx::decompress(bytes, o);
-        if (!d) return std::move(d.error().within(label));
-        bytes = std::move(*d);
-    }
-    std::vector<Member> out;
-    if (bnd::is_bnd4(bytes)) {
-        auto b = bnd::read_bnd4(bytes);
-        if (!b) return std::move(b.error().within(label));
-        for (const auto& e : b->entries) {
-            auto eb = bnd::entry_bytes(*b, e);
-            if (!eb) return std::move(eb.error().within(e.name).within(label));
-            out.push_back({label + " > " + e.name, std::move(*eb)});
-        }
-    } else {
-        out.push_back({label, std::move(bytes)});
-    }
-    return out;
-}
 
 std::string game_of(const havok::File& f) {
     if (f.sdk == "20180100") return "Elden Ring";
@@ -78,16 +45,17 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
     cmd->add_flag("--zstd", args->zstd, "Wrap the file in a zstd frame");
     cmd->callback([args, &global, &exit_code] {
         exit_code = k_exit_input;
-        auto members = members_of(args->input, global);
+        dcx::DecodeOptions dopt;
+        dopt.oodle_path = global.oodle_path;
+        dopt.jobs = global.jobs;
+        auto members = open_members(args->input, std::filesystem::path(args->input).filename().string(), dopt);
         if (!members) {
             std::cerr << "error: " << members.error().to_string() << "\n";
             return;
         }
-        havok::CompendiumSet comps;
-        std::vector<Bytes> siblings;
-        for (const auto& m : *members) siblings.emplace_back(m.bytes);
-        if (auto r = comps.add_siblings(siblings); !r) {
-            std::cerr << "error: " << r.error().to_string() << "\n";
+        auto comps = compendiums_for(*members, std::filesystem::path(args->input).parent_path());
+        if (!comps) {
+            std::cerr << "error: " << comps.error().to_string() << "\n";
             return;
         }
         // The first Havok member that holds cloth.
@@ -96,7 +64,7 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
         hcl::ClothContainer cloth;
         for (const auto& m : *members) {
             if (!havok::is_packfile(m.bytes) && !havok::is_tagfile(m.bytes)) continue;
-            auto f = havok::read_hkx(m.bytes, comps.lookup());
+            auto f = havok::read_hkx(m.bytes, comps->lookup());
             if (!f) {
                 std::cerr << "error: " << f.error().to_string() << " (in " << m.name << ")\n";
                 return;
@@ -127,7 +95,7 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
         if (!args->no_model) {
             std::vector<Member> model_members;
             if (!args->model.empty()) {
-                auto mm = members_of(args->model, global);
+                auto mm = open_members(args->model, std::filesystem::path(args->model).filename().string(), dopt);
                 if (!mm) {
                     std::cerr << "error: " << mm.error().to_string() << "\n";
                     return;

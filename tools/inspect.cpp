@@ -11,6 +11,7 @@
 #include "drape/dcx/dcx.h"
 #include "drape/havok/hkx.h"
 #include "havok_json.h"
+#include "containers.h"
 
 namespace drape::cli {
 
@@ -177,15 +178,10 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 // A Havok file given directly always gets its object graph; containers with --objects.
                 bool havok_file = havok::is_packfile(*bytes) || havok::is_tagfile(*bytes);
                 if (*objects || havok_file) {
-                    havok::CompendiumSet folder;  // a loose tagfile's compendium beside it
-                    if (havok::tagfile_compendium_id(*bytes)) {
-                        std::error_code ec;
-                        auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-                        for (const auto& de : std::filesystem::directory_iterator(dir, ec))
-                            if (de.path().extension() == ".compendium")
-                                if (auto c = read_file(de.path())) (void)folder.add(*c);
-                    }
-                    attach_havok(j, *bytes, options.dcx, &folder);
+                    // a loose tagfile's compendium sits beside it
+                    auto folder = compendiums_for({Member{path.string(), *bytes}}, path.parent_path());
+                    havok::CompendiumSet none;
+                    attach_havok(j, *bytes, options.dcx, folder ? &*folder : &none);
                 }
                 all.push_back(std::move(j));
             } else {

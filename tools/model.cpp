@@ -18,6 +18,7 @@
 #include "drape/exporters/png.h"
 #include "drape/io/file.h"
 #include "drape/tpf/tpf.h"
+#include "containers.h"
 #include "model.h"
 
 namespace drape::cli {
@@ -73,35 +74,15 @@ void collect_tpfs(std::vector<uint8_t> bytes, const dcx::DecodeOptions& dopt, st
     }
 }
 
-// Every member of a file through DCX and BND4 layers (decompressed copies), with its name.
-void collect_members(std::vector<uint8_t> bytes, const std::string& name, const dcx::DecodeOptions& dopt,
-                     std::vector<std::pair<std::string, std::vector<uint8_t>>>& out, unsigned depth = 0) {
-    if (depth > 4) return;
-    if (dcx::is_dcx(bytes)) {
-        if (auto d = dcx::decompress(bytes, dopt)) collect_members(std::move(*d), name, dopt, out, depth + 1);
-        return;
-    }
-    if (bnd::is_bnd4(bytes)) {
-        auto b = bnd::read_bnd4(bytes);
-        if (!b) return;
-        for (const auto& e : b->entries)
-            if (auto eb = bnd::entry_bytes(*b, e)) collect_members(std::move(*eb), e.name, dopt, out, depth + 1);
-        return;
-    }
-    out.emplace_back(name, std::move(bytes));
-}
-
 }  // namespace
 
 Result<std::optional<havok::Skeleton>> load_havok_skeleton(const std::filesystem::path& path, const dcx::DecodeOptions& dopt) {
-    auto bytes = read_file(path);
-    if (!bytes) return std::move(bytes).error();
-    std::vector<std::pair<std::string, std::vector<uint8_t>>> members;
-    collect_members(std::move(*bytes), path.filename().string(), dopt, members);
-    havok::CompendiumSet set;
-    std::vector<Bytes> siblings;
-    for (const auto& m : members) siblings.emplace_back(m.second);
-    (void)set.add_siblings(siblings);
+    auto opened = open_members(path, path.filename().string(), dopt);
+    if (!opened) return opened.error();
+    std::vector<Member>& members = *opened;
+    auto comps = compendiums_for(members, path.parent_path());
+    havok::CompendiumSet none;
+    const havok::CompendiumSet& set = comps ? *comps : none;
     // Prefer a member named like the anibnd's skeleton, then any Havok member with a skeleton.
     std::stable_sort(members.begin(), members.end(), [](const auto& a, const auto& b) {
         auto is_skel = [](const std::string& n) {
@@ -109,9 +90,10 @@ Result<std::optional<havok::Skeleton>> load_havok_skeleton(const std::filesystem
             for (char& c : l) c = char(std::tolower(uint8_t(c)));
             return l.find("skeleton") != std::string::npos;
         };
-        return is_skel(a.first) && !is_skel(b.first);
+        return is_skel(a.name) && !is_skel(b.name);
     });
-    for (const auto& [name, b] : members) {
+    for (const auto& m : members) {
+        const auto& b = m.bytes;
         if (!havok::is_packfile(b) && !havok::is_tagfile(b)) continue;
         auto f = havok::read_hkx(b, set.lookup());
         if (!f) continue;
