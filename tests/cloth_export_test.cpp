@@ -2,6 +2,8 @@
 // back, compared member by member with the typed view; the FlatBuffers verifier; bindings.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "corpus.h"
 #include "drcloth_read.h"
 #include "drape/exporters/cloth_export.h"
@@ -147,6 +149,7 @@ TEST_CASE("cloth export: display buffers bind to the mesh named as the buffer, b
     block.blends = 1;
     for (uint16_t v = 0; v < 16; ++v) block.vertex_indices.push_back(v);
     op.deformer.blocks.push_back(block);
+    op.deformer.control_bytes = {7};  // one block, of blend group "one" (index 7 of eight..one)
     // hkPackedVector3: component = f32(i32(u16 << 16)) * f32bits(u16(scale) << 16). scale word
     // 0x3780 is 2^-16 (f32bits 0x37800000), so component = value in units of... (value << 16) * 2^-16 = value.
     for (int16_t v = 0; v < 16; ++v) op.local.packed_positions.push_back({v, int16_t(2 * v), 0, int16_t(0x3780)});
@@ -188,6 +191,36 @@ TEST_CASE("cloth export: display buffers bind to the mesh named as the buffer, b
 }
 
 #include "havok_fixtures.h"
+
+TEST_CASE("cloth export: skin bind positions follow controlBytes, checked on BB c2020_c.hkx against the rest pose") {
+    // A move-particles operator pins particle p to vertex v of the buffer an object-space skin
+    // writes; at rest the particle sits where the skin puts the vertex at the bind pose. So the
+    // rule that maps local blocks to vertices (controlBytes) is checked on real data.
+    Loaded l = load_c2020();
+    size_t pairs = 0;
+    for (const auto& cd : l.cloth.cloth_datas)
+        for (const auto& mp : cd.operators) {
+            if (mp.kind != hcl::OperatorKind::move_particles) continue;
+            for (const auto& op : cd.operators) {
+                const bool skin = op.kind == hcl::OperatorKind::object_space_skin_pn || op.kind == hcl::OperatorKind::object_space_skin_pnt;
+                if (!skin || op.output_buffer_idx != mp.ref_buffer_idx) continue;
+                CAPTURE(cd.name);
+                const auto bind = cloth_export::skin_bind_positions(op, cd.buffers.at(op.output_buffer_idx).num_vertices, 4);
+                const auto& rest = cd.sim_cloths.at(mp.sim_cloth_index).poses.at(0).positions;
+                for (const auto& pr : mp.vertex_particle_pairs) {
+                    const auto& b = bind.at(pr.vertex_index);
+                    const auto& p = rest.at(pr.particle_index);
+                    REQUIRE_FALSE(std::isnan(b[0]));
+                    // hkPackedVector3 keeps 15 bits of mantissa: about 1e-4 m at a 2 m height.
+                    CHECK(std::abs(b[0] - p[0]) < 1e-4f);
+                    CHECK(std::abs(b[1] - p[1]) < 1e-4f);
+                    CHECK(std::abs(b[2] - p[2]) < 1e-4f);
+                    ++pairs;
+                }
+            }
+        }
+    CHECK(pairs == 175);  // 44 + 56 + 39 + 32 + 4 pinned particles in the five skinned cloth datas
+}
 
 TEST_CASE("cloth export: the synthesized Sekiro and Elden Ring cloth tagfiles round-trip every member") {
     for (auto game : {test::ClothGame::sekiro, test::ClothGame::elden_ring, test::ClothGame::sekiro_as_corpus}) {

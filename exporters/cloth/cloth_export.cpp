@@ -452,35 +452,26 @@ float mesh_size(const ModelMesh& m) {
     return std::sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-// The bind position of every display vertex an object-space skin operator writes: at the bind
-// pose each bone times its boneFromSkinMesh matrix is the identity, so the skinned point is the
-// stored local position. Local block k holds the 16 vertices of deformer block k.
-void check_binding(const hcl::ClothData& cd, uint32_t buffer_index, const ModelMesh& mesh, Binding& b) {
+// The largest relative distance between the bind positions the object-space skin operators
+// writing `buffer_index` give its vertices and the mesh's vertices.
+void check_binding(const hcl::ClothData& cd, uint32_t buffer_index, const ModelMesh& mesh, int groups, Binding& b) {
     float size = mesh_size(mesh);
     float worst = 0;
     uint32_t checked = 0;
     for (const auto& op : cd.operators) {
         if (!is_object_space_skin(op.kind) || op.output_buffer_idx != buffer_index) continue;
-        size_t k = 0;
-        for (const auto& block : op.deformer.blocks) {
-            for (size_t j = 0; j < block.vertex_indices.size(); ++j) {
-                size_t li = k * 16 + j;
-                havok::Vec4 p{};
-                if (li < op.local.packed_positions.size()) p = hcl::unpack_vector3(op.local.packed_positions[li]);
-                else if (li < op.local.positions.size()) p = op.local.positions[li];
-                else continue;
-                uint16_t v = block.vertex_indices[j];
-                if (v >= mesh.positions.size()) {
-                    worst = INFINITY;
-                    continue;
-                }
-                const auto& q = mesh.positions[v];
-                float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-                float e = std::sqrt(dx * dx + dy * dy + dz * dz);
-                worst = std::max(worst, size > 0 ? e / size : e);
-                ++checked;
+        const auto bind = skin_bind_positions(op, uint32_t(std::max<size_t>(mesh.positions.size(), cd.buffers[buffer_index].num_vertices)), groups);
+        for (size_t v = 0; v < bind.size(); ++v) {
+            if (std::isnan(bind[v][0])) continue;
+            if (v >= mesh.positions.size()) {
+                worst = INFINITY;
+                continue;
             }
-            ++k;
+            const auto& q = mesh.positions[v];
+            float dx = bind[v][0] - q[0], dy = bind[v][1] - q[1], dz = bind[v][2] - q[2];
+            float e = std::sqrt(dx * dx + dy * dy + dz * dz);
+            worst = std::max(worst, size > 0 ? e / size : e);
+            ++checked;
         }
     }
     b.vertices_checked = checked;
@@ -488,6 +479,30 @@ void check_binding(const hcl::ClothData& cd, uint32_t buffer_index, const ModelM
 }
 
 }  // namespace
+
+std::vector<std::array<float, 3>> skin_bind_positions(const hcl::Operator& op, uint32_t vertex_count, int groups) {
+    std::vector<std::array<float, 3>> out(vertex_count, {NAN, NAN, NAN});
+    // The deformer's blocks grouped by blend count, each group in stored order.
+    std::vector<std::vector<const hcl::BlendBlock*>> by_n(9);
+    for (const auto& b : op.deformer.blocks)
+        if (b.blends >= 1 && b.blends <= 8) by_n[b.blends].push_back(&b);
+    std::vector<size_t> next(9, 0);
+    for (size_t k = 0; k < op.deformer.control_bytes.size(); ++k) {
+        const int n = groups - int(op.deformer.control_bytes[k]);
+        if (n < 1 || n > 8 || next[size_t(n)] >= by_n[size_t(n)].size()) continue;
+        const hcl::BlendBlock& block = *by_n[size_t(n)][next[size_t(n)]++];
+        for (size_t j = 0; j < block.vertex_indices.size(); ++j) {
+            const size_t li = k * 16 + j;
+            havok::Vec4 p{};
+            if (li < op.local.packed_positions.size()) p = hcl::unpack_vector3(op.local.packed_positions[li]);
+            else if (li < op.local.positions.size()) p = op.local.positions[li];
+            else continue;
+            const uint16_t v = block.vertex_indices[j];
+            if (v < out.size()) out[v] = {p[0], p[1], p[2]};
+        }
+    }
+    return out;
+}
 
 const std::vector<Dropped>& dropped_members() {
     static const std::vector<Dropped> list = {
@@ -596,7 +611,7 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
                     const ModelMesh& m = options.meshes[size_t(it->second)];
                     bind.mesh_index = it->second;
                     bind.mesh_name = m.gltf_name;
-                    check_binding(cd, uint32_t(i), m, bind);
+                    check_binding(cd, uint32_t(i), m, options.sdk.rfind("hk_2014", 0) == 0 ? 4 : 8, bind);
                     bind.within_tolerance = bind.max_error <= options.bind_tolerance;
                     bt->bound_mesh = m.gltf_name;
                     bt->bound_mesh_index = it->second;
