@@ -121,6 +121,9 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
             }
         }
 
+        // The source is checked by seed 000's rules too: a file that breaks one still exports (it
+        // is the game's data), but the user is told.
+        const auto violations = hcl::check(cloth, o.skeletons);
         cloth_export::Report rep;
         auto bytes = cloth_export::export_cloth(cloth, o, &rep);
         if (!bytes) {
@@ -147,6 +150,13 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
             }
             for (const auto& d : rep.dropped)
                 if (d.count) std::cout << "  dropped " << d.class_name << "." << d.member << " (" << d.count << "): " << d.reason << "\n";
+            if (violations.empty()) {
+                std::cout << "  source clean under drape check's rules\n";
+            } else {
+                std::cout << "  warning: the source breaks " << violations.size() << " of drape check's rules, e.g. "
+                          << violations[0].object << " " << violations[0].member << ": " << violations[0].message
+                          << " (drape check lists them all)\n";
+            }
         }
         bool all_bound_ok = true;
         for (const auto& b : rep.bindings) all_bound_ok &= b.within_tolerance;

@@ -49,7 +49,21 @@ bool check_drcloth(const std::string& label, Bytes bytes, std::ostream& out, boo
             << particles << " particles, " << ops << " operators\n";
     }
     for (const auto& v : violations) out << label << ": " << v.object << " " << v.member << ": " << v.message << "\n";
-    if (!quiet) out << "  " << (violations.empty() ? "clean" : std::to_string(violations.size()) + " violation(s)") << "\n";
+    if (!quiet) {
+        // Nothing is dropped silently: what the exporter left out of this file, with the reason.
+        std::vector<uint8_t> plain;
+        if (drcloth_to_hcl(bytes, nullptr, &plain)) {
+            const auto* f = cloth::GetClothFile(plain.data());
+            for (flatbuffers::uoffset_t i = 0; f->dropped() && i < f->dropped()->size(); ++i) {
+                const auto* d = f->dropped()->Get(i);
+                if (d->count() == 0) continue;
+                out << "  not carried: " << (d->class_name() ? d->class_name()->str() : "") << "."
+                    << (d->member() ? d->member()->str() : "") << " (" << d->count()
+                    << " object(s)): " << (d->reason() ? d->reason()->str() : "") << "\n";
+            }
+        }
+        out << "  " << (violations.empty() ? "clean" : std::to_string(violations.size()) + " violation(s)") << "\n";
+    }
     return violations.empty();
 }
 
