@@ -2,6 +2,8 @@
 // The JSON is built with nlohmann::json; the GLB container is read and written here.
 #include "drape/exporters/animation_glb.h"
 
+#include "xform.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -29,9 +31,12 @@ constexpr uint32_t k_chunk_json = 0x4E4F534A;  // "JSON"
 constexpr uint32_t k_chunk_bin = 0x004E4942;   // "BIN\0"
 constexpr int k_float = 5126;
 
-using V3 = std::array<double, 3>;
-using Q = std::array<double, 4>;
-using M4 = std::array<double, 16>;  // column-major
+// The model exporter's matrix and quaternion helpers (column-major, like glTF).
+using V3 = xf::V3;
+using Q = xf::Quat;
+using M4 = xf::Mat4;
+using xf::mul;
+using xf::trs;
 
 V3 conv_t(Mirror m, const anim::Vec3& t) {
     return m == Mirror::z ? V3{t[0], t[1], -double(t[2])} : V3{-double(t[0]), t[1], t[2]};
@@ -46,46 +51,6 @@ anim::Transform from_havok(const havok::QsTransform& q) {
     t.rotation = anim::normalize(q.rotation);
     t.scale = {q.scale[0], q.scale[1], q.scale[2]};
     return t;
-}
-
-M4 trs(const V3& t, const Q& q, const V3& s) {
-    const double x = q[0], y = q[1], z = q[2], w = q[3];
-    const double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
-                         2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-                         2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
-    M4 m{};
-    for (int c = 0; c < 3; ++c)
-        for (int row = 0; row < 3; ++row) m[size_t(c * 4 + row)] = r[c * 3 + row] * s[size_t(c)];
-    m[12] = t[0], m[13] = t[1], m[14] = t[2], m[15] = 1;
-    return m;
-}
-
-M4 mul(const M4& a, const M4& b) {
-    M4 r{};
-    for (int c = 0; c < 4; ++c)
-        for (int row = 0; row < 4; ++row) {
-            double s = 0;
-            for (int k = 0; k < 4; ++k) s += a[size_t(k * 4 + row)] * b[size_t(c * 4 + k)];
-            r[size_t(c * 4 + row)] = s;
-        }
-    return r;
-}
-
-// Inverse of an affine matrix; the last row is written as exactly 0 0 0 1.
-M4 inverse_affine(const M4& m) {
-    const double a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
-    const double A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
-    double det = a * A + b * B + c * C;
-    if (std::abs(det) < 1e-30) det = 1e-30;
-    const double inv[9] = {A / det, -(b * i - c * h) / det, (b * f - c * e) / det, B / det, (a * i - c * g) / det, -(a * f - c * d) / det,
-                           C / det, -(a * h - b * g) / det, (a * e - b * d) / det};  // row-major
-    M4 r{};
-    for (int row = 0; row < 3; ++row)
-        for (int col = 0; col < 3; ++col) r[size_t(col * 4 + row)] = inv[row * 3 + col];
-    for (int row = 0; row < 3; ++row) r[size_t(12 + row)] = -(inv[row * 3] * m[12] + inv[row * 3 + 1] * m[13] + inv[row * 3 + 2] * m[14]);
-    r[3] = r[7] = r[11] = 0;
-    r[15] = 1;
-    return r;
 }
 
 // Appends accessors to one bufferView of new data, created by finish().
@@ -388,7 +353,7 @@ Result<std::vector<uint8_t>> animation_glb(const havok::Skeleton& skel, std::spa
         // A skin over the bones so that importers (Blender) build an armature.
         std::vector<float> ibm;
         for (const auto& w : world_matrices(skel, mirror)) {
-            const M4 inv = inverse_affine(w);
+            const M4 inv = xf::affine_inverse(w);
             for (double v : inv) ibm.push_back(float(v));
         }
         DataBuilder data(doc, bin);
