@@ -87,6 +87,7 @@ struct MaterialLibrary::Impl {
             err.within(s.name);
             return err;
         }
+        r->member = mb.name;
         return r;
     }
 

@@ -60,6 +60,7 @@ struct Sampler {
 
 struct Material {
     Format format = Format::matbin;
+    std::string member;       // member name in its binder (set by MaterialLibrary), else empty
     std::string shader_path;  // MATBIN: the .spx; MTD: the shader the MTD names
     std::string source_path;  // MATBIN: the .matxml path (what the FLVER names); MTD: empty
     std::string description;  // MTD only (Shift-JIS converted to UTF-8)
