@@ -293,10 +293,23 @@ TEST_CASE("tpf: EliteKnight exports as PNG files whose pixels equal Pillow's dec
         PilImage dds = read_pil(dir / ("tex" + std::to_string(i) + ".dds"));
         REQUIRE(png.ok);
         REQUIRE(dds.ok);
-        CHECK(png.mode == dds.mode);
         CHECK(png.width == dds.width);
         CHECK(png.height == dds.height);
-        CHECK(png.data == dds.data);
+        if (png.mode == "RGB" && dds.mode == "RGBA") {
+            // Opaque RGBA is written as RGB (PngOptions::drop_opaque_alpha): same colours, and
+            // Pillow's alpha is 255 everywhere.
+            std::vector<uint8_t> rgb;
+            bool opaque = true;
+            for (size_t p = 0; p + 4 <= dds.data.size(); p += 4) {
+                rgb.insert(rgb.end(), dds.data.begin() + ptrdiff_t(p), dds.data.begin() + ptrdiff_t(p + 3));
+                opaque = opaque && dds.data[p + 3] == 255;
+            }
+            CHECK(opaque);
+            CHECK(png.data == rgb);
+        } else {
+            CHECK(png.mode == dds.mode);
+            CHECK(png.data == dds.data);
+        }
     }
 }
 
@@ -936,6 +949,16 @@ TEST_CASE("png: 8-bit L, LA, RGB, RGBA and 16-bit images read back in Pillow") {
         auto png = image::encode_png(p.data(), 37, 23, ch);
         REQUIRE(png);
         write_bytes(dir / ("c" + std::to_string(ch) + ".png"), *png);
+        // Every filter at the libdeflate levels from stored to smallest.
+        for (int filter = 0; filter < 6; ++filter)
+            for (int level : {0, 1, 6, 12}) {
+                image::PngOptions o;
+                o.filter = image::PngFilter(filter);
+                o.level = level;
+                auto v = image::encode_png(p.data(), 37, 23, ch, o);
+                REQUIRE(v);
+                write_bytes(dir / ("c" + std::to_string(ch) + "_f" + std::to_string(filter) + "_l" + std::to_string(level) + ".png"), *v);
+            }
         pixels.push_back(std::move(p));
     }
     // 16-bit RGB: Pillow 9.4 opens it as 8-bit RGB holding each sample's high byte.
@@ -953,6 +976,15 @@ TEST_CASE("png: 8-bit L, LA, RGB, RGBA and 16-bit images read back in Pillow") {
         CHECK(p.width == 37);
         CHECK(p.height == 23);
         CHECK(p.data == pixels[ch - 1]);
+        for (int filter = 0; filter < 6; ++filter)
+            for (int level : {0, 1, 6, 12}) {
+                CAPTURE(filter);
+                CAPTURE(level);
+                PilImage v = read_pil(dir / ("c" + std::to_string(ch) + "_f" + std::to_string(filter) + "_l" + std::to_string(level) + ".png"));
+                REQUIRE(v.ok);
+                CHECK(v.mode == modes[ch - 1]);
+                CHECK(v.data == pixels[ch - 1]);
+            }
     }
     PilImage p = read_pil(dir / "rgb16.png");
     REQUIRE(p.ok);
@@ -1015,4 +1047,25 @@ TEST_CASE("export: float textures write a 16-bit PNG and an .hdr, bad textures a
     CHECK(png[25] == 2);   // colour type RGB
     CHECK((*ex)[1].png.empty());
     CHECK((*ex)[1].error == "@0x0 dds.magic: bad magic: expected \"DDS \", found \"\\0\\0\\0\\0\"");
+}
+
+TEST_CASE("png: an opaque RGBA texture is written as RGB, a translucent one keeps its alpha") {
+    Image img;
+    img.width = 2;
+    img.height = 1;
+    img.channels = 4;
+    img.u8 = {10, 20, 30, 255, 40, 50, 60, 255};
+    auto opaque = image::encode_png(img);
+    REQUIRE(opaque);
+    CHECK((*opaque)[25] == 2);  // IHDR colour type: RGB
+    img.u8[7] = 254;
+    auto translucent = image::encode_png(img);
+    REQUIRE(translucent);
+    CHECK((*translucent)[25] == 6);  // RGBA
+    image::PngOptions keep;
+    keep.drop_opaque_alpha = false;
+    img.u8[7] = 255;
+    auto kept = image::encode_png(img, keep);
+    REQUIRE(kept);
+    CHECK((*kept)[25] == 6);
 }

@@ -1,13 +1,14 @@
 // PNG and Radiance HDR writers, and TPF texture export.
 #include "drape/exporters/png.h"
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <set>
 
 #include "drape/io/file.h"
@@ -28,9 +29,7 @@ void put_chunk(std::vector<uint8_t>& out, const char type[4], const uint8_t* dat
     const size_t start = out.size();
     out.insert(out.end(), type, type + 4);
     if (size) out.insert(out.end(), data, data + size);
-    uLong crc = crc32(0L, Z_NULL, 0);
-    crc = crc32(crc, out.data() + start, uInt(4 + size));
-    put_be32(out, uint32_t(crc));
+    put_be32(out, libdeflate_crc32(0, out.data() + start, 4 + size));
 }
 
 inline uint8_t paeth(int a, int b, int c) {
@@ -41,47 +40,113 @@ inline uint8_t paeth(int a, int b, int c) {
     return uint8_t(c);
 }
 
-// Filters one row with filter `type` into out (row_bytes). bpp: bytes per complete pixel.
+// Filters one row with PNG filter `type` (0 none .. 4 Paeth) into out (row_bytes). bpp: bytes
+// per complete pixel; prev is null on the first row. One tight loop per filter: this runs over
+// every byte of every texture.
 void filter_row(int type, const uint8_t* row, const uint8_t* prev, size_t row_bytes, size_t bpp, uint8_t* out) {
-    for (size_t i = 0; i < row_bytes; ++i) {
-        const int a = i >= bpp ? row[i - bpp] : 0;
-        const int b = prev ? prev[i] : 0;
-        const int c = (prev && i >= bpp) ? prev[i - bpp] : 0;
-        int pred = 0;
-        switch (type) {
-            case 1: pred = a; break;
-            case 2: pred = b; break;
-            case 3: pred = (a + b) / 2; break;
-            case 4: pred = paeth(a, b, c); break;
-            default: pred = 0; break;
-        }
-        out[i] = uint8_t(row[i] - pred);
+    const size_t lead = std::min(bpp, row_bytes);
+    switch (type) {
+        case 1:
+            std::memcpy(out, row, lead);
+            for (size_t i = bpp; i < row_bytes; ++i) out[i] = uint8_t(row[i] - row[i - bpp]);
+            return;
+        case 2:
+            if (!prev) break;
+            for (size_t i = 0; i < row_bytes; ++i) out[i] = uint8_t(row[i] - prev[i]);
+            return;
+        case 3:
+            if (!prev) {
+                std::memcpy(out, row, lead);
+                for (size_t i = bpp; i < row_bytes; ++i) out[i] = uint8_t(row[i] - (row[i - bpp] >> 1));
+                return;
+            }
+            for (size_t i = 0; i < lead; ++i) out[i] = uint8_t(row[i] - (prev[i] >> 1));
+            for (size_t i = bpp; i < row_bytes; ++i) out[i] = uint8_t(row[i] - ((row[i - bpp] + prev[i]) >> 1));
+            return;
+        case 4:
+            if (!prev) {  // Paeth with no row above is Sub
+                filter_row(1, row, nullptr, row_bytes, bpp, out);
+                return;
+            }
+            for (size_t i = 0; i < lead; ++i) out[i] = uint8_t(row[i] - prev[i]);
+            for (size_t i = bpp; i < row_bytes; ++i) out[i] = uint8_t(row[i] - paeth(row[i - bpp], prev[i], prev[i - bpp]));
+            return;
+        default:
+            break;
     }
+    std::memcpy(out, row, row_bytes);  // none (and Up on the first row)
 }
 
-// `raw` holds height rows of row_bytes (samples already in PNG byte order).
+uint64_t filter_cost(const uint8_t* v, size_t n) {
+    uint64_t cost = 0;
+    for (size_t i = 0; i < n; ++i) cost += uint64_t(v[i] < 128 ? v[i] : 256 - v[i]);
+    return cost;
+}
+
+// One libdeflate compressor per thread and level: allocating one costs more than compressing
+// a small texture.
+libdeflate_compressor* compressor_for(int level) {
+    struct Cache {
+        libdeflate_compressor* c[13] = {};
+        ~Cache() {
+            for (auto* p : c)
+                if (p) libdeflate_free_compressor(p);
+        }
+    };
+    thread_local Cache cache;
+    if (!cache.c[level]) cache.c[level] = libdeflate_alloc_compressor(level);
+    return cache.c[level];
+}
+
+void put_be32_at(uint8_t* p, uint32_t v) {
+    p[0] = uint8_t(v >> 24);
+    p[1] = uint8_t(v >> 16);
+    p[2] = uint8_t(v >> 8);
+    p[3] = uint8_t(v);
+}
+
+// `raw` holds height rows of width * src_channels samples (already in PNG byte order).
+// src_channels == 4 with channels == 3 drops the alpha byte of every pixel (8-bit only).
 Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uint32_t height, uint32_t channels,
-                                         uint32_t bit_depth, const PngOptions& options) {
+                                         uint32_t bit_depth, const PngOptions& options, uint32_t src_channels = 0) {
     if (width == 0 || height == 0 || width > 0x7FFFFFFFu || height > 0x7FFFFFFFu)
         return make_error("PNG size " + std::to_string(width) + " x " + std::to_string(height) + " is out of range",
                           "png.size");
     if (channels < 1 || channels > 4) return make_error(std::to_string(channels) + " channels (1..4 allowed)", "png.channels");
+    if (src_channels == 0) src_channels = channels;
     static const uint8_t k_colour_type[5] = {0, 0, 4, 2, 6};
     const size_t bpp = size_t(channels) * (bit_depth / 8);
     const size_t row_bytes = size_t(width) * bpp;
+    const size_t src_row_bytes = size_t(width) * src_channels * (bit_depth / 8);
+    const bool repack = src_channels != channels;
 
-    // Filtered scanlines, each prefixed by its filter byte.
-    std::vector<uint8_t> filtered(size_t(height) * (row_bytes + 1));
-    std::vector<uint8_t> trial(row_bytes);
+    // Filtered scanlines, each prefixed by its filter byte (not zero-filled: every byte is
+    // written below).
+    const size_t filtered_size = size_t(height) * (row_bytes + 1);
+    std::unique_ptr<uint8_t[]> filtered(new uint8_t[filtered_size]);
+    std::vector<uint8_t> trial(options.filter == PngFilter::adaptive ? row_bytes : 0);
+    std::vector<uint8_t> packed(repack ? 2 * row_bytes : 0);  // this row and the one above
     for (uint32_t y = 0; y < height; ++y) {
-        const uint8_t* row = raw + size_t(y) * row_bytes;
-        const uint8_t* prev = y ? row - row_bytes : nullptr;
+        const uint8_t* row = raw + size_t(y) * src_row_bytes;
+        const uint8_t* prev = y ? row - src_row_bytes : nullptr;
+        if (repack) {
+            uint8_t* cur = packed.data() + (y & 1) * row_bytes;
+            for (size_t x = 0; x < width; ++x) std::memcpy(cur + x * 3, row + x * 4, 3);
+            prev = y ? packed.data() + ((y + 1) & 1) * row_bytes : nullptr;
+            row = cur;
+        }
         uint8_t* dst = &filtered[size_t(y) * (row_bytes + 1)];
+        if (options.filter != PngFilter::adaptive) {
+            const int type = int(options.filter) - 1;
+            dst[0] = uint8_t(type);
+            filter_row(type, row, prev, row_bytes, bpp, dst + 1);
+            continue;
+        }
+        // Adaptive: the filter with the smallest sum of absolute values (PNG spec heuristic).
         uint64_t best_cost = UINT64_MAX;
         for (int type = 0; type < 5; ++type) {
             filter_row(type, row, prev, row_bytes, bpp, trial.data());
-            uint64_t cost = 0;
-            for (uint8_t v : trial) cost += uint64_t(v < 128 ? v : 256 - v);
+            const uint64_t cost = filter_cost(trial.data(), row_bytes);
             if (cost < best_cost) {
                 best_cost = cost;
                 dst[0] = uint8_t(type);
@@ -90,26 +155,18 @@ Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uin
         }
     }
 
-    uLongf zsize = compressBound(uLong(filtered.size()));
-    std::vector<uint8_t> zdata(zsize);
-    int level = std::clamp(options.level, 0, 9);
-    if (compress2(zdata.data(), &zsize, filtered.data(), uLong(filtered.size()), level) != Z_OK)
-        return make_error("zlib compression failed", "png.idat");
-    zdata.resize(zsize);
+    const int level = std::clamp(options.level, 0, 12);
+    libdeflate_compressor* compressor = compressor_for(level);
+    if (!compressor) return make_error("libdeflate: cannot allocate a level " + std::to_string(level) + " compressor", "png.idat");
 
     std::vector<uint8_t> out;
-    out.reserve(zdata.size() + 128);
+    const size_t bound = libdeflate_zlib_compress_bound(compressor, filtered_size);
+    out.reserve(bound + 128);
     static const uint8_t k_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     out.insert(out.end(), k_signature, k_signature + 8);
     uint8_t ihdr[13];
-    ihdr[0] = uint8_t(width >> 24);
-    ihdr[1] = uint8_t(width >> 16);
-    ihdr[2] = uint8_t(width >> 8);
-    ihdr[3] = uint8_t(width);
-    ihdr[4] = uint8_t(height >> 24);
-    ihdr[5] = uint8_t(height >> 16);
-    ihdr[6] = uint8_t(height >> 8);
-    ihdr[7] = uint8_t(height);
+    put_be32_at(ihdr, width);
+    put_be32_at(ihdr + 4, height);
     ihdr[8] = uint8_t(bit_depth);
     ihdr[9] = k_colour_type[channels];
     ihdr[10] = 0;  // deflate
@@ -120,10 +177,16 @@ Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uin
         const uint8_t intent = 0;  // perceptual
         put_chunk(out, "sRGB", &intent, 1);
     }
-    // Split IDAT into chunks of at most 1 MiB.
-    const size_t k_chunk = size_t(1) << 20;
-    for (size_t off = 0; off < zdata.size(); off += k_chunk)
-        put_chunk(out, "IDAT", zdata.data() + off, std::min(k_chunk, zdata.size() - off));
+    // One IDAT chunk, compressed in place (a chunk may hold up to 2^31 - 1 bytes).
+    if (bound > 0x7FFFFFFFu) return make_error("image too large for one IDAT chunk", "png.idat");
+    const size_t chunk = out.size();
+    out.resize(chunk + 8 + bound);
+    std::memcpy(&out[chunk + 4], "IDAT", 4);
+    const size_t zsize = libdeflate_zlib_compress(compressor, filtered.get(), filtered_size, &out[chunk + 8], bound);
+    if (zsize == 0) return make_error("libdeflate compression failed", "png.idat");
+    out.resize(chunk + 8 + zsize);
+    put_be32_at(&out[chunk], uint32_t(zsize));
+    put_be32(out, libdeflate_crc32(0, &out[chunk + 4], 4 + zsize));
     put_chunk(out, "IEND", nullptr, 0);
     return out;
 }
@@ -150,6 +213,11 @@ Result<std::vector<uint8_t>> encode_png(const tpf::Image& image, const PngOption
     const size_t n = size_t(image.width) * image.height * image.channels;
     if (!image.is_float) {
         if (image.u8.size() != n) return make_error("pixel buffer size does not match the image size", "png.pixels");
+        if (image.channels == 4 && options.drop_opaque_alpha) {
+            bool opaque = true;
+            for (size_t i = 3; i < n && opaque; i += 4) opaque = image.u8[i] == 255;
+            if (opaque) return encode_rows(image.u8.data(), image.width, image.height, 3, 8, options, 4);
+        }
         return encode_png(image.u8.data(), image.width, image.height, image.channels, options);
     }
     if (image.f32.size() != n) return make_error("pixel buffer size does not match the image size", "png.pixels");

@@ -1,7 +1,10 @@
-// drape: PNG encoding (over zlib) and TPF texture export.
+// drape: PNG encoding (over libdeflate) and TPF texture export.
 //
-// PNG: 8-bit L, LA, RGB, RGBA and 16-bit of the same. Each row gets the PNG filter (none, sub,
-// up, average, Paeth) with the smallest sum of absolute values, then the image is deflated.
+// PNG: 8-bit L, LA, RGB, RGBA and 16-bit of the same. Every row gets one PNG filter (by
+// default none, or per row the one with the smallest sum of absolute values), then the image is
+// deflated with libdeflate. The defaults are chosen for speed (bench/texture_bench.cpp): the
+// textures are intermediate files that engines re-encode, and PNG encoding was the slowest
+// step of a conversion.
 //
 // Float images (BC6H, R16G16B16A16_FLOAT) are written as a 16-bit PNG of the values clamped
 // to [0, 1] (linear, v -> round(v * 65535)), so values above 1 are lost in the PNG; the full
@@ -19,9 +22,17 @@
 
 namespace drape::image {
 
+// Row filter: one for every row, or `adaptive` (per row, the smallest sum of absolute values:
+// about 5 x the filtering work, a few per cent smaller files).
+enum class PngFilter : uint8_t { adaptive, none, sub, up, average, paeth };
+
 struct PngOptions {
-    int level = 6;      // zlib level 0..9
-    bool srgb = false;  // write an sRGB chunk (perceptual intent)
+    int level = 1;                  // libdeflate level 0..12 (1 fastest, 12 smallest)
+    PngFilter filter = PngFilter::none;  // BC-decoded textures: as small as Up, 15 % faster
+    bool srgb = false;              // write an sRGB chunk (perceptual intent)
+    // encode_png(tpf::Image): an RGBA image whose alpha is 255 everywhere (BC1 colour maps)
+    // is written as RGB: a quarter less to filter and deflate, the same pixels.
+    bool drop_opaque_alpha = true;
 };
 
 // 8-bit samples: `pixels` holds width * height * channels bytes, rows top to bottom.
@@ -31,7 +42,8 @@ Result<std::vector<uint8_t>> encode_png(const uint8_t* pixels, uint32_t width, u
 // 16-bit samples (native integers; written big-endian as PNG requires).
 Result<std::vector<uint8_t>> encode_png16(const uint16_t* pixels, uint32_t width, uint32_t height, uint32_t channels,
                                           const PngOptions& options = {});
-// A decoded texture: 8-bit images as they are; float images as 16-bit, clamped to [0, 1].
+// A decoded texture: 8-bit images as they are (opaque RGBA as RGB, see drop_opaque_alpha);
+// float images as 16-bit, clamped to [0, 1].
 Result<std::vector<uint8_t>> encode_png(const tpf::Image& image, const PngOptions& options = {});
 
 // A float image (3 or 4 channels; alpha dropped) as a Radiance RGBE .hdr file.
