@@ -626,16 +626,16 @@ inline void push_out(V& px, V& py, V& pz, V& qx, V& qy, V& qz, V nx, V ny, V nz,
 }
 
 template <class V, class M>
-inline void collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
+inline bool collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
     const V zero = splat_v<V>(0.0f), one = splat_v<V>(1.0f);
     if (w.kind == ShapeKind::plane) {
         // ((x*px + y*py) + z*pz) + w, then the particle's radius.
         const V nx = splat_v<V>(w.c0x), ny = splat_v<V>(w.c0y), nz = splat_v<V>(w.c0z);
         const V d = (((px * nx + py * ny) + pz * nz) + splat_v<V>(w.r0)) - radius;
         const M inside = mask_and(active, lt(d, zero));
-        if (!any(inside)) return;
+        if (!any(inside)) return false;
         push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, d, friction, inside);
-        return;
+        return true;
     }
     const V ax = px - splat_v<V>(w.c0x), ay = py - splat_v<V>(w.c0y), az = pz - splat_v<V>(w.c0z);
     if (w.kind == ShapeKind::tapered_capsule && !w.degenerate_cone) {
@@ -664,9 +664,9 @@ inline void collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy
         const V dist = select(on_sphere, sl - sr, cd) - radius;
         const M valid = select_mask(on_sphere, gt(sl, zero), has_y);
         const M inside = mask_and(mask_and(active, valid), lt(dist, zero));
-        if (!any(inside)) return;
+        if (!any(inside)) return false;
         push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, dist, friction, inside);
-        return;
+        return true;
     }
     // Sphere and capsule (and a tapered capsule reduced to its bigger sphere): the closest point
     // of the segment, t = clamp(((p - a).(b - a)) / |b - a|^2, 0, 1).
@@ -683,10 +683,11 @@ inline void collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy
     const V d2 = (ex * ex + ey * ey) + ez * ez;
     const V rr = r + radius;
     const M inside = mask_and(mask_and(active, lt(d2, rr * rr)), gt(d2, zero));
-    if (!any(inside)) return;
+    if (!any(inside)) return false;
     const V d = vsqrt(d2);
     const V id = select(inside, one / d, zero);
     push_out<V, M>(px, py, pz, qx, qy, qz, ex * id, ey * id, ez * id, d - rr, friction, inside);
+    return true;
 }
 
 }  // namespace
@@ -762,16 +763,28 @@ void collide(const Setup& s, State& st, SolveMode mode) {
         }
         for (uint32_t i = 0; i < s.padded_count; i += 4) {
             alignas(16) uint32_t m[4];
+#if DRAPE_SOLVER_SSE2
+            // dynamic & (all || (mask & bit) != 0), four lanes at once
+            const __m128i dyn = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.dynamic_mask + i));
+            const __m128i cm = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.collision_mask + i));
+            const __m128i off = all ? _mm_setzero_si128()
+                                    : _mm_cmpeq_epi32(_mm_and_si128(cm, _mm_set1_epi32(int(bit))), _mm_setzero_si128());
+            const __m128i lanes_on = _mm_andnot_si128(off, dyn);
+            if (_mm_movemask_epi8(lanes_on) == 0) continue;
+            _mm_store_si128(reinterpret_cast<__m128i*>(m), lanes_on);
+#else
             bool any_active = false;
             for (int l = 0; l < 4; ++l) {
                 m[l] = s.dynamic_mask[i + l] & ((all || (s.collision_mask[i + l] & bit)) ? ~0u : 0u);
                 any_active |= m[l] != 0;
             }
             if (!any_active) continue;
+#endif
             F4 px, py, pz, pw, qx, qy, qz, qw;
             transpose(p[i], p[i + 1], p[i + 2], p[i + 3], px, py, pz, pw);
             transpose(q[i], q[i + 1], q[i + 2], q[i + 3], qx, qy, qz, qw);
-            collide_lanes<F4, M4>(w, px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), mask_from_bits(m));
+            if (!collide_lanes<F4, M4>(w, px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), mask_from_bits(m)))
+                continue;  // nothing inside: the particles are as they were
             untranspose(px, py, pz, pw, p[i], p[i + 1], p[i + 2], p[i + 3]);
             untranspose(qx, qy, qz, qw, q[i], q[i + 1], q[i + 2], q[i + 3]);
         }
