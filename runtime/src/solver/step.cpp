@@ -10,11 +10,16 @@
 
 #include "solver/arena.h"
 #include "solver/lanes.h"
+#include "solver/link_kernel.h"
 #include "solver/solver.h"
 
 namespace drape::solver {
 
 using namespace lanes;
+
+// links_avx2.cpp
+bool has_avx2();
+void link_batches8_avx2(Float4* p, const LinkArrays& l, uint32_t at, uint32_t batches);
 
 // ---- state -----------------------------------------------------------------------------
 
@@ -176,9 +181,25 @@ void reset_state(const Setup& s, State& st, const Float4* positions) {
     }
 }
 
+// ---- floating-point environment ---------------------------------------------------------
+
+namespace {
+// The game thread's MXCSR is 0x8000 (seed 000): round to nearest, flush-to-zero on,
+// denormals-are-zero off. The solver runs under the same rounding and flushing (exceptions stay
+// masked: masking changes no result) and restores the caller's MXCSR on return.
+struct GameFloatMode {
+#if DRAPE_SOLVER_SSE2
+    unsigned saved;
+    GameFloatMode() : saved(_mm_getcsr()) { _mm_setcsr((saved & ~0x7FC0u) | 0x1F80u | 0x8000u); }
+    ~GameFloatMode() { _mm_setcsr(saved); }
+#endif
+};
+}  // namespace
+
 // ---- notify ----------------------------------------------------------------------------
 
 void notify(const Setup& s, State& st, const StepInputs& in) {
+    GameFloatMode fp;
     st.time_step = in.dt / st.slow_motion;
     const float h = substep_length(in.dt, s.sub_steps, st.slow_motion);
     // Previous positions rescaled when the step length changes, so the velocity is kept.
@@ -261,26 +282,6 @@ void notify(const Setup& s, State& st, const StepInputs& in) {
 
 namespace {
 
-// One unified link on lanes (solver.h LinkArrays states the arithmetic).
-template <class V, class M>
-inline void link_kernel(V& ax, V& ay, V& az, V& bx, V& by, V& bz, V min_len, V max_len, V k_push, V k_pull, V w_a, V w_b,
-                        V zero) {
-    const V dx = bx - ax, dy = by - ay, dz = bz - az;
-    const V len2 = (dx * dx + dy * dy) + dz * dz;
-    const V len = vsqrt(len2);
-    const V target = vmin(vmax(len, min_len), max_len);
-    const M longer = gt(len, max_len);
-    const V k = select(longer, k_pull, k_push);
-    const V f = select(gt(len, zero), ((len - target) / len) * k, zero);
-    const V fa = f * w_a, fb = f * w_b;
-    ax = ax + dx * fa;
-    ay = ay + dy * fa;
-    az = az + dz * fa;
-    bx = bx - dx * fb;
-    by = by - dy * fb;
-    bz = bz - dz * fb;
-}
-
 inline void link_scalar(Float4* p, const LinkArrays& l, uint32_t i) {
     Float4& a = p[l.a[i]];
     float ax = a.x, ay = a.y, az = a.z;
@@ -309,10 +310,19 @@ void solve_links(const LinkSchedule& ls, Float4* p, SolveMode mode) {
         for (uint32_t i = 0; i < ls.sequential.count; ++i) link_scalar(p, ls.sequential, i);
         return;
     }
+    const bool wide = has_avx2();
+    const LinkArrays links = ls.links;  // a local copy: stores to particles cannot alias it
     uint32_t at = 0;
     for (uint32_t l = 0; l < ls.level_count; ++l) {
-        for (uint32_t b = 0; b < ls.level_batches4[l]; ++b, at += 4) link_batch4(p, ls.links, at);
-        for (uint32_t k = 0; k < ls.level_singles[l]; ++k, ++at) link_scalar(p, ls.links, at);
+        const uint32_t b8 = ls.level_batches8[l];
+        if (wide && b8) {
+            link_batches8_avx2(p, links, at, b8);
+            at += 8 * b8;
+        } else {
+            for (uint32_t b = 0; b < 2 * b8; ++b, at += 4) link_batch4(p, links, at);
+        }
+        for (uint32_t b = 0; b < ls.level_batches4[l]; ++b, at += 4) link_batch4(p, links, at);
+        for (uint32_t k = 0; k < ls.level_singles[l]; ++k, ++at) link_scalar(p, links, at);
     }
 }
 
@@ -616,16 +626,16 @@ inline void push_out(V& px, V& py, V& pz, V& qx, V& qy, V& qz, V nx, V ny, V nz,
 }
 
 template <class V, class M>
-inline void collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
+inline bool collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
     const V zero = splat_v<V>(0.0f), one = splat_v<V>(1.0f);
     if (w.kind == ShapeKind::plane) {
         // ((x*px + y*py) + z*pz) + w, then the particle's radius.
         const V nx = splat_v<V>(w.c0x), ny = splat_v<V>(w.c0y), nz = splat_v<V>(w.c0z);
         const V d = (((px * nx + py * ny) + pz * nz) + splat_v<V>(w.r0)) - radius;
         const M inside = mask_and(active, lt(d, zero));
-        if (!any(inside)) return;
+        if (!any(inside)) return false;
         push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, d, friction, inside);
-        return;
+        return true;
     }
     const V ax = px - splat_v<V>(w.c0x), ay = py - splat_v<V>(w.c0y), az = pz - splat_v<V>(w.c0z);
     if (w.kind == ShapeKind::tapered_capsule && !w.degenerate_cone) {
@@ -654,9 +664,9 @@ inline void collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy
         const V dist = select(on_sphere, sl - sr, cd) - radius;
         const M valid = select_mask(on_sphere, gt(sl, zero), has_y);
         const M inside = mask_and(mask_and(active, valid), lt(dist, zero));
-        if (!any(inside)) return;
+        if (!any(inside)) return false;
         push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, dist, friction, inside);
-        return;
+        return true;
     }
     // Sphere and capsule (and a tapered capsule reduced to its bigger sphere): the closest point
     // of the segment, t = clamp(((p - a).(b - a)) / |b - a|^2, 0, 1).
@@ -673,10 +683,11 @@ inline void collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy
     const V d2 = (ex * ex + ey * ey) + ez * ez;
     const V rr = r + radius;
     const M inside = mask_and(mask_and(active, lt(d2, rr * rr)), gt(d2, zero));
-    if (!any(inside)) return;
+    if (!any(inside)) return false;
     const V d = vsqrt(d2);
     const V id = select(inside, one / d, zero);
     push_out<V, M>(px, py, pz, qx, qy, qz, ex * id, ey * id, ez * id, d - rr, friction, inside);
+    return true;
 }
 
 }  // namespace
@@ -752,16 +763,28 @@ void collide(const Setup& s, State& st, SolveMode mode) {
         }
         for (uint32_t i = 0; i < s.padded_count; i += 4) {
             alignas(16) uint32_t m[4];
+#if DRAPE_SOLVER_SSE2
+            // dynamic & (all || (mask & bit) != 0), four lanes at once
+            const __m128i dyn = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.dynamic_mask + i));
+            const __m128i cm = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.collision_mask + i));
+            const __m128i off = all ? _mm_setzero_si128()
+                                    : _mm_cmpeq_epi32(_mm_and_si128(cm, _mm_set1_epi32(int(bit))), _mm_setzero_si128());
+            const __m128i lanes_on = _mm_andnot_si128(off, dyn);
+            if (_mm_movemask_epi8(lanes_on) == 0) continue;
+            _mm_store_si128(reinterpret_cast<__m128i*>(m), lanes_on);
+#else
             bool any_active = false;
             for (int l = 0; l < 4; ++l) {
                 m[l] = s.dynamic_mask[i + l] & ((all || (s.collision_mask[i + l] & bit)) ? ~0u : 0u);
                 any_active |= m[l] != 0;
             }
             if (!any_active) continue;
+#endif
             F4 px, py, pz, pw, qx, qy, qz, qw;
             transpose(p[i], p[i + 1], p[i + 2], p[i + 3], px, py, pz, pw);
             transpose(q[i], q[i + 1], q[i + 2], q[i + 3], qx, qy, qz, qw);
-            collide_lanes<F4, M4>(w, px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), mask_from_bits(m));
+            if (!collide_lanes<F4, M4>(w, px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), mask_from_bits(m)))
+                continue;  // nothing inside: the particles are as they were
             untranspose(px, py, pz, pw, p[i], p[i + 1], p[i + 2], p[i + 3]);
             untranspose(qx, qy, qz, qw, q[i], q[i + 1], q[i + 2], q[i + 3]);
         }
@@ -887,6 +910,7 @@ void move_collidables(State& st, float h) {
 }  // namespace
 
 void simulate(const Setup& s, State& st, const StepInputs& in) {
+    GameFloatMode fp;
     if (!st.started) notify(s, st, in);
     const bool forces = wind(s, st, in);
     const float h = st.substep_length;
