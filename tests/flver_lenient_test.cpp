@@ -7,7 +7,9 @@
 #include <set>
 
 #include "flver_corpus.h"
+#include "drape/io/file.h"
 #include "flver_fixture.h"
+#include "run.h"
 
 using namespace drape;
 
@@ -116,4 +118,21 @@ TEST_CASE("flver: corpus FLVERs carry no warning, and a corrupted link rebuilds 
     }
     CHECK(files >= 9);
     MESSAGE(rebuilt_same << " of " << files << " corpus FLVERs: rebuilt children equal the stored links");
+}
+
+TEST_CASE("flver: drape model converts a FLVER with links out of range and warns once (issue 13 item 2)") {
+    test::FlverFixture fx;
+    fx.node_count = 3;
+    auto b = fx.build();
+    put16(b, fx.at.node + 2 * k_node + k_next, 3);
+    put16(b, fx.at.node + 1 * k_node + k_previous, 7);
+    const auto dir = test::scratch_dir("flver_lenient_cli");
+    REQUIRE(write_file(dir / "mod.flver", b));
+    const auto r = test::run(test::drape_exe() + " model " + (dir / "mod.flver").string() + " -o " + (dir / "mod.glb").string());
+    CHECK_MESSAGE(r.exit_code == 0, r.out);
+    size_t warnings = 0;
+    for (size_t at = r.out.find("warning: "); at != std::string::npos; at = r.out.find("warning: ", at + 1)) ++warnings;
+    CHECK_MESSAGE(warnings == 1, r.out);
+    CHECK_MESSAGE(r.out.find("mod.flver: 2 node links outside -1..2") != std::string::npos, r.out);
+    CHECK(std::filesystem::is_regular_file(dir / "mod.glb"));
 }
