@@ -12,6 +12,7 @@
 #include "drape/flver/flver.h"
 #include "drape/havok/hkx.h"
 #include "drape/io/reader.h"
+#include "drape/matbin/matbin.h"
 #include "drape/tpf/tpf.h"
 
 using namespace drape;
@@ -84,6 +85,9 @@ TEST_CASE("errors: every reader's magic and tag checks escape non-ASCII file byt
         {"TCM0 inner section", [&] { return message(havok::read_compendium(tagfile_with_bad_inner_tag("TCM0"))); }},
         {"packfile magic", [&] { return message(havok::read_packfile(with_bad_at(zeros, 0))); }},
         {"hkx sniff", [&] { return message(havok::read_hkx(with_bad_at(zeros, 0))); }},
+        {"MATBIN magic", [&] { return message(matbin::read_matbin(with_bad_at(zeros, 0))); }},
+        {"MTD magic", [&] { return message(matbin::read_mtd(with_bad_at(zeros, 0))); }},
+        {"MTD magic after its block header", [&] { return message(matbin::read_mtd(with_bad_at(zeros, 0x2C))); }},
     };
     for (const auto& c : cases) {
         CAPTURE(c.what);

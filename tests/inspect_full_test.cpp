@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "corpus.h"
+#include "drape/exporters/havok_json.h"
 #include "drape/exporters/havok_json_stream.h"
 #include "drape/io/json_writer.h"
 #include "havok_corpus.h"
-#include "havok_json.h"
 #include "run.h"
 
 using namespace drape;
@@ -69,7 +69,7 @@ TEST_CASE("havok json: the streamed document equals the built one, cut and full 
         REQUIRE_MESSAGE(f, f.error().to_string());
         for (size_t max_array : {size_t(0), size_t(8), size_t(64)}) {
             CAPTURE(max_array);
-            CHECK(streamed(*f, max_array) == nlohmann::json::parse(cli::havok_json(*f, max_array).dump()));
+            CHECK(streamed(*f, max_array) == nlohmann::json::parse(exporters::havok_json(*f, max_array).dump()));
         }
         ++files;
     }

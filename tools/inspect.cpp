@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "drape/exporters/havok_json.h"
+#include "drape/game/containers.h"
 #include "drape/game/identify.h"
 #include "drape/io/file.h"
 #include "drcloth_check.h"
@@ -13,7 +15,6 @@
 #include "drape/havok/hkx.h"
 #include "drape/exporters/havok_json_stream.h"
 #include "drape/io/json_writer.h"
-#include "containers.h"
 
 namespace drape::cli {
 
@@ -65,17 +66,6 @@ void write_json_value(JsonWriter& w, const nlohmann::ordered_json& j) {
         case nlohmann::json::value_t::number_float: w.value(j.get<double>()); return;
         default: w.null(); return;
     }
-}
-
-// foo.bhd / foo.chrbhd / foo.hkxbhd -> the .bdt beside it (same stem, "bhd" -> "bdt").
-std::filesystem::path bdt_beside(const std::filesystem::path& bhd) {
-    std::string ext = bhd.extension().string();
-    auto pos = ext.rfind("bhd");
-    if (pos == std::string::npos) return {};
-    ext.replace(pos, 3, "bdt");
-    auto p = bhd;
-    p.replace_extension(ext);
-    return p;
 }
 
 // `inspect --json`, streamed: the node tree with, for every Havok file (`objects`, or the file
@@ -213,8 +203,8 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 continue;
             }
             game::Node node;
-            if (game::identify(*bytes) == game::Kind::bhf4 && std::filesystem::exists(bdt_beside(path))) {
-                auto bdt = read_file(bdt_beside(path));
+            if (game::identify(*bytes) == game::Kind::bhf4 && std::filesystem::exists(game::bdt_beside(path))) {
+                auto bdt = read_file(game::bdt_beside(path));
                 if (!bdt) {
                     std::cerr << "error: " << bdt.error().to_string() << "\n";
                     exit_code = k_exit_input;
@@ -230,7 +220,7 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 std::optional<havok::CompendiumSet> folder;
                 if (havok_file) {
                     // a loose tagfile's compendium sits beside it
-                    if (auto c = compendiums_for({Member{path.string(), *bytes}}, path.parent_path())) folder = std::move(*c);
+                    if (auto c = game::compendiums_for({game::Member{path.string(), *bytes}}, path.parent_path())) folder = std::move(*c);
                 }
                 inspect.node(node, *bytes, folder ? &*folder : nullptr, *objects || havok_file, 0);
             } else {

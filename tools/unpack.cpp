@@ -6,23 +6,13 @@
 
 #include "commands.h"
 #include "drape/bnd/bnd4.h"
+#include "drape/game/containers.h"
 #include "drape/game/unpack.h"
 #include "drape/io/file.h"
 
 namespace drape::cli {
 
 namespace {
-
-// foo.bhd / foo.chrbhd / foo.hkxbhd -> the .bdt beside it (same stem, "bhd" -> "bdt").
-std::filesystem::path data_file_beside(const std::filesystem::path& bhd) {
-    std::string ext = bhd.extension().string();
-    const auto pos = ext.rfind("bhd");
-    if (pos == std::string::npos) return {};
-    ext.replace(pos, 3, "bdt");
-    auto p = bhd;
-    p.replace_extension(ext);
-    return p;
-}
 
 struct UnpackArgs {
     std::vector<std::string> inputs;
@@ -47,7 +37,7 @@ int run_unpack(const UnpackArgs& a, const GlobalOptions& g) {
         const std::string name = path.filename().string();
         Result<game::UnpackResult> r = make_error("unset");
         if (bnd::is_bhf4(*bytes)) {
-            const auto bdt_path = data_file_beside(path);
+            const auto bdt_path = game::bdt_beside(path);
             auto bdt = bdt_path.empty() ? Result<std::vector<uint8_t>>(make_error("no data file (.bdt) beside the header file", name))
                                         : read_file(bdt_path);
             if (!bdt) {

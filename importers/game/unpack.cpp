@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "drape/bnd/bnd4.h"
-#include "drape/game/identify.h"
 #include "drape/io/file.h"
 #include "drape/io/json_writer.h"
 #include "drape/tpf/tpf.h"
@@ -21,8 +20,6 @@ std::string unpack_folder_name(std::string_view file_name) {
 }
 
 namespace {
-
-bool is_tpf(Bytes data) { return identify(data) == Kind::tpf; }
 
 // Deepest nesting followed with `recursive` (the games nest at most 3 levels).
 constexpr unsigned k_max_depth = 6;
@@ -68,7 +65,7 @@ struct Unpacker {
             if (!b) return std::move(b.error().within(chain));
             return binder(*b, chain, folder, dcx_header, depth);
         }
-        if (is_tpf(data)) return texture_pack(data, chain, folder, dcx_header);
+        if (tpf::is_tpf(data)) return texture_pack(data, chain, folder, dcx_header);
         if (dcx_header) {  // a DCX of a plain file: its payload, named after the DCX
             std::string name = chain.substr(chain.find_last_of('>') == std::string::npos ? 0 : chain.find_last_of('>') + 2);
             if (name.size() > 4 && name.ends_with(".dcx")) name.resize(name.size() - 4);
@@ -96,7 +93,7 @@ struct Unpacker {
             result.errors.push_back(std::move(w.error()));
             return;
         }
-        if (!options.recursive || !(dcx::is_dcx(bytes) || bnd::is_bnd4(bytes) || is_tpf(bytes))) return;
+        if (!options.recursive || !(dcx::is_dcx(bytes) || bnd::is_bnd4(bytes) || tpf::is_tpf(bytes))) return;
         const auto nested = path.parent_path() / unpack_folder_name(path.filename().string());
         if (auto r = container(bytes, chain, nested, nullptr, depth + 1); !r) {
             result.errors.push_back(std::move(r.error()));
