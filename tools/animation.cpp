@@ -34,9 +34,14 @@ int run_animation(const AnimationArgs& a, const GlobalOptions& g) {
         return k_exit_input;
     }
     int code = k_exit_ok;
+    // A skeleton member that did not read is reported once, below, where it explains the missing skeleton.
+    const anim::SkeletonFailure own_skeleton = set->skeletons.empty() && a.skeleton.empty() ? anim::skeleton_failure(*set) : anim::SkeletonFailure{};
+    // Never lose a clip silently: each one that does not decode is named with its reason, the
+    // summary counts them and the exit code is 1.
     for (const auto& f : set->failures) {
-        std::cerr << "drape animation: " << f.error.to_string() << "\n";
         code = k_exit_input;
+        if (&f == own_skeleton.failure) continue;
+        std::cerr << "drape animation: " << (f.clip.empty() ? "not read: " : "clip " + f.clip + " not decoded: ") << f.error.to_string() << "\n";
     }
     // The skeleton: --skeleton (an .hkx, .anibnd or any binder holding one), else the input's own.
     std::vector<havok::Skeleton> skeletons = set->skeletons;
@@ -52,6 +57,28 @@ int run_animation(const AnimationArgs& a, const GlobalOptions& g) {
             return k_exit_input;
         }
         skeletons = ss->skeletons;
+    }
+    if (skeletons.empty() && own_skeleton.failure) {
+        if (own_skeleton.unsupported_sdk)
+            std::cerr << "drape animation: " << a.input << " holds a skeleton of an unsupported Havok SDK, which drape cannot read ("
+                      << own_skeleton.failure->error.to_string() << "); pass --skeleton with a skeleton of a supported game\n";
+        else
+            std::cerr << "drape animation: " << a.input << " holds a skeleton that did not read (" << own_skeleton.failure->error.to_string()
+                      << "); pass --skeleton\n";
+        return k_exit_input;
+    }
+    // A clip-only binder (c0000_a00_lo.anibnd.dcx) takes the skeleton of the main one beside it.
+    if (skeletons.empty() && a.skeleton.empty()) {
+        if (auto main = anim::main_anibnd_beside(a.input)) {
+            auto mb = read_file(*main);
+            auto ms = mb ? anim::read_clip_set(*mb, main->string(), dopt) : Result<anim::ClipSet>(mb.error());
+            if (ms && !ms->skeletons.empty()) {
+                skeletons = ms->skeletons;
+                if (!g.quiet)
+                    std::cerr << "drape animation: " << a.input << " holds no skeleton; using " << skeletons[0].name << " of " << main->string()
+                              << " beside it\n";
+            }
+        }
     }
     if (skeletons.empty()) {
         std::cerr << "drape animation: no skeleton: " << (a.skeleton.empty() ? a.input + " holds none; pass --skeleton" : a.skeleton + " holds none") << "\n";
@@ -94,8 +121,9 @@ int run_animation(const AnimationArgs& a, const GlobalOptions& g) {
     if (!g.quiet) {
         for (const auto& w : report.warnings) std::cerr << "drape animation: warning: " << w << "\n";
         std::cout << a.output << ": " << report.animations << " animations, " << report.channels << " channels on skeleton "
-                  << skeletons[0].name << " (" << skeletons[0].bone_names.size() << " bones), mirror " << exporters::mirror_name(report.mirror)
-                  << "\n";
+                  << skeletons[0].name << " (" << skeletons[0].bone_names.size() << " bones), mirror " << exporters::mirror_name(report.mirror);
+        if (!set->failures.empty()) std::cout << "; " << set->failures.size() << " not decoded (listed above)";
+        std::cout << "\n";
     }
     return code;
 }

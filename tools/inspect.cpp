@@ -1,6 +1,7 @@
 // drape inspect: identify files by content, recurse into containers, print a tree or JSON.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -12,6 +13,8 @@
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
 #include "drape/havok/hkx.h"
+#include "drape/exporters/havok_json_stream.h"
+#include "drape/io/json_writer.h"
 
 namespace drape::cli {
 
@@ -40,55 +43,94 @@ void print_tree(std::ostream& os, const game::Node& n, const std::string& prefix
         print_tree(os, n.children[i], child_prefix, i + 1 == n.children.size(), false);
 }
 
-nlohmann::ordered_json to_json(const game::Node& n) {
-    nlohmann::ordered_json j;
-    j["name"] = n.name;
-    if (n.path != n.name) j["path"] = n.path;
-    if (n.id >= 0) j["id"] = n.id;
-    j["kind"] = game::kind_name(n.kind);
-    j["size"] = n.size;
-    if (n.stored_size != n.size) j["stored_size"] = n.stored_size;
-    for (auto& [k, v] : n.fields) j[k] = v;
-    if (n.error) j["error"] = n.error->to_string();
-    if (!n.children.empty()) {
-        auto& c = j["children"] = nlohmann::ordered_json::array();
-        for (const auto& child : n.children) c.push_back(to_json(child));
+// A small nlohmann document (a .drcloth summary) through the streaming writer.
+void write_json_value(JsonWriter& w, const nlohmann::ordered_json& j) {
+    switch (j.type()) {
+        case nlohmann::json::value_t::object:
+            w.begin_object();
+            for (auto it = j.begin(); it != j.end(); ++it) {
+                w.key(it.key());
+                write_json_value(w, it.value());
+            }
+            w.end_object();
+            return;
+        case nlohmann::json::value_t::array:
+            w.begin_array();
+            for (const auto& v : j) write_json_value(w, v);
+            w.end_array();
+            return;
+        case nlohmann::json::value_t::string: w.value(j.get<std::string>()); return;
+        case nlohmann::json::value_t::boolean: w.value(j.get<bool>()); return;
+        case nlohmann::json::value_t::number_integer: w.value(j.get<int64_t>()); return;
+        case nlohmann::json::value_t::number_unsigned: w.value(j.get<uint64_t>()); return;
+        case nlohmann::json::value_t::number_float: w.value(j.get<double>()); return;
+        default: w.null(); return;
     }
-    return j;
 }
 
-// `inspect --json`: the object graph of every Havok file, attached to its node. Walks the same
-// DCX/BND4 layers as game::walk (same member order), resolving compendiums among siblings.
-void attach_havok(nlohmann::ordered_json& j, Bytes bytes, const dcx::DecodeOptions& dopt, const havok::CompendiumSet* set,
-                  unsigned depth = 0) {
-    if (depth > 6) return;
-    if (havok::is_packfile(bytes) || havok::is_tagfile(bytes)) {
-        havok::CompendiumSet empty;
-        auto f = havok::read_hkx(bytes, (set ? *set : empty).lookup());
-        if (f) j["objects"] = exporters::havok_json(*f);
-        else j["objects_error"] = f.error().to_string();
-        return;
-    }
-    if (dcx::is_dcx(bytes)) {
-        auto d = dcx::decompress(bytes, dopt);
-        if (d && j.contains("children") && !j["children"].empty()) attach_havok(j["children"][0], *d, dopt, nullptr, depth + 1);
-        return;
-    }
-    if (bnd::is_bnd4(bytes)) {
-        auto b = bnd::read_bnd4(bytes);
-        if (!b || !j.contains("children")) return;
-        std::vector<std::vector<uint8_t>> members;
-        for (const auto& e : b->entries) {
-            auto eb = bnd::entry_bytes(*b, e);
-            members.push_back(eb ? std::move(*eb) : std::vector<uint8_t>{});
+// `inspect --json`, streamed: the node tree with, for every Havok file (`objects`, or the file
+// given directly), its object graph. Walks the same DCX/BND4 layers as game::walk (same member
+// order), resolving compendiums among siblings; only one container level's bytes are held at
+// a time and the JSON is never built in memory.
+struct JsonInspect {
+    JsonWriter& w;
+    const dcx::DecodeOptions& dopt;
+    bool objects;
+    size_t max_array;
+
+    void node(const game::Node& n, Bytes bytes, const havok::CompendiumSet* set, bool havok_here, unsigned depth) {
+        w.begin_object();
+        w.field("name", n.name);
+        if (n.path != n.name) w.field("path", n.path);
+        if (n.id >= 0) w.field("id", int64_t(n.id));
+        w.field("kind", game::kind_name(n.kind));
+        w.field("size", uint64_t(n.size));
+        if (n.stored_size != n.size) w.field("stored_size", uint64_t(n.stored_size));
+        for (auto& [k, v] : n.fields) w.field(k, v);
+        if (n.error) w.field("error", n.error->to_string());
+        if (havok_here && depth <= 6 && (havok::is_packfile(bytes) || havok::is_tagfile(bytes))) {
+            havok::CompendiumSet empty;
+            auto f = havok::read_hkx(bytes, (set ? *set : empty).lookup());
+            if (f) {
+                w.key("objects");
+                exporters::write_havok_json(w, *f, max_array);
+            } else {
+                w.field("objects_error", f.error().to_string());
+            }
         }
-        havok::CompendiumSet comps;
-        std::vector<Bytes> siblings(members.begin(), members.end());
-        (void)comps.add_siblings(siblings);
-        for (size_t i = 0; i < members.size() && i < j["children"].size(); ++i)
-            attach_havok(j["children"][i], members[i], dopt, &comps, depth + 1);
+        if (!n.children.empty()) {
+            w.key("children").begin_array();
+            children(n, bytes, depth);
+            w.end_array();
+        }
+        w.end_object();
     }
-}
+
+    void children(const game::Node& n, Bytes bytes, unsigned depth) {
+        if (objects && depth < 6 && dcx::is_dcx(bytes)) {
+            auto d = dcx::decompress(bytes, dopt);
+            for (size_t i = 0; i < n.children.size(); ++i)
+                node(n.children[i], i == 0 && d ? Bytes(*d) : Bytes{}, nullptr, objects, depth + 1);
+            return;
+        }
+        if (objects && depth < 6 && bnd::is_bnd4(bytes)) {
+            auto b = bnd::read_bnd4(bytes);
+            std::vector<std::vector<uint8_t>> members;
+            if (b)
+                for (const auto& e : b->entries) {
+                    auto eb = bnd::entry_bytes(*b, e);
+                    members.push_back(eb ? std::move(*eb) : std::vector<uint8_t>{});
+                }
+            havok::CompendiumSet comps;
+            std::vector<Bytes> siblings(members.begin(), members.end());
+            (void)comps.add_siblings(siblings);
+            for (size_t i = 0; i < n.children.size(); ++i)
+                node(n.children[i], i < members.size() ? Bytes(members[i]) : Bytes{}, &comps, objects, depth + 1);
+            return;
+        }
+        for (const auto& c : n.children) node(c, {}, nullptr, false, depth + 1);
+    }
+};
 
 }  // namespace
 
@@ -105,11 +147,21 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
     cmd->add_flag("--objects", *objects,
                   "With --json: add the object graph of every Havok file inside containers (a Havok file given\n"
                   "directly always gets it): class, version and members of every object");
-    cmd->callback([files, json, objects, &global, &exit_code] {
+    auto full = std::make_shared<bool>(false);
+    auto max_array = std::make_shared<size_t>(64);
+    cmd->add_flag("--full", *full, "With --json: every element of every array of the object graphs (same as --max-array 0)");
+    cmd->add_option("--max-array", *max_array, "With --json: cut object-graph arrays after N elements, noting how many were left out (0 = all)")
+        ->default_val(64);
+    cmd->callback([files, json, objects, full, max_array, &global, &exit_code] {
         game::WalkOptions options;
         options.dcx.oodle_path = global.oodle_path;
         options.dcx.jobs = global.jobs;
-        nlohmann::ordered_json all = nlohmann::ordered_json::array();
+        // JSON goes out as it is written (a large object graph is never held in memory); errors
+        // are collected and printed once the document is complete.
+        JsonWriter w(std::cout);
+        JsonInspect inspect{w, options.dcx, *objects, *full ? 0 : *max_array};
+        std::vector<std::string> json_errors;
+        if (*json && files->size() > 1) w.begin_array();
         for (const std::string& f : *files) {
             std::filesystem::path path(f);
             auto bytes = read_file(path);
@@ -131,7 +183,7 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 j["size"] = bytes->size();
                 for (auto& [k, v] : summary->items()) j[k] = v;
                 if (*json) {
-                    all.push_back(j);
+                    write_json_value(w, j);
                 } else {
                     std::cout << j["name"].get<std::string>() << "  drape cloth  " << with_commas(bytes->size()) << " B  format="
                               << j.value("format_version", "?") << "  collidables=" << j["collidables"] << "\n";
@@ -163,26 +215,33 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 node = game::walk(*bytes, path.filename().string(), options);
             }
             if (*json) {
-                auto j = to_json(node);
                 // A Havok file given directly always gets its object graph; containers with --objects.
-                bool havok_file = havok::is_packfile(*bytes) || havok::is_tagfile(*bytes);
-                if (*objects || havok_file) {
+                const bool havok_file = havok::is_packfile(*bytes) || havok::is_tagfile(*bytes);
+                std::optional<havok::CompendiumSet> folder;
+                if (havok_file) {
                     // a loose tagfile's compendium sits beside it
-                    auto folder = game::compendiums_for({game::Member{path.string(), *bytes}}, path.parent_path());
-                    havok::CompendiumSet none;
-                    attach_havok(j, *bytes, options.dcx, folder ? &*folder : &none);
+                    if (auto c = game::compendiums_for({game::Member{path.string(), *bytes}}, path.parent_path())) folder = std::move(*c);
                 }
-                all.push_back(std::move(j));
+                inspect.node(node, *bytes, folder ? &*folder : nullptr, *objects || havok_file, 0);
             } else {
                 print_tree(std::cout, node, "", true, true);
             }
             if (auto e = game::first_error(node)) {
-                std::cout.flush();
-                std::cerr << "error: " << e->to_string() << "\n";
                 exit_code = k_exit_input;
+                if (*json) {
+                    json_errors.push_back(e->to_string());
+                } else {
+                    std::cout.flush();
+                    std::cerr << "error: " << e->to_string() << "\n";
+                }
             }
         }
-        if (*json) std::cout << (files->size() == 1 && !all.empty() ? all[0] : all).dump(1) << "\n";
+        if (*json) {
+            if (files->size() > 1) w.end_array();
+            if (w.complete()) std::cout << "\n";
+            std::cout.flush();
+            for (const auto& e : json_errors) std::cerr << "error: " << e << "\n";
+        }
     });
 }
 

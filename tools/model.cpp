@@ -42,6 +42,7 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
             exit_code = k_exit_input;
             return;
         }
+        for (const auto& w : model->warnings) std::cerr << "warning: " << o->input << ": " << w << "\n";
         std::filesystem::path out(o->output);
         exporters::GltfOptions gopt;
         gopt.binary = !(o->text || out.extension() == ".gltf");

@@ -1,6 +1,8 @@
 // drape: clips and skeletons of an animation binder or a loose Havok file.
 #include "drape/anim/anibnd.h"
 
+#include <cctype>
+
 #include "drape/bnd/bnd4.h"
 #include "drape/havok/hkx.h"
 
@@ -32,12 +34,16 @@ void read_member(const Member& m, const havok::CompendiumSet& set, ClipSet& out)
     auto container = havok::read_animation_container(*file);
     if (!container) return fail(std::move(container.error()));
     for (auto& s : container->skeletons) out.skeletons.push_back(std::move(s));
-    auto clips = decode_clips(*container);
-    if (!clips) return fail(std::move(clips.error()));
+    auto clips = decode_each_clip(*container);
     const std::string base = clip_name_from_path(m.name);
-    for (size_t i = 0; i < clips->size(); ++i) {
-        Clip& c = (*clips)[i];
-        c.name = clips->size() == 1 ? base : base + "_" + std::to_string(i);
+    for (size_t i = 0; i < clips.size(); ++i) {
+        const std::string name = clips.size() == 1 ? base : base + "_" + std::to_string(i);
+        if (!clips[i]) {
+            out.failures.push_back({m.name, std::move(clips[i].error().within(m.name)), name});
+            continue;
+        }
+        Clip& c = *clips[i];
+        c.name = name;
         out.clips.push_back(std::move(c));
     }
 }
@@ -77,6 +83,38 @@ Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::Deco
     for (const auto& m : members)
         if (!havok::is_compendium(m.bytes)) read_member(m, set, out);
     return out;
+}
+
+SkeletonFailure skeleton_failure(const ClipSet& set) {
+    SkeletonFailure out;
+    for (const auto& f : set.failures) {
+        if (!f.clip.empty()) continue;
+        std::string stem = clip_name_from_path(f.member);
+        for (char& c : stem) c = char(std::tolower(static_cast<unsigned char>(c)));
+        if (stem.rfind("skeleton", 0) != 0) continue;
+        out.failure = &f;
+        out.unsupported_sdk = f.error.field == "SDKV" && f.error.reason.find("unsupported Havok SDK") != std::string::npos;
+        return out;
+    }
+    return out;
+}
+
+std::optional<std::filesystem::path> main_anibnd_beside(const std::filesystem::path& input) {
+    const std::string name = input.filename().string();
+    std::string lower = name;
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    const bool dcx = lower.size() > 11 && lower.ends_with(".anibnd.dcx");
+    if (!dcx && !lower.ends_with(".anibnd")) return std::nullopt;
+    const size_t underscore = name.find('_');
+    const size_t dot = name.find('.');
+    if (underscore == std::string::npos || underscore == 0 || underscore > dot) return std::nullopt;
+    const std::string stem = name.substr(0, underscore);
+    for (const char* ext : {".anibnd.dcx", ".anibnd"}) {
+        const auto candidate = input.parent_path() / (stem + ext);
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+    }
+    return std::nullopt;
 }
 
 }  // namespace drape::anim

@@ -85,16 +85,24 @@ Result<Clip> decode_clip(const havok::Animation& a, const havok::Binding* bindin
     return c;
 }
 
-Result<std::vector<Clip>> decode_clips(const havok::AnimationContainer& container) {
-    std::vector<Clip> out;
+std::vector<Result<Clip>> decode_each_clip(const havok::AnimationContainer& container) {
+    std::vector<Result<Clip>> out;
+    out.reserve(container.animations.size());
     for (size_t i = 0; i < container.animations.size(); ++i) {
         const auto& a = container.animations[i];
         const havok::Binding* binding = nullptr;
         for (const auto& b : container.bindings)
             if (b.animation_item == a.item) binding = &b;
         if (!binding && i < container.bindings.size() && container.bindings[i].animation_item == 0) binding = &container.bindings[i];
-        auto c = decode_clip(a, binding);
-        if (!c) return c.error();
+        out.push_back(decode_clip(a, binding));
+    }
+    return out;
+}
+
+Result<std::vector<Clip>> decode_clips(const havok::AnimationContainer& container) {
+    std::vector<Clip> out;
+    for (auto& c : decode_each_clip(container)) {
+        if (!c) return std::move(c.error());
         out.push_back(std::move(*c));
     }
     return out;

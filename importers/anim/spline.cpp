@@ -283,7 +283,12 @@ Result<SplineClip> decode_spline(const havok::SplineData& d, int32_t num_tracks,
         return make_error(std::to_string(d.max_frames_per_block) + " frames per block, outside 2..256",
                           "hkaSplineCompressedAnimation.maxFramesPerBlock");
     const int64_t blocks_needed = (int64_t(d.num_frames) - 2) / (d.max_frames_per_block - 1) + 1;
-    if (d.num_blocks < 1 || d.num_blocks != std::max<int64_t>(1, blocks_needed) || d.block_offsets.size() != size_t(d.num_blocks))
+    // Elden Ring (2018) clips may store fewer block offsets than blocks (seen: 2 blocks, 1 offset,
+    // 327 frames). Every block starts at the 16-byte boundary after the previous block's
+    // transform data (the rule every stored offset of the corpus follows), so a missing offset
+    // is found by parsing the block before it. More offsets than blocks, or none, stay errors.
+    if (d.num_blocks < 1 || d.num_blocks != std::max<int64_t>(1, blocks_needed) || d.block_offsets.empty() ||
+        d.block_offsets.size() > size_t(d.num_blocks))
         return make_error(std::to_string(d.num_blocks) + " blocks with " + std::to_string(d.block_offsets.size()) + " offsets for " +
                               std::to_string(d.num_frames) + " frames of at most " + std::to_string(d.max_frames_per_block) + " per block",
                           "hkaSplineCompressedAnimation.numBlocks");
@@ -302,19 +307,26 @@ Result<SplineClip> decode_spline(const havok::SplineData& d, int32_t num_tracks,
     ByteReader all(Bytes(d.data.data(), d.data.size()));
     clip.blocks.resize(size_t(d.num_blocks));
     for (size_t b = 0; b < clip.blocks.size(); ++b) {
-        const uint64_t begin = d.block_offsets[b];
-        const uint64_t end = b + 1 < clip.blocks.size() ? d.block_offsets[b + 1] : d.data.size();
+        SplineBlock& block = clip.blocks[b];
+        block.offset_derived = b >= d.block_offsets.size();
+        const uint64_t begin = block.offset_derived ? (clip.blocks[b - 1].transforms_end + 15) / 16 * 16 : d.block_offsets[b];
+        const uint64_t end = b + 1 < d.block_offsets.size() ? d.block_offsets[b + 1] : d.data.size();
+        if (block.offset_derived && begin >= d.data.size())
+            return make_error_at(begin, "hkaSplineCompressedAnimation.blockOffsets",
+                                 "block " + std::to_string(b) + " of " + std::to_string(d.num_blocks) + " has no stored offset and the data (" +
+                                     std::to_string(d.data.size()) + " bytes) ends with block " + std::to_string(b - 1));
         if (end < begin || end > d.data.size())
             return make_error_at(begin, "hkaSplineCompressedAnimation.blockOffsets",
                                  "block " + std::to_string(b) + " spans " + std::to_string(begin) + ".." + std::to_string(end) + " of " +
                                      std::to_string(d.data.size()) + " bytes");
+        block.offset = begin;
         ByteReader r = all.slice(begin, end - begin, "spline.block");
         if (!r.check_count(uint64_t(mask_size), 1, "spline.block.masks")) return r.error();
         std::vector<uint8_t> masks(size_t(num_tracks) * 4);
         if (!r.read_bytes(masks.data(), masks.size(), "spline.block.masks") || !r.skip(size_t(num_float_tracks), "spline.block.float_masks") ||
             !r.align(4, "spline.block.masks"))
             return r.error();
-        auto& tracks = clip.blocks[b].tracks;
+        auto& tracks = block.tracks;
         tracks.resize(size_t(num_tracks));
         for (size_t t = 0; t < tracks.size(); ++t) {
             const uint8_t quant = masks[t * 4], pos = masks[t * 4 + 1], rot = masks[t * 4 + 2], scl = masks[t * 4 + 3];
@@ -330,6 +342,7 @@ Result<SplineClip> decode_spline(const havok::SplineData& d, int32_t num_tracks,
                 return e;
             }
         }
+        block.transforms_end = begin + r.pos();
     }
     return clip;
 }

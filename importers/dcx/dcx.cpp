@@ -83,7 +83,7 @@ Result<Header> read_dcx_header(ByteReader& r) {
     else if (tag == "ZSTD") h.compression = Compression::zstd;
     else if (tag == "KRAK") h.compression = Compression::krak;
     else if (tag == "EDGE") h.compression = Compression::edge;
-    else return make_error_at(tag_pos, "dcx.compression", "unknown compression \"" + tag + "\" (known: DFLT, ZSTD, KRAK, EDGE)");
+    else return make_error_at(tag_pos, "dcx.compression", "unknown compression \"" + escape_bytes(tag) + "\" (known: DFLT, ZSTD, KRAK, EDGE)");
     if (h.compression == Compression::edge) {
         if (chunk_size != 0x10000) return make_error_at(0x34, "dcx.chunk_size", "expected 0x10000, found " + hex(chunk_size));
         h.payload_offset = 0x44;  // the EgdT table follows DCA; decode_edge reads it
@@ -115,7 +115,7 @@ Result<Header> read_dcp_header(ByteReader& r) {
         h.compression = Compression::dcp_edge;
         h.payload_offset = 0x30;  // after DCS, the two sizes and a zero u32
     } else {
-        return make_error_at(4, "dcp.compression", "unknown compression \"" + tag + "\" (known: DFLT, EDGE)");
+        return make_error_at(4, "dcp.compression", "unknown compression \"" + escape_bytes(tag) + "\" (known: DFLT, EDGE)");
     }
     h.unk04 = 0;
     return h;

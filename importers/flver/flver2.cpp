@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "drape/flver/flver.h"
 
@@ -504,6 +505,8 @@ Result<Model> read_flver(Bytes data) {
 
     // Nodes.
     model.nodes.resize(static_cast<size_t>(node_count));
+    size_t links_out_of_range = 0;
+    std::pair<int32_t, int32_t> first_bad_link{0, 0};  // node, link
     for (auto& n : model.nodes) {
         size_t at = r.pos();
         n.translation = read_vec3(r, "flver2.node.translation");
@@ -519,15 +522,15 @@ Result<Model> read_flver(Bytes data) {
         n.bbox_max = read_vec3(r, "flver2.node.bbox_max");
         r.skip(0x34, "flver2.node.reserved");
         if (r.failed()) return r.error();
-        for (int16_t link : {n.parent, n.first_child, n.next_sibling, n.previous_sibling}) {
-            if (link >= node_count) {  // negative = none (FLVER_Editor writes -2 too)
-                r.fail_at(at + 0x1C, "flver2.node.links",
-                          "node link " + std::to_string(link) + " outside -1.." + std::to_string(node_count - 1));
-                return r.error();
+        // Negative = none (FLVER_Editor writes -2 too). Links past the last node are written by
+        // community editors; the game ignores them, so they count as none (see below).
+        for (int16_t* link : {&n.parent, &n.first_child, &n.next_sibling, &n.previous_sibling}) {
+            if (*link >= node_count) {
+                if (links_out_of_range++ == 0) first_bad_link = {int32_t(&n - model.nodes.data()), *link};
+                *link = -1;
             }
-        }
-        for (int16_t* link : {&n.parent, &n.first_child, &n.next_sibling, &n.previous_sibling})
             if (*link < 0) *link = -1;
+        }
         if (!ctx.read_string(name_off, n.name, "flver2.node.name", at + 0x0C)) return r.error();
     }
     // The parent chain must be acyclic (a cycle would loop any world-matrix walk).
@@ -544,6 +547,28 @@ Result<Model> read_flver(Bytes data) {
                       "flver2.node.parent_index", "parent chain of node " + std::to_string(i) + " is a cycle");
             return r.error();
         }
+    }
+
+    // With links out of range the child and sibling links cannot be trusted: rebuild them from
+    // the parent links (children in node order), which is all a skeleton needs.
+    if (links_out_of_range) {
+        for (auto& n : model.nodes) n.first_child = n.next_sibling = n.previous_sibling = -1;
+        std::vector<int16_t> last_child(model.nodes.size(), -1);
+        for (size_t i = 0; i < model.nodes.size(); ++i) {
+            const int16_t p = model.nodes[i].parent;
+            if (p < 0) continue;
+            if (last_child[size_t(p)] < 0) {
+                model.nodes[size_t(p)].first_child = int16_t(i);
+            } else {
+                model.nodes[size_t(last_child[size_t(p)])].next_sibling = int16_t(i);
+                model.nodes[i].previous_sibling = last_child[size_t(p)];
+            }
+            last_child[size_t(p)] = int16_t(i);
+        }
+        model.warnings.push_back(std::to_string(links_out_of_range) + " node link" + (links_out_of_range == 1 ? "" : "s") +
+                                 " outside -1.." + std::to_string(node_count - 1) + " (first: node " + std::to_string(first_bad_link.first) +
+                                 " links " + std::to_string(first_bad_link.second) +
+                                 ") read as none and the hierarchy rebuilt from the parent links (as written by community FLVER editors)");
     }
 
     // Meshes (lists resolved below, once the face sets and vertex buffers are read).

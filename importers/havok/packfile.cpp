@@ -66,7 +66,7 @@ Result<File> read_packfile(Bytes data) {
         r.read_fixed_string(20, tag, "packfile.section.tag");
         if (const size_t ff = tag.find('\xFF'); ff != std::string::npos) tag.resize(ff);
         if (const size_t nul = tag.find('\0'); nul != std::string::npos) tag.resize(nul);
-        s.tag = tag;
+        s.tag = escape_bytes(tag);  // printed in messages only
         s.start = r.u32("packfile.section.absoluteDataStart");
         s.local = r.u32("packfile.section.localFixupsOffset");
         s.global = r.u32("packfile.section.globalFixupsOffset");

@@ -86,9 +86,9 @@ bool read_sections(ByteReader& r, std::vector<Section>& out, const char* field) 
         hdr.read_bytes(s.tag, 4, field);
         const uint32_t size = word & 0x3FFFFFFF;
         const uint32_t flags = word >> 30;
-        if (size < 8) return r.fail_at(start, field, "section " + std::string(s.tag) + " size " + std::to_string(size) + " below 8");
+        if (size < 8) return r.fail_at(start, field, "section " + escape_bytes(std::string_view(s.tag, 4)) + " size " + std::to_string(size) + " below 8");
         if (size > r.remaining())
-            return r.fail_at(start, field, "section " + std::string(s.tag) + " size " + std::to_string(size) + " exceeds " +
+            return r.fail_at(start, field, "section " + escape_bytes(std::string_view(s.tag, 4)) + " size " + std::to_string(size) + " exceeds " +
                                                std::to_string(r.remaining()) + " B left");
         s.has_children = flags == 0;
         s.body = r.slice(start + 8, size - 8, field);
@@ -271,7 +271,7 @@ Result<int> sdk_year(const std::string& sdk, uint64_t at) {
     if (sdk.size() == 8 && sdk.compare(0, 4, "2015") == 0) return 2015;
     if (sdk.size() == 8 && sdk.compare(0, 4, "2016") == 0) return 2016;
     if (sdk.size() == 8 && sdk.compare(0, 4, "2018") == 0) return 2018;
-    return make_error_at(at, "SDKV", "unsupported Havok SDK '" + sdk + "' (drape reads 2015, 2016 and 2018 tagfiles)");
+    return make_error_at(at, "SDKV", "unsupported Havok SDK '" + escape_bytes(sdk) + "' (drape reads 2015, 2016 and 2018 tagfiles)");
 }
 
 }  // namespace

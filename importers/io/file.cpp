@@ -57,6 +57,21 @@ Result<void> write_file(const std::filesystem::path& path, const void* data, siz
     return {};
 }
 
+Result<void> write_file_atomic(const std::filesystem::path& path, const void* data, size_t size) {
+    std::filesystem::path tmp = path;
+    tmp += ".drape-tmp";
+    if (auto w = write_file(tmp, data, size); !w) return w;
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        Error e = make_error("cannot rename the temporary file into place");
+        e.chain.push_back(path.string());
+        return e;
+    }
+    return {};
+}
+
 std::string sanitize_member_path(std::string_view name) {
     // Split on both separators; drop drive letters ("N:"), empty, "." and ".." components.
     std::vector<std::string> parts;

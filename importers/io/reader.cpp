@@ -14,6 +14,66 @@ std::string hex(uint64_t v) {
     return buf;
 }
 
+std::string escape_bytes(std::string_view bytes) {
+    std::string out;
+    out.reserve(bytes.size());
+    for (const char ch : bytes) {
+        const auto c = uint8_t(ch);
+        if (c == 0) {
+            out += "\\0";
+        } else if (c >= 0x20 && c < 0x7F) {
+            out += char(c);
+        } else {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\x%02X", c);
+            out += b;
+        }
+    }
+    return out;
+}
+
+std::string printable_utf8(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    auto escape = [&](uint8_t c) {
+        char b[8];
+        std::snprintf(b, sizeof b, "\\x%02X", c);
+        out += b;
+    };
+    size_t i = 0;
+    while (i < text.size()) {
+        const auto c = uint8_t(text[i]);
+        if (c < 0x80) {
+            if (c >= 0x20 && c < 0x7F) out += char(c);
+            else escape(c);
+            ++i;
+            continue;
+        }
+        // Length and minimum code point of a well-formed sequence led by c.
+        size_t n = 0;
+        uint32_t cp = 0, min = 0;
+        if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F, min = 0x80;
+        else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F, min = 0x800;
+        else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07, min = 0x10000;
+        bool ok = n != 0 && i + n <= text.size();
+        for (size_t k = 1; ok && k < n; ++k) {
+            const auto cc = uint8_t(text[i + k]);
+            ok = (cc & 0xC0) == 0x80;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        // No overlongs, surrogates, code points past U+10FFFF or C1 controls.
+        ok = ok && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) && !(cp >= 0x80 && cp < 0xA0);
+        if (ok) {
+            out.append(text.substr(i, n));
+            i += n;
+        } else {
+            escape(c);
+            ++i;
+        }
+    }
+    return out;
+}
+
 std::string Error::to_string() const {
     std::string s;
     for (size_t i = 0; i < chain.size(); ++i) {
@@ -30,7 +90,9 @@ std::string Error::to_string() const {
     }
     if (!s.empty()) s += ": ";
     s += reason;
-    return s;
+    // Names and reasons may quote a file's bytes; whatever was not escaped where it was quoted is
+    // escaped here, so a message is always printable UTF-8 (terminals, logs, JSON reports).
+    return printable_utf8(s);
 }
 
 Error make_error(std::string reason, std::string field) {
@@ -94,23 +156,8 @@ bool ByteReader::expect_magic(std::string_view magic, const char* field) {
     if (m_failed) return false;
     if (remaining() < magic.size()) return fail_truncated(magic.size(), field);
     if (std::memcmp(m_data + m_pos, magic.data(), magic.size()) != 0) {
-        std::string found;
-        for (size_t i = 0; i < magic.size(); ++i) {
-            uint8_t c = m_data[m_pos + i];
-            if (c == 0) {
-                found += "\\0";
-            } else if (c >= 0x20 && c < 0x7F) {
-                found += char(c);
-            } else {
-                char b[8];
-                std::snprintf(b, sizeof b, "\\x%02X", c);
-                found += b;
-            }
-        }
-        std::string want;
-        for (char c : magic) {
-            if (c == 0) want += "\\0"; else want += c;
-        }
+        const std::string found = escape_bytes(Bytes(m_data + m_pos, magic.size()));
+        const std::string want = escape_bytes(magic);
         return fail(field, "bad magic: expected \"" + want + "\", found \"" + found + "\"");
     }
     m_pos += magic.size();

@@ -64,7 +64,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         d.block_inverse_duration = d.block_duration != 0 ? 1.0f / d.block_duration : 0.0f;
         d.mask_and_quantization_size = tracks * 4 + floats;
         size_t pos = 12;
-        for (int32_t b = 0; b < d.num_blocks && pos + 2 <= size; ++b, pos += 2) {
+        // data[7] bit 0: store one offset fewer than blocks (the Elden Ring long-clip shape).
+        const int32_t offsets = d.num_blocks - ((data[7] & 1) && d.num_blocks > 1 ? 1 : 0);
+        for (int32_t b = 0; b < offsets && pos + 2 <= size; ++b, pos += 2) {
             uint16_t o;
             std::memcpy(&o, data + pos, 2);
             d.block_offsets.push_back(o);

@@ -4,6 +4,8 @@
 // reported in `failures` and does not stop the others.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,12 +19,13 @@ namespace drape::anim {
 struct MemberFailure {
     std::string member;  // binder member name (or the file name)
     Error error;
+    std::string clip;    // the clip that did not decode (its ClipSet name); empty when the whole member failed
 };
 
 struct ClipSet {
     std::vector<Clip> clips;                 // in binder order; Clip::name = member file stem
     std::vector<havok::Skeleton> skeletons;  // every skeleton found (an anibnd holds one)
-    std::vector<MemberFailure> failures;     // members that did not decode
+    std::vector<MemberFailure> failures;     // members and clips that did not decode, with their reason
 };
 
 // "N:\\...\\a000_003000.hkx" -> "a000_003000".
@@ -32,5 +35,19 @@ std::string clip_name_from_path(std::string_view path);
 // `name` names the input in errors and is the clip name of a single file. The call fails only
 // when the container itself is unreadable; member errors go to ClipSet::failures.
 Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::DecodeOptions& dcx_options = {});
+
+// The failure of the member that holds the set's skeleton (a member named skeleton*.hkx), when
+// that member did not read; nullptr otherwise. Lets a caller say why a binder that has a
+// skeleton yields none (e.g. a 2019+ tagfile: `unsupported_sdk` is then true).
+struct SkeletonFailure {
+    const MemberFailure* failure = nullptr;
+    bool unsupported_sdk = false;  // the tagfile's SDK (SDKV) is one drape does not read
+};
+SkeletonFailure skeleton_failure(const ClipSet& set);
+
+// Clip-only binders (c0000_a00_lo.anibnd.dcx, c0000_a7x.anibnd.dcx) hold no skeleton; the
+// character's main binder beside them (c0000.anibnd.dcx, else c0000.anibnd) does. Returns that
+// file when `input`'s name is <stem>_<anything>.anibnd[.dcx] and it exists, else nullopt.
+std::optional<std::filesystem::path> main_anibnd_beside(const std::filesystem::path& input);
 
 }  // namespace drape::anim

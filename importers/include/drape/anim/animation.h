@@ -79,6 +79,9 @@ struct TrackCurves {
 
 struct SplineBlock {
     std::vector<TrackCurves> tracks;  // numberOfTransformTracks
+    uint64_t offset = 0;          // start of the block in `data`
+    uint64_t transforms_end = 0;  // end of its transform tracks in `data` (before the padding)
+    bool offset_derived = false;  // the file stores no offset for this block (see decode_spline)
 };
 
 // The decoded form of hkaSplineCompressedAnimation.
@@ -95,6 +98,11 @@ inline constexpr uint32_t k_max_frames = 1u << 22;
 
 // Parses every block of a spline clip. Refuses rotation quantisations no source describes
 // (THREECOMP24, STRAIGHT16), big-endian data, and counts or knots that do not fit.
+// numBlocks must be the count the frames need ((numFrames - 2) / (maxFramesPerBlock - 1) + 1).
+// blockOffsets may hold fewer entries than numBlocks (some Elden Ring clips of more than 256
+// frames store one offset for two blocks): a block without an offset starts at the first 16-byte
+// boundary after the previous block's transform data, where every stored offset of the corpus
+// points (docs/animation.md).
 Result<SplineClip> decode_spline(const havok::SplineData& data, int32_t num_transform_tracks, int32_t num_float_tracks);
 
 // Evaluates one curve at local frame u (clamped to the curve's domain).
@@ -134,7 +142,10 @@ struct Clip {
 Result<Clip> decode_clip(const havok::Animation& animation, const havok::Binding* binding);
 
 // Every animation of a container with the binding that names it (bindings matched by item,
-// then by position). Stops at the first clip that fails.
+// then by position), each decoded on its own: one result per animation, in order, so a clip
+// that fails does not hide the others.
+std::vector<Result<Clip>> decode_each_clip(const havok::AnimationContainer& container);
+// The same, failing with the first clip that fails.
 Result<std::vector<Clip>> decode_clips(const havok::AnimationContainer& container);
 
 // Local transforms of every track at stored frame `frame` (clamped), exactly as stored (spline:

@@ -202,13 +202,18 @@ struct Model {
     std::vector<Node> nodes;
     std::vector<Mesh> meshes;
     std::vector<BufferLayout> layouts;
+    // What the reader accepted although the file breaks a rule the game's own reader does not
+    // care about, one line each (at most one per kind and file): e.g. node links past the last
+    // node, written by community editors, read as none. Callers print them as warnings.
+    std::vector<std::string> warnings;
 };
 
 // Size in bytes of a layout member type code, 0 if unknown.
 uint32_t member_type_size(uint32_t type);
 
 bool is_flver(Bytes data);
-// Reads a FLVER2 file. Never throws; errors name the offset and field.
+// Reads a FLVER2 file. Never throws; errors name the offset and field. What it accepts leniently
+// (node links out of range) is listed in Model::warnings.
 Result<Model> read_flver(Bytes data);
 
 // The display mask of a material named "#NN#..." (NN decimal), or -1.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "drape/io/error.h"
+#include "drape/io/reader.h"
 
 namespace drape {
 
@@ -16,6 +17,14 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path, uint64
 Result<void> write_file(const std::filesystem::path& path, const void* data, size_t size);
 inline Result<void> write_file(const std::filesystem::path& path, const std::vector<uint8_t>& data) {
     return write_file(path, data.data(), data.size());
+}
+
+// Writes a whole file atomically: the bytes go to a temporary file beside `path`, which is then
+// renamed over it, so a reader never sees a half-written file and an interrupted write leaves
+// any previous file in place. Creates the parent folders.
+Result<void> write_file_atomic(const std::filesystem::path& path, const void* data, size_t size);
+inline Result<void> write_file_atomic(const std::filesystem::path& path, Bytes data) {
+    return write_file_atomic(path, data.data(), data.size());
 }
 
 // Turns a name stored in a game file (a Windows path such as

@@ -171,4 +171,16 @@ std::u16string utf8_to_utf16(std::string_view utf8);
 
 std::string hex(uint64_t v);
 
+// Bytes quoted from a file into a message (magics, section tags, compression names): printable
+// ASCII stays as is, NUL becomes \0 and every other byte \xNN, so the message is ASCII whatever
+// the file holds. Quote raw bytes with this; Error::to_string() also cleans whatever slips by.
+std::string escape_bytes(std::string_view bytes);
+inline std::string escape_bytes(Bytes bytes) {
+    return escape_bytes(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+// Text that is meant to be UTF-8 (names decoded from UTF-16 or Shift-JIS) made safe to print:
+// well-formed UTF-8 sequences of non-control characters stay, every other byte (control
+// characters, invalid or truncated sequences, surrogates, overlongs) becomes \xNN.
+std::string printable_utf8(std::string_view text);
+
 }  // namespace drape
