@@ -614,7 +614,8 @@ Result<Operator> read_operator(const File& f, uint32_t item) {
         case OperatorKind::update_some_vertex_frames:
             op.vert_to_normal_id = ints<uint16_t>(v["vertToNormalID"]);
             op.involved_triangles = map_array<std::array<uint16_t, 3>>(v["involvedTriangles"], [](const Value& e) {
-                const Value vi = e["vertexIndices"];
+                // The 2018 registry names the member `indices`; older class lists `vertexIndices`.
+                const Value vi = e.has("indices") ? e["indices"] : e["vertexIndices"];
                 return std::array<uint16_t, 3>{uint16_t(vi.at(0).as_int()), uint16_t(vi.at(1).as_int()), uint16_t(vi.at(2).as_int())};
             });
             op.involved_vertices = ints<uint16_t>(v["involvedVertices"]);
