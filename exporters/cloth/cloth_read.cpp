@@ -437,7 +437,10 @@ Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<
     std::unique_ptr<fb::ClothFileT> file(verified.file->UnPack());
     hcl::ClothContainer out;
     std::vector<hcl::Collidable> collidables;
-    for (const auto& c : file->collidables) collidables.push_back(collidable(*c));
+    for (const auto& c : file->collidables) {
+        collidables.push_back(collidable(*c));
+        collidables.back().item = uint32_t(collidables.size());  // identity of a shared object (no source items)
+    }
     for (uint32_t ci : file->container_collidables) {
         if (ci >= collidables.size())
             return make_error("drcloth.container_collidables", "names collidable " + std::to_string(ci) + " of " + std::to_string(collidables.size()));
@@ -585,7 +588,11 @@ Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<
             }
             cd.sim_cloths.push_back(std::move(s));
         }
-        for (const auto& ot : cdt->operators) cd.operators.push_back(operator_of(*ot));
+        // A .drcloth keeps no source items: number operators from 1 (0 marks an empty slot, as in hcl).
+        for (const auto& ot : cdt->operators) {
+            cd.operators.push_back(operator_of(*ot));
+            if (ot->data.type != fb::OperatorData::NONE) cd.operators.back().item = uint32_t(cd.operators.size());
+        }
         for (const auto& st : cdt->cloth_state_datas) {
             hcl::ClothState s;
             s.name = st->name;

@@ -233,7 +233,12 @@ Result<ConstraintSet> read_constraint_set(const File& f, uint32_t item) {
     c.item = item;
     c.class_name = f.class_name(item);
     c.name = o.req("name").as_string();
-    c.constraint_id = u32(v, "constraintId");
+    // Elden Ring stores constraintId as an hkHandle record {value}; older files as a plain u32
+    // (found by the soulstruct comparison: drape read the handle as 0).
+    {
+        const Value cid = v["constraintId"];
+        c.constraint_id = cid.kind() == havok::Kind::Record ? uint32_t(cid["value"].as_int()) : uint32_t(cid.as_int());
+    }
     if (is(f, item, "hclStandardLinkConstraintSet") || is(f, item, "hclStretchLinkConstraintSet")) {
         c.kind = is(f, item, "hclStandardLinkConstraintSet") ? ConstraintKind::standard_link : ConstraintKind::stretch_link;
         c.links = map_array<Link>(o.req("links"), [](const Value& e) {
