@@ -9,14 +9,15 @@
 #include <cstring>
 #include <map>
 
-#include "containers.h"
+#include "drape/game/containers.h"
 #include "corpus.h"
 #include "drape/exporters/cloth_export.h"
 #include "drape/exporters/cloth_read.h"
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
 #include "drape/havok/cloth_figures.h"
-#include "model_meshes.h"
+#include "drape/exporters/model_meshes.h"
+#include "drape/flver/flver.h"
 
 using namespace drape;
 
@@ -52,16 +53,16 @@ Loaded load(const CorpusCloth& cc) {
     Loaded l;
     l.label = cc.path;
     l.game = cc.game;
-    auto members = cli::open_members(test::corpus(cc.path), cc.path, dcx::DecodeOptions{});
+    auto members = game::open_members(test::corpus(cc.path), cc.path, dcx::DecodeOptions{});
     REQUIRE_MESSAGE(members, members.error().to_string());
-    auto comps = cli::compendiums_for(*members, test::corpus(cc.path).parent_path());
+    auto comps = game::compendiums_for(*members, test::corpus(cc.path).parent_path());
     REQUIRE_MESSAGE(comps, comps.error().to_string());
     bool found = false;
     for (const auto& m : *members) {
-        if (!l.has_model && m.bytes.size() >= 6 && std::memcmp(m.bytes.data(), "FLVER\0", 6) == 0) {
-            auto mm = cli::model_meshes(m.bytes);
-            REQUIRE_MESSAGE(mm, mm.error().to_string());
-            l.meshes = std::move(*mm);
+        if (!l.has_model && flver::is_flver(m.bytes)) {
+            auto model = flver::read_flver(m.bytes);
+            REQUIRE_MESSAGE(model, model.error().to_string());
+            l.meshes = exporters::cloth_model_meshes(*model);
             l.has_model = true;
         }
         if (found || (!havok::is_packfile(m.bytes) && !havok::is_tagfile(m.bytes))) continue;

@@ -12,7 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "containers.h"
+#include "drape/game/containers.h"
 #include "corpus.h"
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
@@ -159,9 +159,9 @@ TEST_CASE("cloth peer: drape's typed view equals soulstruct-havok's reading of t
         std::ifstream in(test::reference_dir() / "peer" / "soulstruct" / "cloth" / pf.json_name);
         REQUIRE(in);
         const json peer = json::parse(in);
-        auto members = cli::open_members(test::corpus(pf.corpus_path), pf.corpus_path, dcx::DecodeOptions{});
+        auto members = game::open_members(test::corpus(pf.corpus_path), pf.corpus_path, dcx::DecodeOptions{});
         REQUIRE_MESSAGE(members, members.error().to_string());
-        auto comps = cli::compendiums_for(*members, test::corpus(pf.corpus_path).parent_path());
+        auto comps = game::compendiums_for(*members, test::corpus(pf.corpus_path).parent_path());
         REQUIRE(comps);
         std::optional<havok::File> file;
         for (const auto& m : *members) {

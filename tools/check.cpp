@@ -9,15 +9,17 @@
 #include <vector>
 
 #include "commands.h"
-#include "containers.h"
 #include "drcloth_check.h"
+#include "drape/dcx/dcx.h"
 #include "drape/exporters/cloth_export.h"
+#include "drape/exporters/model_meshes.h"
+#include "drape/flver/flver.h"
+#include "drape/game/containers.h"
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
 #include "drape/havok/cloth_figures.h"
 #include "drape/havok/hkx.h"
 #include "drape/io/file.h"
-#include "model_meshes.h"
 
 namespace drape::cli {
 
@@ -202,23 +204,23 @@ bool check_path(const std::string& path, const GlobalOptions& global, const Chec
     dcx::DecodeOptions opt;
     opt.oodle_path = global.oodle_path;
     opt.jobs = global.jobs;
-    auto opened = open_members(*data, path, opt);
+    auto opened = game::open_members(*data, path, opt);
     if (!opened) return fail(opened.error().to_string());
-    std::vector<Member> members;
+    std::vector<game::Member> members;
     const bool loose = opened->size() == 1 && (*opened)[0].name == path;
     // The model of the binder (its FLVER), for the display-buffer figures.
     std::vector<cloth_export::ModelMesh> meshes;
     bool have_model = false;
     for (auto& m : *opened) {
-        if (!have_model && m.bytes.size() >= 6 && std::memcmp(m.bytes.data(), "FLVER\0", 6) == 0) {
-            if (auto mm = model_meshes(m.bytes)) {
-                meshes = std::move(*mm);
+        if (!have_model && flver::is_flver(m.bytes)) {
+            if (auto model = flver::read_flver(m.bytes)) {
+                meshes = exporters::cloth_model_meshes(*model);
                 have_model = true;
             }
         }
         if (loose || is_havok(m.bytes)) members.push_back(std::move(m));
     }
-    auto set = compendiums_for(members, std::filesystem::path(path).parent_path());
+    auto set = game::compendiums_for(members, std::filesystem::path(path).parent_path());
     if (!set) return fail("compendium: " + set.error().to_string());
     bool ok = true;
     size_t checked = 0;

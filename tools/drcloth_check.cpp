@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "drape/game/identify.h"
 #include "drape/havok/cloth.h"
 #include "drape/exporters/cloth_read.h"
 #include "drape/schema/cloth_generated.h"
@@ -13,7 +14,7 @@ namespace fb = drape::cloth_fb;
 using cloth_read::drcloth_to_hcl;
 
 bool looks_like_drcloth(Bytes b) {
-    if (b.size() >= 8 && std::memcmp(b.data() + 4, "DRCL", 4) == 0) return true;
+    if (game::is_drcloth(b)) return true;
     return schema::is_zstd_frame(b.data(), b.size());
 }
 
