@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "corpus.h"
-#include "drcloth_read.h"
 #include "drape/exporters/cloth_export.h"
+#include "drape/exporters/cloth_read.h"
 #include "havok_corpus.h"
 
 using namespace drape;
@@ -53,11 +53,11 @@ TEST_CASE("cloth export: BB c2020_c.hkx round-trips every member of the typed vi
                                l.cloth.cloth_datas[4].operators.size() + l.cloth.cloth_datas[5].operators.size());
 
     std::vector<std::vector<std::string>> bones;
-    auto back = cli::drcloth_to_hcl(*bytes, &bones);
+    auto back = cloth_read::drcloth_to_hcl(*bytes, &bones);
     REQUIRE_MESSAGE(back, back.error().to_string());
     hcl::ClothContainer expected = l.cloth;
-    cli::clear_items(expected);
-    cli::clear_items(*back);
+    cloth_read::clear_items(expected);
+    cloth_read::clear_items(*back);
     REQUIRE(back->cloth_datas.size() == expected.cloth_datas.size());
     CHECK(back->collidables == expected.collidables);
     for (size_t i = 0; i < expected.cloth_datas.size(); ++i) {
@@ -105,8 +105,8 @@ TEST_CASE("cloth export: a zstd-wrapped file carries the same data") {
     auto plain = cloth_export::export_cloth(l.cloth, o);
     REQUIRE(plain);
     CHECK(z->size() < plain->size());
-    auto a = cli::drcloth_to_hcl(*z);
-    auto b = cli::drcloth_to_hcl(*plain);
+    auto a = cloth_read::drcloth_to_hcl(*z);
+    auto b = cloth_read::drcloth_to_hcl(*plain);
     REQUIRE(a);
     REQUIRE(b);
     CHECK(a->cloth_datas == b->cloth_datas);
@@ -118,11 +118,11 @@ TEST_CASE("cloth export: the verifier refuses a corrupted file") {
     REQUIRE(bytes);
     auto bad = *bytes;
     bad[4] ^= 0xFF;  // the file identifier
-    CHECK_FALSE(cli::drcloth_to_hcl(bad));
+    CHECK_FALSE(cloth_read::drcloth_to_hcl(bad));
     bad = *bytes;
     bad[0] = 0xFF, bad[1] = 0xFF, bad[2] = 0xFF, bad[3] = 0x7F;  // root offset past the end
-    CHECK_FALSE(cli::drcloth_to_hcl(bad));
-    CHECK_FALSE(cli::drcloth_to_hcl(std::span(bytes->data(), bytes->size() / 2)));
+    CHECK_FALSE(cloth_read::drcloth_to_hcl(bad));
+    CHECK_FALSE(cloth_read::drcloth_to_hcl(std::span(bytes->data(), bytes->size() / 2)));
 }
 
 TEST_CASE("cloth export: display buffers bind to the mesh named as the buffer, by counts and subType order") {
@@ -149,7 +149,7 @@ TEST_CASE("cloth export: display buffers bind to the mesh named as the buffer, b
     block.blends = 1;
     for (uint16_t v = 0; v < 16; ++v) block.vertex_indices.push_back(v);
     op.deformer.blocks.push_back(block);
-    op.deformer.control_bytes = {7};  // one block, of blend group "one" (index 7 of eight..one)
+    op.deformer.control_bytes = {3};  // one block, of blend group "one" (N = 4 - c)
     // hkPackedVector3: component = f32(i32(u16 << 16)) * f32bits(u16(scale) << 16). scale word
     // 0x3780 is 2^-16 (f32bits 0x37800000), so component = value in units of... (value << 16) * 2^-16 = value.
     for (int16_t v = 0; v < 16; ++v) op.local.packed_positions.push_back({v, int16_t(2 * v), 0, int16_t(0x3780)});
@@ -205,7 +205,7 @@ TEST_CASE("cloth export: skin bind positions follow controlBytes, checked on BB 
                 const bool skin = op.kind == hcl::OperatorKind::object_space_skin_pn || op.kind == hcl::OperatorKind::object_space_skin_pnt;
                 if (!skin || op.output_buffer_idx != mp.ref_buffer_idx) continue;
                 CAPTURE(cd.name);
-                const auto bind = cloth_export::skin_bind_positions(op, cd.buffers.at(op.output_buffer_idx).num_vertices, 4);
+                const auto bind = hcl::skin_bind_positions(op, cd.buffers.at(op.output_buffer_idx).num_vertices, hcl::ControlByteRule::four_minus_c);
                 const auto& rest = cd.sim_cloths.at(mp.sim_cloth_index).poses.at(0).positions;
                 for (const auto& pr : mp.vertex_particle_pairs) {
                     const auto& b = bind.at(pr.vertex_index);
@@ -244,11 +244,11 @@ TEST_CASE("cloth export: the synthesized Sekiro and Elden Ring cloth tagfiles ro
         if (anim) o.skeletons = anim->skeletons;
         auto out = cloth_export::export_cloth(*cloth, o);
         REQUIRE_MESSAGE(out, out.error().to_string());
-        auto back = cli::drcloth_to_hcl(*out);
+        auto back = cloth_read::drcloth_to_hcl(*out);
         REQUIRE_MESSAGE(back, back.error().to_string());
         hcl::ClothContainer expected = *cloth;
-        cli::clear_items(expected);
-        cli::clear_items(*back);
+        cloth_read::clear_items(expected);
+        cloth_read::clear_items(*back);
         CHECK(back->collidables == expected.collidables);
         REQUIRE(back->cloth_datas.size() == expected.cloth_datas.size());
         for (size_t i = 0; i < expected.cloth_datas.size(); ++i) {

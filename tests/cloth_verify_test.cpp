@@ -135,3 +135,114 @@ TEST_CASE("verify_cloth_file: a file without format_version is refused") {
     const auto r = verify_cloth_file(fbb.GetBufferPointer(), fbb.GetSize());
     CHECK(r.status == Status::invalid_flatbuffer);
 }
+
+// ---- the .drcloth -> hcl reader (exporters/cloth/cloth_read.cpp) ----------------------------
+
+#include <zstd.h>
+
+#include "drape/exporters/cloth_export.h"
+#include "drape/exporters/cloth_read.h"
+
+namespace {
+
+// A small hcl cloth: one sim cloth with a collidable, one skin operator, one state.
+drape::hcl::ClothContainer small_cloth() {
+    using namespace drape;
+    hcl::ClothContainer c;
+    hcl::ClothData cd;
+    cd.name = "small";
+    hcl::SimClothData s;
+    s.name = "sim";
+    s.particles.resize(2);
+    s.fixed_particles = {0};
+    hcl::Collidable col;
+    col.item = 7;
+    col.name = "capsule";
+    hcl::Shape shape;
+    shape.class_name = "hclCapsuleShape";
+    shape.kind = hcl::ShapeKind::capsule;
+    shape.radius = 0.25f;
+    col.shape = shape;
+    s.per_instance_collidables = {col};
+    s.collidable_transform_map.transform_set_index = 0;
+    s.collidable_transform_map.transform_indices = {1};
+    s.collidable_transform_map.offsets = {hcl::Mat4{}};
+    cd.sim_cloths.push_back(s);
+    hcl::Operator op;
+    op.item = 3;
+    op.class_name = "hclObjectSpaceSkinPOperator";
+    op.kind = hcl::OperatorKind::object_space_skin_p;
+    op.transform_subset = {1};
+    op.deformer.control_bytes = {3};
+    cd.operators.push_back(op);
+    c.cloth_datas.push_back(cd);
+    return c;
+}
+
+std::vector<uint8_t> pack(fb::ClothFileT& file) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(fb::ClothFile::Pack(fbb, &file), fb::ClothFileIdentifier());
+    return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+}  // namespace
+
+TEST_CASE("cloth_read: a small exported file reads back whole and is refused at every shorter length") {
+    auto c = small_cloth();
+    auto bytes = drape::cloth_export::export_cloth(c, {});
+    REQUIRE(bytes);
+    auto back = drape::cloth_read::drcloth_to_hcl(*bytes);
+    REQUIRE_MESSAGE(back, back.error().to_string());
+    drape::cloth_read::clear_items(c);
+    drape::cloth_read::clear_items(*back);
+    CHECK(*back == c);
+    for (size_t n = 0; n < bytes->size(); ++n) {
+        std::vector<uint8_t> cut(bytes->begin(), bytes->begin() + long(n));
+        CAPTURE(n);
+        CHECK_FALSE(drape::cloth_read::drcloth_to_hcl(cut));
+    }
+}
+
+TEST_CASE("cloth_read: one test per error message") {
+    using drape::cloth_read::drcloth_to_hcl;
+    auto message = [](const drape::Result<drape::hcl::ClothContainer>& r) { return r ? std::string() : r.error().to_string(); };
+    // zstd: a frame without a content size, one declaring too much, a corrupt one.
+    {
+        const std::vector<uint8_t> no_size = {0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0x01, 0x00, 0x00};
+        CHECK(message(drcloth_to_hcl(no_size)).find("zstd frame without a readable content size") != std::string::npos);
+        std::vector<uint8_t> big(1 << 20, 0);
+        std::vector<uint8_t> z(ZSTD_compressBound(big.size()));
+        z.resize(ZSTD_compress(z.data(), z.size(), big.data(), big.size(), 1));
+        CHECK(message(drcloth_to_hcl(z)).find("refused as too large") != std::string::npos);
+        auto plain = drape::cloth_export::export_cloth(small_cloth(), {});
+        REQUIRE(plain);
+        std::vector<uint8_t> zz(ZSTD_compressBound(plain->size()));
+        zz.resize(ZSTD_compress(zz.data(), zz.size(), plain->data(), plain->size(), 1));
+        zz.resize(zz.size() - 3);  // the frame's last block cut short
+        CHECK(message(drcloth_to_hcl(zz)).find("corrupt zstd frame") != std::string::npos);
+    }
+    // The verifier's refusals carry its sentence.
+    std::vector<uint8_t> junk(64, 0);
+    CHECK(message(drcloth_to_hcl(junk)).find("DRCL") != std::string::npos);
+    CHECK(message(drcloth_to_hcl(std::vector<uint8_t>(3, 0))).find("too small") != std::string::npos);
+    // A verified tree whose collidable indices are out of range.
+    {
+        fb::ClothFileT file;
+        file.format_version = std::make_unique<fb::FormatVersionT>();
+        auto cd = std::make_unique<fb::ClothDataT>();
+        auto sim = std::make_unique<fb::SimClothDataT>();
+        sim->name = "sim";
+        sim->collidables = {5};
+        cd->sim_cloth_datas.push_back(std::move(sim));
+        file.cloth_datas.push_back(std::move(cd));
+        const auto bytes = pack(file);
+        CHECK(message(drcloth_to_hcl(bytes)).find("sim cloth 'sim' names collidable 5 of 0") != std::string::npos);
+    }
+    {
+        fb::ClothFileT file;
+        file.format_version = std::make_unique<fb::FormatVersionT>();
+        file.container_collidables = {2};
+        const auto bytes = pack(file);
+        CHECK(message(drcloth_to_hcl(bytes)).find("names collidable 2 of 0") != std::string::npos);
+    }
+}

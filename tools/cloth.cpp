@@ -106,6 +106,7 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 o.model_file = m.name;
                 break;
             }
+            o.model_given = !o.model_file.empty();
             if (!args->model.empty() && o.meshes.empty()) {
                 std::cerr << "error: " << args->model << ": no FLVER found\n";
                 return;
@@ -130,11 +131,17 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
             std::cout << "wrote " << out.string() << " (" << bytes->size() << " B) from " << source->name << "\n";
             std::cout << "  " << rep.cloth_datas << " cloth data(s), " << rep.sim_cloths << " sim cloth(s), " << rep.particles
                       << " particles, " << rep.constraint_sets << " constraint sets, " << rep.operators << " operators\n";
-            if (o.meshes.empty()) std::cout << "  display buffers: not bound (no model)\n";
+            std::cout << "  " << rep.collidables << " collidable object(s), referenced " << rep.collidable_references << " time(s) by sim cloths\n";
+            for (const auto& s : rep.sim_cloths_figures) {
+                std::cout << "  sim cloth " << s.cloth_data << "/" << s.name << ": rest pose ";
+                if (s.rest.checked) std::cout << "within " << s.rest.error_m << " m (" << s.rest.particles_checked << " pinned particles)\n";
+                else std::cout << "not checked: " << s.rest.reason << "\n";
+            }
+            if (!o.model_given) std::cout << "  display buffers: not bound (no model)\n";
             for (const auto& b : rep.bindings) {
                 std::cout << "  display buffer " << b.cloth_data << "/" << b.buffer << " -> ";
-                if (b.mesh_index < 0) std::cout << "no matching mesh\n";
-                else if (b.max_error < 0) std::cout << b.mesh_name << " (no object-space skin to check the vertex order)\n";
+                if (b.mesh_index < 0) std::cout << "unbound: " << b.reason << "\n";
+                else if (b.max_error < 0) std::cout << b.mesh_name << " (vertex order not checked: " << b.reason << ")\n";
                 else
                     std::cout << b.mesh_name << ", " << b.vertices_checked << " vertices, max bind error " << b.max_error
                               << " of the mesh size" << (b.within_tolerance ? "" : "  ** beyond 4.9e-5 **") << "\n";

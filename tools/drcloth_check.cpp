@@ -4,14 +4,18 @@
 
 #include "drape/game/identify.h"
 #include "drape/havok/cloth.h"
-#include "drape/schema/cloth_v1_generated.h"
-#include "drcloth_read.h"
+#include "drape/exporters/cloth_read.h"
+#include "drape/schema/cloth_generated.h"
+#include "drape/schema/verify.h"
 
 namespace drape::cli {
 
+namespace fb = drape::cloth_fb;
+using cloth_read::drcloth_to_hcl;
+
 bool looks_like_drcloth(Bytes b) {
     if (game::is_drcloth(b)) return true;
-    return b.size() >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD;
+    return schema::is_zstd_frame(b.data(), b.size());
 }
 
 bool check_drcloth(const std::string& label, Bytes bytes, std::ostream& out, bool quiet) {
@@ -54,7 +58,7 @@ bool check_drcloth(const std::string& label, Bytes bytes, std::ostream& out, boo
         // Nothing is dropped silently: what the exporter left out of this file, with the reason.
         std::vector<uint8_t> plain;
         if (drcloth_to_hcl(bytes, nullptr, &plain)) {
-            const auto* f = cloth_v1::GetClothFile(plain.data());
+            const auto* f = fb::GetClothFile(plain.data());
             for (flatbuffers::uoffset_t i = 0; f->dropped() && i < f->dropped()->size(); ++i) {
                 const auto* d = f->dropped()->Get(i);
                 if (d->count() == 0) continue;
@@ -68,11 +72,19 @@ bool check_drcloth(const std::string& label, Bytes bytes, std::ostream& out, boo
     return violations.empty();
 }
 
+namespace {
+nlohmann::ordered_json rest_pose(const fb::SimClothData* sc) {
+    const auto* r = sc->rest_pose_check();
+    if (!r || r->status() != fb::CheckStatus::Checked) return nullptr;
+    return r->error_m();
+}
+}  // namespace
+
 Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
     std::vector<uint8_t> plain;
     auto c = drcloth_to_hcl(bytes, nullptr, &plain);
     if (!c) return c.error();
-    const auto* f = cloth_v1::GetClothFile(plain.data());
+    const auto* f = fb::GetClothFile(plain.data());
     nlohmann::ordered_json j;
     if (f->format_version()) j["format_version"] = std::to_string(f->format_version()->major()) + "." + std::to_string(f->format_version()->minor());
     if (const auto* s = f->source()) {
@@ -80,7 +92,7 @@ Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
         j["source"] = {{"game", str(s->game())}, {"sdk", str(s->sdk())}, {"file", str(s->file())}, {"model", str(s->model())},
                        {"tool", str(s->tool())}};
     }
-    j["collidables"] = c->collidables.size();
+    j["collidables"] = f->collidables() ? f->collidables()->size() : 0;
     auto& cds = j["cloth_datas"] = nlohmann::ordered_json::array();
     for (flatbuffers::uoffset_t i = 0; f->cloth_datas() && i < f->cloth_datas()->size(); ++i) {
         const auto* cd = f->cloth_datas()->Get(i);
@@ -90,12 +102,15 @@ Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
         for (flatbuffers::uoffset_t b = 0; cd->buffer_definitions() && b < cd->buffer_definitions()->size(); ++b) {
             const auto* bd = cd->buffer_definitions()->Get(b);
             nlohmann::ordered_json bj = {{"name", bd->name() ? bd->name()->str() : ""},
-                                         {"kind", cloth_v1::EnumNameBufferKind(bd->kind())},
+                                         {"kind", fb::EnumNameBufferKind(bd->kind())},
                                          {"vertices", bd->num_vertices()},
                                          {"triangles", bd->num_triangles()}};
-            if (bd->bound_mesh() && bd->bound_mesh()->size()) {
-                bj["bound_mesh"] = bd->bound_mesh()->str();
-                bj["bind_position_error"] = bd->bind_position_error();
+            if (const auto* db = bd->display_binding()) {
+                if (db->status() == fb::CheckStatus::Checked && db->mesh_name()) bj["bound_mesh"] = db->mesh_name()->str();
+                else bj["bound_mesh"] = nullptr;
+                if (db->position_status() == fb::CheckStatus::Checked) bj["bind_position_error"] = db->bind_position_error();
+                else bj["bind_position_error"] = nullptr;
+                if (db->reason() && db->reason()->size()) bj["reason"] = db->reason()->str();
             }
             bufs.push_back(bj);
         }
@@ -104,17 +119,18 @@ Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
             const auto* sc = cd->sim_cloth_datas()->Get(s);
             nlohmann::ordered_json sets = nlohmann::ordered_json::array();
             for (flatbuffers::uoffset_t k = 0; sc->static_constraint_sets() && k < sc->static_constraint_sets()->size(); ++k)
-                sets.push_back(cloth_v1::EnumNameConstraintKind(sc->static_constraint_sets()->Get(k)->kind()));
+                sets.push_back(fb::EnumNameConstraintSetData(sc->static_constraint_sets()->Get(k)->data_type()));
             sims.push_back({{"name", sc->name() ? sc->name()->str() : ""},
                             {"particles", sc->particle_datas() ? sc->particle_datas()->size() : 0},
                             {"fixed_particles", sc->fixed_particles() ? sc->fixed_particles()->size() : 0},
                             {"constraint_sets", sets},
-                            {"collidables", sc->per_instance_collidables() ? sc->per_instance_collidables()->size() : 0}});
+                            {"collidables", sc->collidables() ? sc->collidables()->size() : 0},
+                            {"rest_pose_error_m", rest_pose(sc)}});
         }
         auto& ops = d["operators"] = nlohmann::ordered_json::array();
         for (flatbuffers::uoffset_t o = 0; cd->operators() && o < cd->operators()->size(); ++o) {
             const auto* op = cd->operators()->Get(o);
-            ops.push_back({{"name", op->name() ? op->name()->str() : ""}, {"kind", cloth_v1::EnumNameOperatorKind(op->kind())}});
+            ops.push_back({{"name", op->name() ? op->name()->str() : ""}, {"kind", fb::EnumNameOperatorData(op->data_type())}});
         }
         auto& states = d["states"] = nlohmann::ordered_json::array();
         for (flatbuffers::uoffset_t s = 0; cd->cloth_state_datas() && s < cd->cloth_state_datas()->size(); ++s)

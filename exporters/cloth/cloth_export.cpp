@@ -1,4 +1,4 @@
-// hcl objects to the drape cloth schema. Field names follow schema/cloth.fbs, which follows the
+// hcl objects to the drape cloth schema 2.0. Field names follow schema/cloth.fbs, which follows the
 // Havok members (docs/cloth-format.md).
 #include "drape/exporters/cloth_export.h"
 
@@ -8,11 +8,11 @@
 #include <cmath>
 #include <map>
 
-#include "drape/schema/cloth_v1_generated.h"
+#include "drape/schema/cloth_generated.h"
 
 namespace drape::cloth_export {
 
-namespace fb = drape::cloth_v1;
+namespace fb = drape::cloth_fb;
 
 namespace {
 
@@ -57,112 +57,90 @@ fb::BufferKind buffer_kind(const hcl::BufferDefinition& b) {
     return fb::BufferKind::Other;
 }
 
-fb::ConstraintKind constraint_kind(hcl::ConstraintKind k) {
-    switch (k) {
-        case hcl::ConstraintKind::standard_link: return fb::ConstraintKind::StandardLink;
-        case hcl::ConstraintKind::stretch_link: return fb::ConstraintKind::StretchLink;
-        case hcl::ConstraintKind::bend_link: return fb::ConstraintKind::BendLink;
-        case hcl::ConstraintKind::bend_stiffness: return fb::ConstraintKind::BendStiffness;
-        case hcl::ConstraintKind::compressible_link: return fb::ConstraintKind::CompressibleLink;
-        case hcl::ConstraintKind::local_range: return fb::ConstraintKind::LocalRange;
-        case hcl::ConstraintKind::transition: return fb::ConstraintKind::Transition;
-        case hcl::ConstraintKind::volume_mx: return fb::ConstraintKind::VolumeMx;
-        case hcl::ConstraintKind::other: return fb::ConstraintKind::Other;
+// Every distinct collidable object of the file, each written once; sim cloths refer to it by
+// index. Identity is the object of the source file (hcl's `item`); objects without one (built by
+// hand, item 0) are each their own.
+class Collidables {
+public:
+    uint32_t index_of(const hcl::Collidable& c) {
+        if (c.item != 0) {
+            if (auto it = m_by_item.find(c.item); it != m_by_item.end()) return it->second;
+        }
+        const uint32_t i = uint32_t(m_list.size());
+        m_list.push_back(&c);
+        if (c.item != 0) m_by_item[c.item] = i;
+        return i;
     }
-    return fb::ConstraintKind::Other;
-}
+    const std::vector<const hcl::Collidable*>& list() const { return m_list; }
 
-fb::ShapeKind shape_kind(hcl::ShapeKind k) {
-    switch (k) {
-        case hcl::ShapeKind::sphere: return fb::ShapeKind::Sphere;
-        case hcl::ShapeKind::plane: return fb::ShapeKind::Plane;
-        case hcl::ShapeKind::capsule: return fb::ShapeKind::Capsule;
-        case hcl::ShapeKind::tapered_capsule: return fb::ShapeKind::TaperedCapsule;
-        case hcl::ShapeKind::convex_geometry: return fb::ShapeKind::ConvexGeometry;
-        case hcl::ShapeKind::other: return fb::ShapeKind::Other;
+private:
+    std::map<uint32_t, uint32_t> m_by_item;
+    std::vector<const hcl::Collidable*> m_list;
+};
+
+fb::ShapeDataUnion shape_union(const hcl::Shape& s) {
+    fb::ShapeDataUnion u;
+    switch (s.kind) {
+        case hcl::ShapeKind::sphere: {
+            fb::SphereShapeT t;
+            t.sphere = std::make_unique<fb::Vec4>(v4(s.sphere));
+            u.Set(std::move(t));
+            break;
+        }
+        case hcl::ShapeKind::plane: {
+            fb::PlaneShapeT t;
+            t.plane_equation = std::make_unique<fb::Vec4>(v4(s.plane_equation));
+            u.Set(std::move(t));
+            break;
+        }
+        case hcl::ShapeKind::capsule: {
+            fb::CapsuleShapeT t;
+            t.start = std::make_unique<fb::Vec4>(v4(s.start));
+            t.end = std::make_unique<fb::Vec4>(v4(s.end));
+            t.dir = std::make_unique<fb::Vec4>(v4(s.dir));
+            t.radius = s.radius;
+            t.cap_len_sqrd_inv = s.cap_len_sqrd_inv;
+            u.Set(std::move(t));
+            break;
+        }
+        case hcl::ShapeKind::tapered_capsule: {
+            fb::TaperedCapsuleShapeT t;
+            t.small = std::make_unique<fb::Vec4>(v4(s.small));
+            t.big = std::make_unique<fb::Vec4>(v4(s.big));
+            t.cone_apex = std::make_unique<fb::Vec4>(v4(s.cone_apex));
+            t.cone_axis = std::make_unique<fb::Vec4>(v4(s.cone_axis));
+            t.l_vec = std::make_unique<fb::Vec4>(v4(s.l_vec));
+            t.d_vec = std::make_unique<fb::Vec4>(v4(s.d_vec));
+            t.tan_theta_vec_neg = std::make_unique<fb::Vec4>(v4(s.tan_theta_vec_neg));
+            t.small_radius = s.small_radius;
+            t.big_radius = s.big_radius;
+            t.l = s.l;
+            t.d = s.d;
+            t.cos_theta = s.cos_theta;
+            t.sin_theta = s.sin_theta;
+            t.tan_theta = s.tan_theta;
+            t.tan_theta_sqr = s.tan_theta_sqr;
+            u.Set(std::move(t));
+            break;
+        }
+        case hcl::ShapeKind::convex_geometry: {
+            fb::ConvexGeometryShapeT t;
+            t.tetrahedra_grid = s.tetrahedra_grid;
+            t.grid_cells = s.grid_cells;
+            t.tetrahedra_equations = m4s(s.tetrahedra_equations);
+            t.local_from_world = std::make_unique<fb::Mat4>(m4(s.local_from_world));
+            t.world_from_local = std::make_unique<fb::Mat4>(m4(s.world_from_local));
+            t.obj_aabb_min = std::make_unique<fb::Vec4>(v4(s.aabb_min));
+            t.obj_aabb_max = std::make_unique<fb::Vec4>(v4(s.aabb_max));
+            t.geom_centroid = std::make_unique<fb::Vec4>(v4(s.geom_centroid));
+            t.inv_cell_size = std::make_unique<fb::Vec4>(v4(s.inv_cell_size));
+            t.grid_res = s.grid_res;
+            u.Set(std::move(t));
+            break;
+        }
+        case hcl::ShapeKind::other: u.Set(fb::UnknownShapeT()); break;
     }
-    return fb::ShapeKind::Other;
-}
-
-fb::OperatorKind operator_kind(hcl::OperatorKind k) {
-    using K = hcl::OperatorKind;
-    using F = fb::OperatorKind;
-    switch (k) {
-        case K::simulate: return F::Simulate;
-        case K::move_particles: return F::MoveParticles;
-        case K::copy_vertices: return F::CopyVertices;
-        case K::gather_all_vertices: return F::GatherAllVertices;
-        case K::gather_some_vertices: return F::GatherSomeVertices;
-        case K::input_convert: return F::InputConvert;
-        case K::output_convert: return F::OutputConvert;
-        case K::update_all_vertex_frames: return F::UpdateAllVertexFrames;
-        case K::update_some_vertex_frames: return F::UpdateSomeVertexFrames;
-        case K::simple_mesh_bone_deform: return F::SimpleMeshBoneDeform;
-        case K::mesh_bone_deform: return F::MeshBoneDeform;
-        case K::object_space_skin_p: return F::ObjectSpaceSkinP;
-        case K::object_space_skin_pn: return F::ObjectSpaceSkinPN;
-        case K::object_space_skin_pnt: return F::ObjectSpaceSkinPNT;
-        case K::object_space_skin_pntb: return F::ObjectSpaceSkinPNTB;
-        case K::bone_space_skin_p: return F::BoneSpaceSkinP;
-        case K::bone_space_skin_pn: return F::BoneSpaceSkinPN;
-        case K::bone_space_skin_pnt: return F::BoneSpaceSkinPNT;
-        case K::bone_space_skin_pntb: return F::BoneSpaceSkinPNTB;
-        case K::object_space_mesh_mesh_deform_p: return F::ObjectSpaceMeshMeshDeformP;
-        case K::object_space_mesh_mesh_deform_pn: return F::ObjectSpaceMeshMeshDeformPN;
-        case K::object_space_mesh_mesh_deform_pnt: return F::ObjectSpaceMeshMeshDeformPNT;
-        case K::object_space_mesh_mesh_deform_pntb: return F::ObjectSpaceMeshMeshDeformPNTB;
-        case K::bone_space_mesh_mesh_deform_p: return F::BoneSpaceMeshMeshDeformP;
-        case K::bone_space_mesh_mesh_deform_pn: return F::BoneSpaceMeshMeshDeformPN;
-        case K::bone_space_mesh_mesh_deform_pnt: return F::BoneSpaceMeshMeshDeformPNT;
-        case K::bone_space_mesh_mesh_deform_pntb: return F::BoneSpaceMeshMeshDeformPNTB;
-        case K::mesh_mesh_deform: return F::MeshMeshDeform;
-        case K::other: return F::Other;
-    }
-    return F::Other;
-}
-
-bool is_object_space_skin(hcl::OperatorKind k) {
-    return k == hcl::OperatorKind::object_space_skin_p || k == hcl::OperatorKind::object_space_skin_pn ||
-           k == hcl::OperatorKind::object_space_skin_pnt || k == hcl::OperatorKind::object_space_skin_pntb;
-}
-
-std::unique_ptr<fb::ShapeT> shape_table(const hcl::Shape& s) {
-    auto t = std::make_unique<fb::ShapeT>();
-    t->class_name = s.class_name;
-    t->kind = shape_kind(s.kind);
-    t->sphere = std::make_unique<fb::Vec4>(v4(s.sphere));
-    t->plane_equation = std::make_unique<fb::Vec4>(v4(s.plane_equation));
-    t->start = std::make_unique<fb::Vec4>(v4(s.start));
-    t->end = std::make_unique<fb::Vec4>(v4(s.end));
-    t->dir = std::make_unique<fb::Vec4>(v4(s.dir));
-    t->radius = s.radius;
-    t->cap_len_sqrd_inv = s.cap_len_sqrd_inv;
-    t->small = std::make_unique<fb::Vec4>(v4(s.small));
-    t->big = std::make_unique<fb::Vec4>(v4(s.big));
-    t->cone_apex = std::make_unique<fb::Vec4>(v4(s.cone_apex));
-    t->cone_axis = std::make_unique<fb::Vec4>(v4(s.cone_axis));
-    t->l_vec = std::make_unique<fb::Vec4>(v4(s.l_vec));
-    t->d_vec = std::make_unique<fb::Vec4>(v4(s.d_vec));
-    t->tan_theta_vec_neg = std::make_unique<fb::Vec4>(v4(s.tan_theta_vec_neg));
-    t->small_radius = s.small_radius;
-    t->big_radius = s.big_radius;
-    t->l = s.l;
-    t->d = s.d;
-    t->cos_theta = s.cos_theta;
-    t->sin_theta = s.sin_theta;
-    t->tan_theta = s.tan_theta;
-    t->tan_theta_sqr = s.tan_theta_sqr;
-    t->tetrahedra_grid = s.tetrahedra_grid;
-    t->grid_cells = s.grid_cells;
-    t->tetrahedra_equations = m4s(s.tetrahedra_equations);
-    t->local_from_world = std::make_unique<fb::Mat4>(m4(s.local_from_world));
-    t->world_from_local = std::make_unique<fb::Mat4>(m4(s.world_from_local));
-    t->obj_aabb_min = std::make_unique<fb::Vec4>(v4(s.aabb_min));
-    t->obj_aabb_max = std::make_unique<fb::Vec4>(v4(s.aabb_max));
-    t->geom_centroid = std::make_unique<fb::Vec4>(v4(s.geom_centroid));
-    t->inv_cell_size = std::make_unique<fb::Vec4>(v4(s.inv_cell_size));
-    t->grid_res = s.grid_res;
-    return t;
+    return u;
 }
 
 std::unique_ptr<fb::CollidableT> collidable_table(const hcl::Collidable& c) {
@@ -172,7 +150,10 @@ std::unique_ptr<fb::CollidableT> collidable_table(const hcl::Collidable& c) {
     t->linear_velocity = std::make_unique<fb::Vec4>(v4(c.linear_velocity));
     t->angular_velocity = std::make_unique<fb::Vec4>(v4(c.angular_velocity));
     t->user_data = c.user_data;
-    if (c.shape) t->shape = shape_table(*c.shape);
+    if (c.shape) {
+        t->shape_class_name = c.shape->class_name;
+        t->shape = shape_union(*c.shape);
+    }
     t->pinch_detection_radius = c.pinch_detection_radius;
     t->pinch_detection_priority = c.pinch_detection_priority;
     t->pinch_detection_enabled = c.pinch_detection_enabled;
@@ -185,52 +166,87 @@ std::unique_ptr<fb::ConstraintSetT> constraint_table(const hcl::ConstraintSet& s
     auto t = std::make_unique<fb::ConstraintSetT>();
     t->name = s.name;
     t->class_name = s.class_name;
-    t->kind = constraint_kind(s.kind);
     t->constraint_id = s.constraint_id;
-    for (const auto& l : s.links) {
-        if (s.kind == hcl::ConstraintKind::stretch_link)
-            t->stretch_links.emplace_back(l.particle_a, l.particle_b, l.rest_length, l.stiffness);
-        else
-            t->standard_links.emplace_back(l.particle_a, l.particle_b, l.rest_length, l.stiffness);
+    switch (s.kind) {
+        case hcl::ConstraintKind::standard_link: {
+            fb::StandardLinkSetT d;
+            for (const auto& l : s.links) d.links.emplace_back(l.particle_a, l.particle_b, l.rest_length, l.stiffness);
+            t->data.Set(std::move(d));
+            break;
+        }
+        case hcl::ConstraintKind::stretch_link: {
+            fb::StretchLinkSetT d;
+            for (const auto& l : s.links) d.links.emplace_back(l.particle_a, l.particle_b, l.rest_length, l.stiffness);
+            t->data.Set(std::move(d));
+            break;
+        }
+        case hcl::ConstraintKind::bend_link: {
+            fb::BendLinkSetT d;
+            for (const auto& l : s.bend_links)
+                d.links.emplace_back(l.particle_a, l.particle_b, l.bend_min_length, l.stretch_max_length, l.bend_stiffness, l.stretch_stiffness);
+            t->data.Set(std::move(d));
+            break;
+        }
+        case hcl::ConstraintKind::bend_stiffness: {
+            fb::BendStiffnessSetT d;
+            for (const auto& l : s.bend_stiffness_links)
+                d.links.emplace_back(l.weight_a, l.weight_b, l.weight_c, l.weight_d, l.bend_stiffness, l.rest_curvature, l.particle_a,
+                                     l.particle_b, l.particle_c, l.particle_d);
+            d.max_rest_pose_height_sq = s.max_rest_pose_height_sq;
+            d.clamp_bend_stiffness = s.clamp_bend_stiffness;
+            d.use_rest_pose_config = s.use_rest_pose_config;
+            t->data.Set(std::move(d));
+            break;
+        }
+        case hcl::ConstraintKind::compressible_link: {
+            fb::CompressibleLinkSetT d;
+            for (const auto& l : s.compressible_links)
+                d.links.emplace_back(l.particle_a, l.particle_b, l.rest_length, l.compression_length, l.stiffness);
+            t->data.Set(std::move(d));
+            break;
+        }
+        case hcl::ConstraintKind::local_range: {
+            fb::LocalRangeSetT d;
+            for (const auto& l : s.local_constraints)
+                d.local_constraints.emplace_back(l.particle_index, l.reference_vertex, l.maximum_distance, l.max_normal_distance, l.min_normal_distance);
+            d.reference_mesh_buffer_index = s.reference_mesh_buffer_idx;
+            d.stiffness = s.stiffness;
+            d.shape_type = s.shape_type;
+            d.apply_normal_component = s.apply_normal_component;
+            t->data.Set(std::move(d));
+            break;
+        }
+        case hcl::ConstraintKind::transition: {
+            fb::TransitionSetT d;
+            for (const auto& p : s.transition_particles)
+                d.per_particle_data.emplace_back(p.particle_index, p.reference_vertex, p.to_anim_delay, p.to_sim_delay, p.to_sim_max_distance);
+            d.reference_mesh_buffer_index = s.reference_mesh_buffer_idx;
+            d.to_anim_period = s.to_anim_period;
+            d.to_anim_plus_delay_period = s.to_anim_plus_delay_period;
+            d.to_sim_period = s.to_sim_period;
+            d.to_sim_plus_delay_period = s.to_sim_plus_delay_period;
+            t->data.Set(std::move(d));
+            break;
+        }
+        case hcl::ConstraintKind::volume_mx: {
+            fb::VolumeMxSetT d;
+            auto vol = [](const std::vector<hcl::VolumeEntry>& in) {
+                std::vector<fb::VolumeEntry> out;
+                for (const auto& e : in) out.emplace_back(v4(e.frame_vector), e.particle_index, e.weight_or_stiffness);
+                return out;
+            };
+            d.frame_batch_datas = vol(s.frame_batches);
+            d.frame_single_datas = vol(s.frame_singles);
+            d.apply_batch_datas = vol(s.apply_batches);
+            d.apply_single_datas = vol(s.apply_singles);
+            t->data.Set(std::move(d));
+            break;
+        }
+        case hcl::ConstraintKind::other: t->data.Set(fb::UnknownConstraintSetT()); break;
     }
-    for (const auto& l : s.bend_links)
-        t->bend_links.emplace_back(l.particle_a, l.particle_b, l.bend_min_length, l.stretch_max_length, l.bend_stiffness,
-                                   l.stretch_stiffness);
-    for (const auto& l : s.bend_stiffness_links)
-        t->bend_stiffness_links.emplace_back(l.weight_a, l.weight_b, l.weight_c, l.weight_d, l.bend_stiffness,
-                                             l.rest_curvature, l.particle_a, l.particle_b, l.particle_c, l.particle_d);
-    t->max_rest_pose_height_sq = s.max_rest_pose_height_sq;
-    t->clamp_bend_stiffness = s.clamp_bend_stiffness;
-    t->use_rest_pose_config = s.use_rest_pose_config;
-    for (const auto& l : s.compressible_links)
-        t->compressible_links.emplace_back(l.particle_a, l.particle_b, l.rest_length, l.compression_length, l.stiffness);
-    for (const auto& l : s.local_constraints)
-        t->local_constraints.emplace_back(l.particle_index, l.reference_vertex, l.maximum_distance, l.max_normal_distance,
-                                          l.min_normal_distance);
-    t->reference_mesh_buffer_idx = s.reference_mesh_buffer_idx;
-    t->stiffness = s.stiffness;
-    t->shape_type = s.shape_type;
-    t->apply_normal_component = s.apply_normal_component;
-    for (const auto& p : s.transition_particles)
-        t->per_particle_data.emplace_back(p.particle_index, p.reference_vertex, p.to_anim_delay, p.to_sim_delay,
-                                          p.to_sim_max_distance);
-    t->to_anim_period = s.to_anim_period;
-    t->to_anim_plus_delay_period = s.to_anim_plus_delay_period;
-    t->to_sim_period = s.to_sim_period;
-    t->to_sim_plus_delay_period = s.to_sim_plus_delay_period;
-    auto vol = [](const std::vector<hcl::VolumeEntry>& in) {
-        std::vector<fb::VolumeEntry> out;
-        for (const auto& e : in) out.emplace_back(v4(e.frame_vector), e.particle_index, e.weight_or_stiffness);
-        return out;
-    };
-    t->frame_batch_datas = vol(s.frame_batches);
-    t->frame_single_datas = vol(s.frame_singles);
-    t->apply_batch_datas = vol(s.apply_batches);
-    t->apply_single_datas = vol(s.apply_singles);
     return t;
 }
-
-std::unique_ptr<fb::SimClothDataT> sim_cloth_table(const hcl::SimClothData& s) {
+std::unique_ptr<fb::SimClothDataT> sim_cloth_table(const hcl::SimClothData& s, Collidables& collidables) {
     auto t = std::make_unique<fb::SimClothDataT>();
     t->name = s.name;
     t->version = s.version;
@@ -260,7 +276,7 @@ std::unique_ptr<fb::SimClothDataT> sim_cloth_table(const hcl::SimClothData& s) {
     map->transform_indices = s.collidable_transform_map.transform_indices;
     map->offsets = m4s(s.collidable_transform_map.offsets);
     t->collidable_transform_map = std::move(map);
-    for (const auto& c : s.per_instance_collidables) t->per_instance_collidables.push_back(collidable_table(c));
+    for (const auto& c : s.per_instance_collidables) t->collidables.push_back(collidables.index_of(c));
     t->max_particle_radius = s.max_particle_radius;
     t->static_collision_masks = s.static_collision_masks;
     t->total_mass = s.total_mass;
@@ -347,70 +363,16 @@ std::unique_ptr<fb::SimClothDataT> sim_cloth_table(const hcl::SimClothData& s) {
     return t;
 }
 
-std::unique_ptr<fb::OperatorT> operator_table(const hcl::Operator& o) {
-    auto t = std::make_unique<fb::OperatorT>();
-    t->name = o.name;
-    t->class_name = o.class_name;
-    t->kind = operator_kind(o.kind);
-    t->operator_id = o.operator_id;
-    for (const auto& a : o.used_buffers) t->used_buffers.push_back(buffer_access(a));
-    for (const auto& a : o.used_transform_sets) t->used_transform_sets.push_back(transform_access(a));
-    t->sim_cloth_index = o.sim_cloth_index;
-    for (const auto& c : o.configs) {
-        auto ct = std::make_unique<fb::SimulateConfigT>();
-        ct->name = c.name;
-        ct->constraint_execution = c.constraint_execution;
-        ct->instance_collidables_used = c.instance_collidables_used;
-        ct->sub_steps = c.sub_steps;
-        ct->number_of_solve_iterations = c.number_of_solve_iterations;
-        ct->use_all_instance_collidables = c.use_all_instance_collidables;
-        ct->adapt_constraint_stiffness = c.adapt_constraint_stiffness;
-        t->simulate_op_configs.push_back(std::move(ct));
-    }
-    for (const auto& p : o.vertex_particle_pairs) t->vertex_particle_pairs.emplace_back(p.vertex_index, p.particle_index);
-    t->ref_buffer_idx = o.ref_buffer_idx;
-    t->input_buffer_idx = o.input_buffer_idx;
-    t->output_buffer_idx = o.output_buffer_idx;
-    t->transform_set_index = o.transform_set_index;
-    t->number_of_vertices = o.number_of_vertices;
-    t->start_vertex_in = o.start_vertex_in;
-    t->start_vertex_out = o.start_vertex_out;
-    t->copy_normals = o.copy_normals;
-    t->vertex_input_from_vertex_output = o.vertex_input_from_vertex_output;
-    for (const auto& p : o.gather_pairs) t->vertex_pairs.emplace_back(p.first, p.second);
-    t->gather_normals = o.gather_normals;
-    t->partial_gather = o.partial_gather;
-    t->user_buffer_index = o.user_buffer_index;
-    t->shadow_buffer_index = o.shadow_buffer_index;
-    t->conversion_info = o.conversion_info;
-    t->buffer_idx = o.buffer_idx;
-    t->num_unique_normal_ids = o.num_unique_normal_ids;
-    t->vert_to_normal_id = o.vert_to_normal_id;
-    t->triangle_flips = o.triangle_flips;
-    t->reference_vertices = o.reference_vertices;
-    t->tangent_edge_cos_angle = o.tangent_edge_cos_angle;
-    t->tangent_edge_sin_angle = o.tangent_edge_sin_angle;
-    t->bi_tangent_flip = o.bitangent_flip;
-    for (const auto& tri : o.involved_triangles) t->involved_triangles.emplace_back(tri[0], tri[1], tri[2]);
-    t->involved_vertices = o.involved_vertices;
-    t->selection_vertex_to_involved_vertex = o.selection_vertex_to_involved_vertex;
-    t->involved_vertex_to_normal_id = o.involved_vertex_to_normal_id;
-    t->update_normals = o.update_normals;
-    t->update_tangents = o.update_tangents;
-    t->update_bi_tangents = o.update_bitangents;
-    for (const auto& p : o.triangle_bone_pairs) t->simple_triangle_bone_pairs.emplace_back(p.bone_offset, p.triangle_offset);
-    t->local_bone_transforms = m4s(o.local_bone_transforms);
-    for (const auto& p : o.mesh_bone_pairs)
-        t->mesh_triangle_bone_pairs.emplace_back(m4(p.local_bone_transform), p.weight, p.triangle_index);
-    t->triangle_bone_start_for_bone = o.triangle_bone_start_for_bone;
-    t->bone_from_skin_mesh_transforms = m4s(o.bone_from_skin_mesh_transforms);
-    t->triangle_from_mesh_transforms = m4s(o.triangle_from_mesh_transforms);
-    t->transform_subset = o.transform_subset;
-    t->input_triangles_subset = o.input_triangles_subset;
-    t->scale_normal_behaviour = o.scale_normal_behaviour;
-    t->custom_skin_deform = o.custom_skin_deform;
+fb::VertexChannels channels_of(const std::string& cls) {
+    if (cls.ends_with("PNTBOperator")) return fb::VertexChannels::PNTB;
+    if (cls.ends_with("PNTOperator")) return fb::VertexChannels::PNT;
+    if (cls.ends_with("PNOperator")) return fb::VertexChannels::PN;
+    return fb::VertexChannels::P;
+}
+
+std::unique_ptr<fb::DeformerT> deformer_table(const hcl::Deformer& in) {
     auto d = std::make_unique<fb::DeformerT>();
-    for (const auto& b : o.deformer.blocks) {
+    for (const auto& b : in.blocks) {
         auto bt = std::make_unique<fb::BlendBlockT>();
         bt->blends = b.blends;
         bt->vertex_indices = b.vertex_indices;
@@ -418,49 +380,265 @@ std::unique_ptr<fb::OperatorT> operator_table(const hcl::Operator& o) {
         bt->bone_weights = b.bone_weights;
         d->blocks.push_back(std::move(bt));
     }
-    d->control_bytes = o.deformer.control_bytes;
-    d->start_vertex_index = o.deformer.start_vertex_index;
-    d->end_vertex_index = o.deformer.end_vertex_index;
-    d->partial_write = o.deformer.partial_write;
-    t->deformer = std::move(d);
+    d->control_bytes = in.control_bytes;
+    d->start_vertex_index = in.start_vertex_index;
+    d->end_vertex_index = in.end_vertex_index;
+    d->partial_write = in.partial_write;
+    return d;
+}
+
+std::unique_ptr<fb::LocalBlocksT> local_table(const hcl::LocalBlocks& in) {
     auto lb = std::make_unique<fb::LocalBlocksT>();
-    lb->packed_positions = packed(o.local.packed_positions);
-    lb->packed_normals = packed(o.local.packed_normals);
-    lb->packed_tangents = packed(o.local.packed_tangents);
-    lb->packed_bi_tangents = packed(o.local.packed_bitangents);
-    lb->positions = v4s(o.local.positions);
-    lb->normals = v4s(o.local.normals);
-    lb->tangents = v4s(o.local.tangents);
-    lb->bi_tangents = v4s(o.local.bitangents);
-    t->local = std::move(lb);
-    for (const auto& p : o.triangle_vertex_pairs)
-        t->triangle_vertex_pairs.emplace_back(v4(p.local_position), v4(p.local_normal), p.triangle_index, p.weight);
-    t->triangle_vertex_start_for_vertex = o.triangle_vertex_start_for_vertex;
-    t->start_vertex = o.start_vertex;
-    t->end_vertex = o.end_vertex;
-    t->deform_normals = o.deform_normals;
-    t->partial_deform = o.partial_deform;
+    lb->packed_positions = packed(in.packed_positions);
+    lb->packed_normals = packed(in.packed_normals);
+    lb->packed_tangents = packed(in.packed_tangents);
+    lb->packed_bi_tangents = packed(in.packed_bitangents);
+    lb->positions = v4s(in.positions);
+    lb->normals = v4s(in.normals);
+    lb->tangents = v4s(in.tangents);
+    lb->bi_tangents = v4s(in.bitangents);
+    return lb;
+}
+
+std::unique_ptr<fb::SimulateConfigT> config_table(const hcl::SimulateConfig& c) {
+    auto ct = std::make_unique<fb::SimulateConfigT>();
+    ct->name = c.name;
+    ct->constraint_execution = c.constraint_execution;
+    ct->instance_collidables_used = c.instance_collidables_used;
+    ct->sub_steps = c.sub_steps;
+    ct->number_of_solve_iterations = c.number_of_solve_iterations;
+    ct->use_all_instance_collidables = c.use_all_instance_collidables;
+    ct->adapt_constraint_stiffness = c.adapt_constraint_stiffness;
+    return ct;
+}
+
+template <class T>
+void vertex_frames(T& t, const hcl::Operator& o) {
+    t.buffer_index = o.buffer_idx;
+    t.num_unique_normal_ids = o.num_unique_normal_ids;
+    t.triangle_flips = o.triangle_flips;
+    t.reference_vertices = o.reference_vertices;
+    t.tangent_edge_cos_angle = o.tangent_edge_cos_angle;
+    t.tangent_edge_sin_angle = o.tangent_edge_sin_angle;
+    t.bi_tangent_flip = o.bitangent_flip;
+    t.update_normals = o.update_normals;
+    t.update_tangents = o.update_tangents;
+    t.update_bi_tangents = o.update_bitangents;
+}
+
+fb::OperatorDataUnion operator_union(const hcl::Operator& o) {
+    using K = hcl::OperatorKind;
+    fb::OperatorDataUnion u;
+    if (o.item == 0 && o.class_name.empty()) return u;  // an empty slot of the operator list
+    switch (o.kind) {
+        case K::simulate: {
+            fb::SimulateOperatorT t;
+            t.sim_cloth_index = o.sim_cloth_index;
+            for (const auto& c : o.configs) t.configs.push_back(config_table(c));
+            u.Set(std::move(t));
+            break;
+        }
+        case K::move_particles: {
+            fb::MoveParticlesOperatorT t;
+            t.sim_cloth_index = o.sim_cloth_index;
+            t.ref_buffer_index = o.ref_buffer_idx;
+            for (const auto& p : o.vertex_particle_pairs) t.vertex_particle_pairs.emplace_back(p.vertex_index, p.particle_index);
+            u.Set(std::move(t));
+            break;
+        }
+        case K::copy_vertices: {
+            fb::CopyVerticesOperatorT t;
+            t.input_buffer_index = o.input_buffer_idx;
+            t.output_buffer_index = o.output_buffer_idx;
+            t.number_of_vertices = o.number_of_vertices;
+            t.start_vertex_in = o.start_vertex_in;
+            t.start_vertex_out = o.start_vertex_out;
+            t.copy_normals = o.copy_normals;
+            u.Set(std::move(t));
+            break;
+        }
+        case K::gather_all_vertices: {
+            fb::GatherAllVerticesOperatorT t;
+            t.input_buffer_index = o.input_buffer_idx;
+            t.output_buffer_index = o.output_buffer_idx;
+            t.vertex_input_from_vertex_output = o.vertex_input_from_vertex_output;
+            t.gather_normals = o.gather_normals;
+            t.partial_gather = o.partial_gather;
+            u.Set(std::move(t));
+            break;
+        }
+        case K::gather_some_vertices: {
+            fb::GatherSomeVerticesOperatorT t;
+            t.input_buffer_index = o.input_buffer_idx;
+            t.output_buffer_index = o.output_buffer_idx;
+            for (const auto& p : o.gather_pairs) t.vertex_pairs.emplace_back(p.first, p.second);
+            t.gather_normals = o.gather_normals;
+            u.Set(std::move(t));
+            break;
+        }
+        case K::input_convert: {
+            fb::InputConvertOperatorT t;
+            t.user_buffer_index = o.user_buffer_index;
+            t.shadow_buffer_index = o.shadow_buffer_index;
+            t.conversion_info = o.conversion_info;
+            u.Set(std::move(t));
+            break;
+        }
+        case K::output_convert: {
+            fb::OutputConvertOperatorT t;
+            t.user_buffer_index = o.user_buffer_index;
+            t.shadow_buffer_index = o.shadow_buffer_index;
+            t.conversion_info = o.conversion_info;
+            u.Set(std::move(t));
+            break;
+        }
+        case K::update_all_vertex_frames: {
+            fb::UpdateAllVertexFramesOperatorT t;
+            vertex_frames(t, o);
+            t.vert_to_normal_id = o.vert_to_normal_id;
+            u.Set(std::move(t));
+            break;
+        }
+        case K::update_some_vertex_frames: {
+            fb::UpdateSomeVertexFramesOperatorT t;
+            vertex_frames(t, o);
+            for (const auto& tri : o.involved_triangles) t.involved_triangles.emplace_back(tri[0], tri[1], tri[2]);
+            t.involved_vertices = o.involved_vertices;
+            t.selection_vertex_to_involved_vertex = o.selection_vertex_to_involved_vertex;
+            t.involved_vertex_to_normal_id = o.involved_vertex_to_normal_id;
+            u.Set(std::move(t));
+            break;
+        }
+        case K::simple_mesh_bone_deform: {
+            fb::SimpleMeshBoneDeformOperatorT t;
+            t.input_buffer_index = o.input_buffer_idx;
+            t.output_transform_set_index = o.transform_set_index;
+            for (const auto& p : o.triangle_bone_pairs) t.triangle_bone_pairs.emplace_back(p.bone_offset, p.triangle_offset);
+            t.local_bone_transforms = m4s(o.local_bone_transforms);
+            u.Set(std::move(t));
+            break;
+        }
+        case K::mesh_bone_deform: {
+            fb::MeshBoneDeformOperatorT t;
+            t.input_buffer_index = o.input_buffer_idx;
+            t.output_transform_set_index = o.transform_set_index;
+            for (const auto& p : o.mesh_bone_pairs) t.triangle_bone_pairs.emplace_back(m4(p.local_bone_transform), p.weight, p.triangle_index);
+            t.triangle_bone_start_for_bone = o.triangle_bone_start_for_bone;
+            u.Set(std::move(t));
+            break;
+        }
+        case K::object_space_skin_p:
+        case K::object_space_skin_pn:
+        case K::object_space_skin_pnt:
+        case K::object_space_skin_pntb: {
+            fb::ObjectSpaceSkinOperatorT t;
+            t.channels = channels_of(o.class_name);
+            t.output_buffer_index = o.output_buffer_idx;
+            t.transform_set_index = o.transform_set_index;
+            t.transform_subset = o.transform_subset;
+            t.bone_from_skin_mesh_transforms = m4s(o.bone_from_skin_mesh_transforms);
+            t.deformer = deformer_table(o.deformer);
+            t.local = local_table(o.local);
+            u.Set(std::move(t));
+            break;
+        }
+        case K::bone_space_skin_p:
+        case K::bone_space_skin_pn:
+        case K::bone_space_skin_pnt:
+        case K::bone_space_skin_pntb: {
+            fb::BoneSpaceSkinOperatorT t;
+            t.channels = channels_of(o.class_name);
+            t.output_buffer_index = o.output_buffer_idx;
+            t.transform_set_index = o.transform_set_index;
+            t.transform_subset = o.transform_subset;
+            t.deformer = deformer_table(o.deformer);
+            t.local = local_table(o.local);
+            u.Set(std::move(t));
+            break;
+        }
+        case K::object_space_mesh_mesh_deform_p:
+        case K::object_space_mesh_mesh_deform_pn:
+        case K::object_space_mesh_mesh_deform_pnt:
+        case K::object_space_mesh_mesh_deform_pntb: {
+            fb::ObjectSpaceMeshMeshDeformOperatorT t;
+            t.channels = channels_of(o.class_name);
+            t.input_buffer_index = o.input_buffer_idx;
+            t.output_buffer_index = o.output_buffer_idx;
+            t.scale_normal_behaviour = o.scale_normal_behaviour;
+            t.input_triangles_subset = o.input_triangles_subset;
+            t.triangle_from_mesh_transforms = m4s(o.triangle_from_mesh_transforms);
+            t.custom_skin_deform = o.custom_skin_deform;
+            t.deformer = deformer_table(o.deformer);
+            t.local = local_table(o.local);
+            u.Set(std::move(t));
+            break;
+        }
+        case K::bone_space_mesh_mesh_deform_p:
+        case K::bone_space_mesh_mesh_deform_pn:
+        case K::bone_space_mesh_mesh_deform_pnt:
+        case K::bone_space_mesh_mesh_deform_pntb: {
+            fb::BoneSpaceMeshMeshDeformOperatorT t;
+            t.channels = channels_of(o.class_name);
+            t.input_buffer_index = o.input_buffer_idx;
+            t.output_buffer_index = o.output_buffer_idx;
+            t.scale_normal_behaviour = o.scale_normal_behaviour;
+            t.input_triangles_subset = o.input_triangles_subset;
+            t.deformer = deformer_table(o.deformer);
+            t.local = local_table(o.local);
+            u.Set(std::move(t));
+            break;
+        }
+        case K::mesh_mesh_deform: {
+            fb::MeshMeshDeformOperatorT t;
+            t.input_buffer_index = o.input_buffer_idx;
+            t.output_buffer_index = o.output_buffer_idx;
+            t.scale_normal_behaviour = o.scale_normal_behaviour;
+            t.input_triangles_subset = o.input_triangles_subset;
+            for (const auto& p : o.triangle_vertex_pairs)
+                t.triangle_vertex_pairs.emplace_back(v4(p.local_position), v4(p.local_normal), p.triangle_index, p.weight);
+            t.triangle_vertex_start_for_vertex = o.triangle_vertex_start_for_vertex;
+            t.start_vertex = o.start_vertex;
+            t.end_vertex = o.end_vertex;
+            t.deform_normals = o.deform_normals;
+            t.partial_deform = o.partial_deform;
+            u.Set(std::move(t));
+            break;
+        }
+        case K::other: u.Set(fb::UnknownOperatorT()); break;
+    }
+    return u;
+}
+
+std::unique_ptr<fb::OperatorT> operator_table(const hcl::Operator& o) {
+    auto t = std::make_unique<fb::OperatorT>();
+    t->name = o.name;
+    t->class_name = o.class_name;
+    t->operator_id = o.operator_id;
+    for (const auto& a : o.used_buffers) t->used_buffers.push_back(buffer_access(a));
+    for (const auto& a : o.used_transform_sets) t->used_transform_sets.push_back(transform_access(a));
+    t->data = operator_union(o);
     return t;
 }
 
+// The mesh's size for the binding figure: its radius about the model's origin (the largest distance
+// of a vertex from it). The packed local vectors' precision is relative to that distance (a block's
+// scale is a power of two above its largest coordinate), not to the mesh's extent: c5000's tail,
+// 4 m from the origin, has a 2.4e-4 m quantisation step although it is 1 m long.
 float mesh_size(const ModelMesh& m) {
-    if (m.positions.empty()) return 0;
-    std::array<float, 3> lo = m.positions[0], hi = m.positions[0];
-    for (const auto& p : m.positions)
-        for (int i = 0; i < 3; ++i) lo[size_t(i)] = std::min(lo[size_t(i)], p[size_t(i)]), hi[size_t(i)] = std::max(hi[size_t(i)], p[size_t(i)]);
-    float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
-    return std::sqrt(dx * dx + dy * dy + dz * dz);
+    float r = 0;
+    for (const auto& p : m.positions) r = std::max(r, std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
+    return r;
 }
 
-// The largest relative distance between the bind positions the object-space skin operators
-// writing `buffer_index` give its vertices and the mesh's vertices.
-void check_binding(const hcl::ClothData& cd, uint32_t buffer_index, const ModelMesh& mesh, int groups, Binding& b) {
-    float size = mesh_size(mesh);
-    float worst = 0;
+// The largest relative distance between the bind positions the object-space skins writing the
+// buffer give its vertices and the mesh's vertices.
+void check_binding(const hcl::ClothData& cd, const ModelMesh& mesh, hcl::ControlByteRule rule, Binding& b) {
+    const float size = mesh_size(mesh);
+    float worst = 0, worst_m = 0;
     uint32_t checked = 0;
-    for (const auto& op : cd.operators) {
-        if (!is_object_space_skin(op.kind) || op.output_buffer_idx != buffer_index) continue;
-        const auto bind = skin_bind_positions(op, uint32_t(std::max<size_t>(mesh.positions.size(), cd.buffers[buffer_index].num_vertices)), groups);
+    for (uint32_t w : b.skin_operators) {
+        const auto bind = hcl::skin_bind_positions(cd.operators[w],
+                                                   uint32_t(std::max<size_t>(mesh.positions.size(), cd.buffers[b.buffer_index].num_vertices)), rule);
         for (size_t v = 0; v < bind.size(); ++v) {
             if (std::isnan(bind[v][0])) continue;
             if (v >= mesh.positions.size()) {
@@ -468,40 +646,95 @@ void check_binding(const hcl::ClothData& cd, uint32_t buffer_index, const ModelM
                 continue;
             }
             const auto& q = mesh.positions[v];
-            float dx = bind[v][0] - q[0], dy = bind[v][1] - q[1], dz = bind[v][2] - q[2];
-            float e = std::sqrt(dx * dx + dy * dy + dz * dz);
+            const float dx = bind[v][0] - q[0], dy = bind[v][1] - q[1], dz = bind[v][2] - q[2];
+            const float e = std::sqrt(dx * dx + dy * dy + dz * dz);
             worst = std::max(worst, size > 0 ? e / size : e);
+            worst_m = std::max(worst_m, e);
             ++checked;
         }
     }
     b.vertices_checked = checked;
     b.max_error = checked ? worst : -1;
+    b.max_distance_m = checked ? worst_m : -1;
+    b.mesh_size_m = size;
 }
 
 }  // namespace
 
-std::vector<std::array<float, 3>> skin_bind_positions(const hcl::Operator& op, uint32_t vertex_count, int groups) {
-    std::vector<std::array<float, 3>> out(vertex_count, {NAN, NAN, NAN});
-    // The deformer's blocks grouped by blend count, each group in stored order.
-    std::vector<std::vector<const hcl::BlendBlock*>> by_n(9);
-    for (const auto& b : op.deformer.blocks)
-        if (b.blends >= 1 && b.blends <= 8) by_n[b.blends].push_back(&b);
-    std::vector<size_t> next(9, 0);
-    for (size_t k = 0; k < op.deformer.control_bytes.size(); ++k) {
-        const int n = groups - int(op.deformer.control_bytes[k]);
-        if (n < 1 || n > 8 || next[size_t(n)] >= by_n[size_t(n)].size()) continue;
-        const hcl::BlendBlock& block = *by_n[size_t(n)][next[size_t(n)]++];
-        for (size_t j = 0; j < block.vertex_indices.size(); ++j) {
-            const size_t li = k * 16 + j;
-            havok::Vec4 p{};
-            if (li < op.local.packed_positions.size()) p = hcl::unpack_vector3(op.local.packed_positions[li]);
-            else if (li < op.local.positions.size()) p = op.local.positions[li];
-            else continue;
-            const uint16_t v = block.vertex_indices[j];
-            if (v < out.size()) out[v] = {p[0], p[1], p[2]};
+std::vector<std::array<float, 3>> skin_bind_positions(const hcl::Operator& skin, uint32_t vertex_count, const std::string& sdk) {
+    return hcl::skin_bind_positions(skin, vertex_count, hcl::control_byte_rule_for_sdk(sdk));
+}
+
+Report measure(const hcl::ClothContainer& cloth, const Options& options) {
+    Report rep;
+    const hcl::ControlByteRule rule = hcl::control_byte_rule_for_sdk(options.sdk);
+    std::vector<bool> mesh_taken(options.meshes.size(), false);
+    const bool bind = options.model_given || !options.meshes.empty();
+    for (size_t ci = 0; ci < cloth.cloth_datas.size(); ++ci) {
+        const auto& cd = cloth.cloth_datas[ci];
+        ++rep.cloth_datas;
+        rep.operators += cd.operators.size();
+        for (size_t si = 0; si < cd.sim_cloths.size(); ++si) {
+            const auto& s = cd.sim_cloths[si];
+            ++rep.sim_cloths;
+            rep.particles += s.particles.size();
+            rep.constraint_sets += s.static_constraint_sets.size() + s.anti_pinch_constraint_sets.size();
+            SimClothFigure f;
+            f.cloth_data = cd.name;
+            f.name = s.name;
+            f.cloth_data_index = uint32_t(ci);
+            f.sim_index = uint32_t(si);
+            f.particles = s.particles.size();
+            f.fixed_particles = s.fixed_particles.size();
+            f.rest = hcl::rest_pose_figure(cd, si, rule, options.skeletons);
+            rep.sim_cloths_figures.push_back(std::move(f));
         }
+        if (!bind) continue;
+        // Display buffers to meshes: same default-node name and counts; among same-named
+        // candidates, the order of the buffers' subType.
+        std::vector<size_t> display;
+        for (size_t i = 0; i < cd.buffers.size(); ++i)
+            if (buffer_kind(cd.buffers[i]) == fb::BufferKind::Display) display.push_back(i);
+        std::stable_sort(display.begin(), display.end(), [&](size_t a, size_t b) { return cd.buffers[a].sub_type < cd.buffers[b].sub_type; });
+        std::vector<Binding> bindings;
+        for (size_t bi : display) {
+            const auto& buf = cd.buffers[bi];
+            Binding b;
+            b.cloth_data = cd.name;
+            b.buffer = buf.name;
+            b.cloth_data_index = uint32_t(ci);
+            b.buffer_index = uint32_t(bi);
+            for (uint32_t w : hcl::writers_of_buffer(cd, uint32_t(bi))) {
+                if (hcl::is_object_space_skin(cd.operators[w].kind)) b.skin_operators.push_back(w);
+                else b.other_writers.push_back(w);
+            }
+            for (size_t mi = 0; mi < options.meshes.size(); ++mi) {
+                const auto& m = options.meshes[mi];
+                if (mesh_taken[mi] || m.default_node_name != buf.name || m.vertex_count != buf.num_vertices ||
+                    m.first_face_set_triangles != buf.num_triangles)
+                    continue;
+                mesh_taken[mi] = true;
+                b.mesh_index = int(mi);
+                b.mesh_name = m.gltf_name;
+                break;
+            }
+            if (b.mesh_index < 0) {
+                b.reason = options.meshes.empty() ? "no model with meshes was found"
+                                                  : "no mesh of the model has the default node '" + buf.name + "', " + std::to_string(buf.num_vertices) +
+                                                        " vertices and " + std::to_string(buf.num_triangles) + " triangles in its first face set";
+            } else {
+                check_binding(cd, options.meshes[size_t(b.mesh_index)], rule, b);
+                if (b.skin_operators.empty()) b.reason = "no object-space skin writes this buffer";
+                else if (b.max_error < 0) b.reason = "the object-space skins writing this buffer write none of its vertices";
+                b.within_tolerance = b.max_error <= options.bind_tolerance;
+            }
+            bindings.push_back(std::move(b));
+        }
+        // Report in buffer order.
+        std::sort(bindings.begin(), bindings.end(), [](const Binding& a, const Binding& b) { return a.buffer_index < b.buffer_index; });
+        for (auto& b : bindings) rep.bindings.push_back(std::move(b));
     }
-    return out;
+    return rep;
 }
 
 const std::vector<Dropped>& dropped_members() {
@@ -524,7 +757,7 @@ const std::vector<Dropped>& dropped_members() {
 Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, const Options& options, Report* report) {
     Report local_report;
     Report& rep = report ? *report : local_report;
-    rep = {};
+    rep = measure(cloth, options);
 
     fb::ClothFileT file;
     file.format_version = std::make_unique<fb::FormatVersionT>();
@@ -534,10 +767,13 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
     file.source->file = options.source_file;
     file.source->model = options.model_file;
     file.source->tool = "drape 0.1.0";
-    for (const auto& c : cloth.collidables) file.collidables.push_back(collidable_table(c));
 
-    std::vector<bool> mesh_taken(options.meshes.size(), false);
-    for (const auto& cd : cloth.cloth_datas) {
+    Collidables collidables;
+    for (const auto& c : cloth.collidables) file.container_collidables.push_back(collidables.index_of(c));
+
+    size_t figure = 0;
+    for (size_t ci = 0; ci < cloth.cloth_datas.size(); ++ci) {
+        const auto& cd = cloth.cloth_datas[ci];
         auto t = std::make_unique<fb::ClothDataT>();
         t->name = cd.name;
         t->target_platform = cd.target_platform;
@@ -554,27 +790,6 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
                 }
             }
             t->transform_set_definitions.push_back(std::move(tt));
-        }
-
-        // Display buffers to meshes: same default-node name and counts; among same-named
-        // candidates, the order of the buffers' subType.
-        std::vector<size_t> display;
-        for (size_t i = 0; i < cd.buffers.size(); ++i)
-            if (buffer_kind(cd.buffers[i]) == fb::BufferKind::Display) display.push_back(i);
-        std::stable_sort(display.begin(), display.end(),
-                         [&](size_t a, size_t b) { return cd.buffers[a].sub_type < cd.buffers[b].sub_type; });
-        std::map<size_t, int> bound;
-        for (size_t bi : display) {
-            const auto& buf = cd.buffers[bi];
-            for (size_t mi = 0; mi < options.meshes.size(); ++mi) {
-                const auto& m = options.meshes[mi];
-                if (mesh_taken[mi] || m.default_node_name != buf.name || m.vertex_count != buf.num_vertices ||
-                    m.first_face_set_triangles != buf.num_triangles)
-                    continue;
-                mesh_taken[mi] = true;
-                bound[bi] = int(mi);
-                break;
-            }
         }
         for (size_t i = 0; i < cd.buffers.size(); ++i) {
             const auto& b = cd.buffers[i];
@@ -593,9 +808,9 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
                 elements[e] = fb::BufferElement(el.vector_conversion, el.vector_size, el.slot_id, el.slot_start);
                 slots[e] = fb::BufferSlot(b.layout.slots[e].flags, b.layout.slots[e].stride);
             }
-            bt->buffer_layout = std::make_unique<fb::BufferLayout>(
-                flatbuffers::span<const fb::BufferElement, 4>(elements.data(), 4),
-                flatbuffers::span<const fb::BufferSlot, 4>(slots.data(), 4), b.layout.num_slots, b.layout.triangle_format);
+            bt->buffer_layout = std::make_unique<fb::BufferLayout>(flatbuffers::span<const fb::BufferElement, 4>(elements.data(), 4),
+                                                                   flatbuffers::span<const fb::BufferSlot, 4>(slots.data(), 4), b.layout.num_slots,
+                                                                   b.layout.triangle_format);
             bt->triangle_indices = b.triangle_indices;
             bt->store_normals = b.store_normals;
             bt->store_tangents_and_bi_tangents = b.store_tangents_and_bitangents;
@@ -603,32 +818,43 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
             bt->shadow_normals = b.shadow_normals;
             bt->shadow_tangents = b.shadow_tangents;
             bt->shadow_bi_tangents = b.shadow_bitangents;
-            if (bt->kind == fb::BufferKind::Display && !options.meshes.empty()) {
-                Binding bind;
-                bind.cloth_data = cd.name;
-                bind.buffer = b.name;
-                if (auto it = bound.find(i); it != bound.end()) {
-                    const ModelMesh& m = options.meshes[size_t(it->second)];
-                    bind.mesh_index = it->second;
-                    bind.mesh_name = m.gltf_name;
-                    check_binding(cd, uint32_t(i), m, options.sdk.rfind("hk_2014", 0) == 0 ? 4 : 8, bind);
-                    bind.within_tolerance = bind.max_error <= options.bind_tolerance;
-                    bt->bound_mesh = m.gltf_name;
-                    bt->bound_mesh_index = it->second;
-                    bt->bind_position_error = bind.max_error;
+            if (bt->kind == fb::BufferKind::Display) {
+                auto db = std::make_unique<fb::DisplayBindingT>();
+                db->reason = "no model was given";
+                for (const auto& bind : rep.bindings) {
+                    if (bind.cloth_data_index != ci || bind.buffer_index != i) continue;
+                    db->status = bind.mesh_index >= 0 ? fb::CheckStatus::Checked : fb::CheckStatus::NotChecked;
+                    db->mesh_name = bind.mesh_name;
+                    db->mesh_index = bind.mesh_index;
+                    db->position_status = bind.max_error >= 0 ? fb::CheckStatus::Checked : fb::CheckStatus::NotChecked;
+                    db->bind_position_error = bind.max_error;
+                    db->vertices_checked = bind.vertices_checked;
+                    db->skin_operators = bind.skin_operators;
+                    db->other_writers = bind.other_writers;
+                    db->reason = bind.reason;
+                    db->bind_position_error_m = bind.max_distance_m;
+                    db->mesh_size_m = bind.mesh_size_m;
                 }
-                rep.bindings.push_back(bind);
+                bt->display_binding = std::move(db);
             }
             t->buffer_definitions.push_back(std::move(bt));
         }
         for (const auto& s : cd.sim_cloths) {
-            t->sim_cloth_datas.push_back(sim_cloth_table(s));
-            ++rep.sim_cloths;
-            rep.particles += s.particles.size();
-            rep.constraint_sets += s.static_constraint_sets.size() + s.anti_pinch_constraint_sets.size();
+            auto st = sim_cloth_table(s, collidables);
+            const hcl::RestPoseFigure& f = rep.sim_cloths_figures.at(figure++).rest;
+            auto rc = std::make_unique<fb::RestPoseCheckT>();
+            rc->status = f.checked ? fb::CheckStatus::Checked : fb::CheckStatus::NotChecked;
+            rc->error_m = f.error_m;
+            rc->particles_checked = f.particles_checked;
+            rc->pose_index = 0;
+            rc->move_particles_operators = f.move_particles_operators;
+            rc->skin_operators = f.skin_operators;
+            rc->reason = f.reason;
+            rc->error_steps = f.error_steps;
+            st->rest_pose_check = std::move(rc);
+            t->sim_cloth_datas.push_back(std::move(st));
         }
         for (const auto& o : cd.operators) t->operators.push_back(operator_table(o));
-        rep.operators += cd.operators.size();
         for (const auto& st : cd.states) {
             auto stt = std::make_unique<fb::ClothStateT>();
             stt->name = st.name;
@@ -639,8 +865,12 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
             t->cloth_state_datas.push_back(std::move(stt));
         }
         file.cloth_datas.push_back(std::move(t));
-        ++rep.cloth_datas;
     }
+    for (const hcl::Collidable* c : collidables.list()) file.collidables.push_back(collidable_table(*c));
+    rep.collidables = collidables.list().size();
+    rep.collidable_references = 0;
+    for (const auto& cd : cloth.cloth_datas)
+        for (const auto& s : cd.sim_cloths) rep.collidable_references += s.per_instance_collidables.size();
 
     // The dropped list, with this file's counts.
     rep.dropped = dropped_members();
@@ -648,9 +878,8 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
         for (const auto& cd : cloth.cloth_datas) {
             if (d.class_name == "hclClothData" && d.member == "stateTransitions") d.count += cd.state_transition_count ? 1 : 0;
             if (d.class_name == "hclClothData" && d.member == "actions") d.count += cd.action_count ? 1 : 0;
-            for (const auto& s : cd.sim_cloths) {
+            for (const auto& s : cd.sim_cloths)
                 if (d.class_name == "hclSimClothData" && d.member == "actions") d.count += s.action_count ? 1 : 0;
-            }
         }
     }
     for (const auto& d : rep.dropped) {
@@ -667,7 +896,7 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
     std::vector<uint8_t> out(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
     if (options.zstd) {
         std::vector<uint8_t> z(ZSTD_compressBound(out.size()));
-        size_t r = ZSTD_compress(z.data(), z.size(), out.data(), out.size(), 19);
+        const size_t r = ZSTD_compress(z.data(), z.size(), out.data(), out.size(), 19);
         if (ZSTD_isError(r)) return make_error(std::string("zstd: ") + ZSTD_getErrorName(r));
         z.resize(r);
         return z;

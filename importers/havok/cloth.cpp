@@ -233,7 +233,12 @@ Result<ConstraintSet> read_constraint_set(const File& f, uint32_t item) {
     c.item = item;
     c.class_name = f.class_name(item);
     c.name = o.req("name").as_string();
-    c.constraint_id = u32(v, "constraintId");
+    // Elden Ring stores constraintId as an hkHandle record {value}; older files as a plain u32
+    // (found by the soulstruct comparison: drape read the handle as 0).
+    {
+        const Value cid = v["constraintId"];
+        c.constraint_id = cid.kind() == havok::Kind::Record ? uint32_t(cid["value"].as_int()) : uint32_t(cid.as_int());
+    }
     if (is(f, item, "hclStandardLinkConstraintSet") || is(f, item, "hclStretchLinkConstraintSet")) {
         c.kind = is(f, item, "hclStandardLinkConstraintSet") ? ConstraintKind::standard_link : ConstraintKind::stretch_link;
         c.links = map_array<Link>(o.req("links"), [](const Value& e) {
@@ -614,7 +619,8 @@ Result<Operator> read_operator(const File& f, uint32_t item) {
         case OperatorKind::update_some_vertex_frames:
             op.vert_to_normal_id = ints<uint16_t>(v["vertToNormalID"]);
             op.involved_triangles = map_array<std::array<uint16_t, 3>>(v["involvedTriangles"], [](const Value& e) {
-                const Value vi = e["vertexIndices"];
+                // The 2018 registry names the member `indices`; older class lists `vertexIndices`.
+                const Value vi = e.has("indices") ? e["indices"] : e["vertexIndices"];
                 return std::array<uint16_t, 3>{uint16_t(vi.at(0).as_int()), uint16_t(vi.at(1).as_int()), uint16_t(vi.at(2).as_int())};
             });
             op.involved_vertices = ints<uint16_t>(v["involvedVertices"]);

@@ -286,6 +286,40 @@ hclLocalRangeConstraintSet hclConstraintSet
   stiffness f32
   shapeType u32
   applyNormalComponent hkBool
+hclTransitionConstraintSet::PerParticle -
+  particleIndex u16
+  referenceVertex u16
+  toAnimDelay f32
+  toSimDelay f32
+  toSimMaxDistance f32
+hclTransitionConstraintSet hclConstraintSet
+  perParticleData arr<hclTransitionConstraintSet::PerParticle>
+  toAnimPeriod f32
+  toAnimPlusDelayPeriod f32
+  toSimPeriod f32
+  toSimPlusDelayPeriod f32
+  referenceMeshBufferIdx u32
+hclVolumeConstraintMx::FrameBatchData -
+  frameVector hkVector4[16]
+  particleIndex u16[16]
+  weight f32[16]
+hclVolumeConstraintMx::FrameSingleData -
+  frameVector hkVector4
+  particleIndex u16
+  weight f32
+hclVolumeConstraintMx::ApplyBatchData -
+  frameVector hkVector4[16]
+  particleIndex u16[16]
+  stiffness f32[16]
+hclVolumeConstraintMx::ApplySingleData -
+  frameVector hkVector4
+  particleIndex u16
+  stiffness f32
+hclVolumeConstraintMx hclConstraintSet
+  frameBatchDatas arr<hclVolumeConstraintMx::FrameBatchData>
+  frameSingleDatas arr<hclVolumeConstraintMx::FrameSingleData>
+  applyBatchDatas arr<hclVolumeConstraintMx::ApplyBatchData>
+  applySingleDatas arr<hclVolumeConstraintMx::ApplySingleData>
 hclBufferLayout::BufferElement -
   vectorConversion u8
   vectorSize u8
@@ -463,6 +497,39 @@ hclObjectSpaceSkinPNOperator hclObjectSpaceSkinOperator
 hclObjectSpaceSkinPNTOperator hclObjectSpaceSkinOperator
   localPNTs arr<hclObjectSpaceDeformer::LocalBlockPNT>
   localUnpackedPNTs arr<hclObjectSpaceDeformer::LocalBlockUnpackedPNT>
+hclObjectSpaceMeshMeshDeformOperator hclOperator
+  inputBufferIdx u32
+  outputBufferIdx u32
+  scaleNormalBehaviour u32
+  inputTrianglesSubset arr<u16>
+  triangleFromMeshTransforms arr<hkMatrix4>
+  objectSpaceDeformer hclObjectSpaceDeformer
+hclObjectSpaceMeshMeshDeformPOperator hclObjectSpaceMeshMeshDeformOperator
+  localPs arr<hclObjectSpaceDeformer::LocalBlockP>
+  localUnpackedPs arr<hclObjectSpaceDeformer::LocalBlockUnpackedP>
+hclObjectSpaceMeshMeshDeformPNOperator hclObjectSpaceMeshMeshDeformOperator
+  localPNs arr<hclObjectSpaceDeformer::LocalBlockPN>
+  localUnpackedPNs arr<hclObjectSpaceDeformer::LocalBlockUnpackedPN>
+hclObjectSpaceMeshMeshDeformPNTOperator hclObjectSpaceMeshMeshDeformOperator
+  localPNTs arr<hclObjectSpaceDeformer::LocalBlockPNT>
+  localUnpackedPNTs arr<hclObjectSpaceDeformer::LocalBlockUnpackedPNT>
+hclUpdateSomeVertexFramesOperator::Triangle -
+  indices u16[3]
+hclUpdateSomeVertexFramesOperator hclOperator
+  involvedTriangles arr<hclUpdateSomeVertexFramesOperator::Triangle>
+  involvedVertices arr<u16>
+  selectionVertexToInvolvedVertex arr<u16>
+  involvedVertexToNormalID arr<u16>
+  triangleFlips arr<u8>
+  referenceVertices arr<u16>
+  tangentEdgeCosAngle arr<f32>
+  tangentEdgeSinAngle arr<f32>
+  biTangentFlip arr<f32>
+  bufferIdx u32
+  numUniqueNormalIDs u32
+  updateNormals hkBool
+  updateTangents hkBool
+  updateBiTangents hkBool
 hclMeshMeshDeformOperator::TriangleVertexPair -
   localPosition hkVector4
   localNormal hkVector4

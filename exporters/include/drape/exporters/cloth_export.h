@@ -1,7 +1,10 @@
-// drape: the game's hcl cloth objects to the drape cloth format (schema/cloth.fbs).
+// drape: the game's hcl cloth objects to the drape cloth format 2.0 (schema/cloth.fbs), and the
+// figures that prove seed 000's rules on them (rest pose per sim cloth, binding per display buffer).
 //
 // The exporter keeps the game's cloth program: every member of every census class is either
 // written or listed, with its reason, in the file's `dropped` table (and in dropped_members()).
+// Collidable objects shared by several sim cloths are written once (ClothFile.collidables) and
+// referenced by index.
 #pragma once
 
 #include <array>
@@ -11,6 +14,7 @@
 
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
+#include "drape/havok/cloth_figures.h"
 #include "drape/io/error.h"
 
 namespace drape::cloth_export {
@@ -29,18 +33,33 @@ struct Options {
     std::string game, sdk, source_file, model_file;
     std::vector<havok::Skeleton> skeletons;  // the skeletons of the cloth file (transform set bone names)
     std::vector<ModelMesh> meshes;           // empty: display buffers stay unbound
+    bool model_given = false;                // a model was looked for (distinguishes "no model" from "no mesh matched")
     bool zstd = false;                       // wrap the FlatBuffer in a zstd frame
     // seed 000: display vertex i equals mesh vertex i within 4.9e-5 of the mesh's size.
     float bind_tolerance = 4.9e-5f;
 };
 
+// One display buffer's binding figure.
 struct Binding {
     std::string cloth_data, buffer;
+    uint32_t cloth_data_index = 0, buffer_index = 0;
     int mesh_index = -1;          // -1: no mesh matched
     std::string mesh_name;
-    float max_error = -1;         // relative to the mesh's bounding-box diagonal; -1 = not checked
+    float max_error = -1;         // bind_position_error: max_distance_m / mesh_size_m; -1 = not checked
+    float max_distance_m = -1;    // the largest |bind position - mesh vertex|, metres
+    float mesh_size_m = 0;        // the mesh's radius about the model's origin (its largest vertex distance)
     uint32_t vertices_checked = 0;
     bool within_tolerance = true;
+    std::vector<uint32_t> skin_operators, other_writers;  // operator indices writing the buffer
+    std::string reason;           // why mesh_index is -1 or max_error is -1
+};
+
+// One sim cloth's rest-pose figure.
+struct SimClothFigure {
+    std::string cloth_data, name;
+    uint32_t cloth_data_index = 0, sim_index = 0;
+    size_t particles = 0, fixed_particles = 0;
+    hcl::RestPoseFigure rest;
 };
 
 struct Dropped {
@@ -49,28 +68,27 @@ struct Dropped {
 };
 
 struct Report {
-    std::vector<Binding> bindings;
+    std::vector<Binding> bindings;          // every display buffer, when a model was given
+    std::vector<SimClothFigure> sim_cloths_figures;
     std::vector<Dropped> dropped;
     size_t cloth_datas = 0, sim_cloths = 0, particles = 0, constraint_sets = 0, operators = 0;
+    size_t collidables = 0, collidable_references = 0;  // distinct objects, and sim cloth references to them
 };
 
-// The bind-pose position of every vertex an object-space skin operator writes (indexed by vertex,
-// NaN where the operator writes none). At the bind pose each bone times its boneFromSkinMesh
-// matrix is the identity, so a vertex's skinned position is its stored local position.
-// Which local block belongs to which blend block is told by the deformer's controlBytes: byte k
-// names the blend group of the k-th processed block of 16 vertices as its index in the
-// deformer's member order (2014: four..one, so N = 4 - c; 2016/2018: eight..one, N = 8 - c), and
-// local block k holds that block's 16 vertices. Measured on BB c2020_c.hkx: with this rule the
-// move-particles vertices land on the sim cloth's rest pose within 8.7e-5 m; with the blocks
-// taken in member order they miss by up to 2 m. `groups` is 4 for 2014 files, 8 otherwise.
-std::vector<std::array<float, 3>> skin_bind_positions(const hcl::Operator& skin, uint32_t vertex_count, int groups);
+// The bind positions an object-space skin gives its output vertices, with the control-byte rule
+// of `sdk` (hcl::control_byte_rule_for_sdk).
+std::vector<std::array<float, 3>> skin_bind_positions(const hcl::Operator& skin, uint32_t vertex_count, const std::string& sdk);
+
+// The figures alone (no file written): display-buffer bindings (when options.meshes or
+// options.model_given) and the rest-pose figure of every sim cloth.
+Report measure(const hcl::ClothContainer& cloth, const Options& options);
 
 // Every member of the census classes that the schema does not carry, with the reason. The
 // reasons are the same for every file; `count` is filled per file by export_cloth.
 const std::vector<Dropped>& dropped_members();
 
-// Builds the .drcloth bytes. Fails only on inconsistent input that cannot be written (a display
-// buffer bound to a mesh whose vertices do not match is reported, not refused).
+// Builds the .drcloth bytes, with measure()'s figures stored in it. Fails only on input that
+// cannot be written (a display buffer whose vertices do not match is reported, not refused).
 Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, const Options& options,
                                           Report* report = nullptr);
 

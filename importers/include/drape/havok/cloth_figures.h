@@ -37,21 +37,43 @@ bool is_bone_space_skin(OperatorKind k);
 // boneFromSkinMesh matrix is the identity, so a vertex's skinned position is its stored local
 // position; the control bytes tell which local block belongs to which blend block.
 std::vector<std::array<float, 3>> skin_bind_positions(const Operator& skin, uint32_t vertex_count, ControlByteRule rule);
+// The same, with each vertex's quantisation step: the value of one unit of its packed local block
+// (2^16 * f32bits(scale << 16)); 0 for unpacked blocks, NaN where the skin writes no vertex.
+std::vector<std::array<float, 3>> skin_bind_positions(const Operator& skin, uint32_t vertex_count, ControlByteRule rule,
+                                                      std::vector<float>* steps);
+
+// The model-space bind pose of a skeleton's bones (each bone's reference pose composed with its
+// parents'), as column-major matrices (c3 the translation): what a transform set holds at the
+// bind pose, transform i being bone i (seed 000 "Transform sets and their skeleton").
+std::vector<Mat4> bind_pose_model_space(const havok::Skeleton& skeleton);
+
+// The bind-pose position of every vertex a bone-space skin writes: vertex = sum over its N bones of
+// bind(transform_subset[bone]) x local, the local vectors stored vertex-major (vertex j's bone b at
+// entry j*N + b of its local block) with the weight in w. A bone-space N-blend block holds 16 / N
+// vertices. `bind` is indexed by transform of the skin's transform set.
+std::vector<std::array<float, 3>> bone_space_bind_positions(const Operator& skin, uint32_t vertex_count, ControlByteRule rule,
+                                                            const std::vector<Mat4>& bind);
 
 // The operator indices of `cd` that write buffer `buffer` (by each kind's output member).
 std::vector<uint32_t> writers_of_buffer(const ClothData& cd, uint32_t buffer);
 
 // The rest-pose figure of sim cloth `sim_index` of `cd`: every move-particles operator of the sim
-// cloth takes its reference buffer's vertices from the object-space skins that write that buffer,
-// computed at the bind pose; the pinned particles are compared with the first rest pose.
+// cloth takes its reference buffer's vertices from the skins that write that buffer, computed at the
+// bind pose; the pinned particles are compared with the first rest pose. Object-space skins need
+// nothing more (bone x inverse bind = identity); bone-space skins need the bind pose of their
+// transform set: the skeleton of `skeletons` with the transform set's name and bone count.
 struct RestPoseFigure {
     bool checked = false;
     float error_m = 0;             // the largest distance, metres
+    // The largest per-axis difference in units of the packed block's quantisation step: the rule is
+    // right when it is at most 0.5 (rounding to the nearest step); 0 when the blocks are unpacked.
+    float error_steps = 0;
     uint32_t particles_checked = 0;
     std::vector<uint32_t> move_particles_operators, skin_operators;
     std::string reason;            // why not checked
 };
-RestPoseFigure rest_pose_figure(const ClothData& cd, size_t sim_index, ControlByteRule rule);
+RestPoseFigure rest_pose_figure(const ClothData& cd, size_t sim_index, ControlByteRule rule,
+                                const std::vector<havok::Skeleton>& skeletons = {});
 
 // A fact of the file that is not an error of it but that a runtime must handle, with its kind
 // (JSON: "kind"). Kinds:
