@@ -374,6 +374,7 @@ struct State {
     float* scratch = nullptr;              // per-particle scratch (normal accumulation)
     bool started = false;                  // false until the first notify
     size_t bytes = 0;
+    Float4 wind_sample_point;              // where this step's wind fields were sampled
 };
 
 size_t state_bytes(const Setup& setup, const StateOptions& options);
@@ -458,5 +459,11 @@ void drive_velocities(const Quaternion& current_rotation, const Float4& current_
 Quaternion integrate_rotation(const Quaternion& rotation, const Float4& angular_velocity, float h);
 // The wind action's reuse rule: particle i of n reuses its predecessor's force.
 bool wind_reuses_previous(uint32_t i, uint32_t n, float stride);
+// A transition particle's distance bound: to_animation ((1 - (1/period)*t) * start) * (1/divisor),
+// to_simulation (((1/period)*t) * to_sim_max) * (1/divisor), t = time - delay within [0, period].
+float transition_bound(TransitionMode mode, float period, float time, float delay, float start, float to_sim_max,
+                       float divisor);
+// A volume batch's target for the apply vector v: ((c0*x + t) + c1*y) + c2*z, t = frame.c3.
+Float4 volume_target(const Matrix4& frame, const Float4& v);
 
 }  // namespace drape::solver
