@@ -119,12 +119,14 @@ TEST_CASE("runtime rule 6: the blend adds M*w in bone order and a point is ((c0*
             CHECK(bits(nrm[j * 4 + k]) == bits(want_n));
         }
     }
-    // The other order of the point sum gives other bits on these inputs.
-    float m0[16];
-    for (int e = 0; e < 16; ++e) m0[e] = bones[0].m[e];
-    const float a = ((m0[0] * 0.3f + m0[12]) + m0[4] * 1e7f) + m0[8] * -1e7f;
-    const float b = ((m0[0] * 0.3f + m0[4] * 1e7f) + m0[8] * -1e7f) + m0[12];
-    CHECK(bits(a) != bits(b));
+    // A point through c0 = c1 = c2 = (1, 0, 0), c3 = (1e8, 0, 0): the seed's order and the naive
+    // ((c0*x + c1*y) + c2*z) + c3 give other bits for (1, -1e8, 0.5), so the order is observable.
+    const Mat4 big = {{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1e8f, 0, 0, 1}};
+    float seed[3];
+    transform_point(big, 1.0f, -1e8f, 0.5f, seed);
+    const float naive = ((1.0f * 1.0f + 1.0f * -1e8f) + 1.0f * 0.5f) + 1e8f;
+    CHECK(seed[0] == 0.5f);  // ((1 + 1e8) + -1e8) + 0.5
+    CHECK(bits(seed[0]) != bits(naive));
 }
 
 TEST_CASE("runtime rule 6: normals go through the blended rows without normalisation") {

@@ -145,6 +145,15 @@ void layout(drape_instance& inst, Carver& c, uint32_t max_collidables, uint32_t 
             }
         }
     }
+    // The sim cloths' own buffers are their particles (positions / previous positions).
+    if (fill)
+        for (uint32_t b = 0; b < nb; ++b) {
+            const BufferDef& d = m.buffers[b];
+            if (d.sim < 0) continue;
+            SimSlot& slot = inst.sims[d.sim];
+            inst.buffers[b].p = reinterpret_cast<float*>(d.previous ? slot.previous : slot.positions);
+            inst.buffer_positions[b] = reinterpret_cast<const sv::Float4*>(inst.buffers[b].p);
+        }
     // Scratch: composite matrices for the largest subset, normal sums for the most normal ids.
     inst.scratch.matrices = c.take<Mat4>(m.max_subset ? m.max_subset : 1);
     inst.scratch.matrix_capacity = m.max_subset;
@@ -210,7 +219,15 @@ sv::StepInputs step_inputs(drape_instance& inst, float dt, uint32_t sim) {
 }
 #endif
 
-BufferData& buf(drape_instance& inst, const State& st, uint32_t index) { return inst.buffers[st.buffer_map[index]]; }
+// The buffer an operator naming `index` reaches in this state: the state's redirection (a display
+// buffer to its shadow) for the vertices, the named buffer's triangles (seed 000: neither the
+// shadow nor the display definition stores triangles; they are the drawn mesh's).
+BufferData buf(drape_instance& inst, const State& st, uint32_t index) {
+    BufferData b = inst.buffers[st.buffer_map[index]];
+    b.triangles = inst.buffers[index].triangles;
+    b.triangle_count = inst.buffers[index].triangle_count;
+    return b;
+}
 
 }  // namespace
 
@@ -262,13 +279,15 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
             }
             case OpKind::copy_vertices: {
                 const CopyOp& c = m.copies[op.payload];
-                run_copy_vertices(c, buf(inst, st, c.input_buffer), buf(inst, st, c.output_buffer));
+                BufferData out = buf(inst, st, c.output_buffer);
+                run_copy_vertices(c, buf(inst, st, c.input_buffer), out);
                 break;
             }
             case OpKind::gather_all:
             case OpKind::gather_some: {
                 const GatherOp& g = m.gathers[op.payload];
-                run_gather(g, buf(inst, st, g.input_buffer), buf(inst, st, g.output_buffer));
+                BufferData out = buf(inst, st, g.output_buffer);
+                run_gather(g, buf(inst, st, g.input_buffer), out);
                 break;
             }
             case OpKind::input_convert: {
@@ -291,7 +310,8 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
             case OpKind::update_all_vertex_frames:
             case OpKind::update_some_vertex_frames: {
                 const VertexFramesOp& f = m.frames[op.payload];
-                run_vertex_frames(f, buf(inst, st, f.buffer), inst.scratch);
+                BufferData b = buf(inst, st, f.buffer);
+                run_vertex_frames(f, b, inst.scratch);
                 break;
             }
             case OpKind::simple_mesh_bone_deform: {
@@ -306,22 +326,26 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
             }
             case OpKind::object_space_skin: {
                 const DeformOp& d = m.deforms[op.payload];
-                run_object_space_skin(d, inst.transforms, buf(inst, st, d.output_buffer), inst.scratch);
+                BufferData out = buf(inst, st, d.output_buffer);
+                run_object_space_skin(d, inst.transforms, out, inst.scratch);
                 break;
             }
             case OpKind::bone_space_skin: {
                 const DeformOp& d = m.deforms[op.payload];
-                run_bone_space_skin(d, inst.transforms, buf(inst, st, d.output_buffer), inst.scratch);
+                BufferData out = buf(inst, st, d.output_buffer);
+                run_bone_space_skin(d, inst.transforms, out, inst.scratch);
                 break;
             }
             case OpKind::object_space_mesh_mesh_deform: {
                 const DeformOp& d = m.deforms[op.payload];
-                run_object_space_mesh_mesh_deform(d, buf(inst, st, d.input_buffer), buf(inst, st, d.output_buffer), inst.scratch);
+                BufferData out = buf(inst, st, d.output_buffer);
+                run_object_space_mesh_mesh_deform(d, buf(inst, st, d.input_buffer), out, inst.scratch);
                 break;
             }
             case OpKind::bone_space_mesh_mesh_deform: {
                 const DeformOp& d = m.deforms[op.payload];
-                run_bone_space_mesh_mesh_deform(d, buf(inst, st, d.input_buffer), buf(inst, st, d.output_buffer), inst.scratch);
+                BufferData out = buf(inst, st, d.output_buffer);
+                run_bone_space_mesh_mesh_deform(d, buf(inst, st, d.input_buffer), out, inst.scratch);
                 break;
             }
             case OpKind::unsupported: break;

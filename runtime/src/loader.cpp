@@ -8,18 +8,12 @@
 #include <new>
 #include <string>
 
-#if __has_include("drape/schema/verify.h")
-#define DRAPE_RUNTIME_HAVE_SCHEMA2 1
 #include "drape/schema/verify.h"
-#else
-#define DRAPE_RUNTIME_HAVE_SCHEMA2 0  // before schema 2.0 lands: the loader refuses every file
-#endif
 #include "rt_instance.h"
 #include "rt_ops.h"
 
 using namespace drape::rt;
 
-#if DRAPE_RUNTIME_HAVE_SCHEMA2
 namespace fb = drape::cloth_fb;
 
 namespace {
@@ -296,20 +290,28 @@ bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& ou
             }
             if (!buffer(f.buffer, "buffer_index")) return false;
             const uint32_t nv = m.buffers[f.buffer].num_vertices;
-            if (f.num_normal_ids > 65536) return L.fail(DRAPE_RESULT_BAD_DATA, "num_unique_normal_ids = %u", f.num_normal_ids);
+            // The normal-id count the arrays need (the stored num_unique_normal_ids is not trusted:
+            // drape's 2.0 exporter does not always fill it; every id is a u16, so the count is at
+            // most 65536). Update all without vert_to_normal_id: each vertex its own id.
             if (all) {
                 if (!f.vert_to_normal_id.empty() && f.vert_to_normal_id.size() != nv)
                     return L.fail(DRAPE_RESULT_BAD_DATA, "vert_to_normal_id has %zu entries, the buffer %u vertices", f.vert_to_normal_id.size(), nv);
-                for (size_t i = 0; i < f.vert_to_normal_id.size(); ++i)
-                    if (!L.index(f.vert_to_normal_id[i], f.num_normal_ids, "vert_to_normal_id", i)) return false;
-                m.max_normal_ids = std::max(m.max_normal_ids, f.vert_to_normal_id.empty() ? nv : f.num_normal_ids);
+                uint32_t ids = 0;
+                for (uint16_t id : f.vert_to_normal_id) ids = std::max(ids, uint32_t(id) + 1);
+                f.num_normal_ids = f.vert_to_normal_id.empty() ? nv : ids;
+                m.max_normal_ids = std::max(m.max_normal_ids, f.num_normal_ids);
             } else {
                 const uint32_t ni = uint32_t(f.involved_vertices.size());
+                if (f.involved_to_normal_id.empty())  // none stored: each involved vertex its own id
+                    for (uint32_t i = 0; i < ni; ++i) f.involved_to_normal_id.push_back(uint16_t(i));
                 if (f.involved_to_normal_id.size() != ni)
                     return L.fail(DRAPE_RESULT_BAD_DATA, "involved_vertex_to_normal_id has %zu entries for %u involved vertices", f.involved_to_normal_id.size(), ni);
-                for (size_t i = 0; i < ni; ++i)
-                    if (!L.index(f.involved_vertices[i], nv, "involved_vertices", i) || !L.index(f.involved_to_normal_id[i], f.num_normal_ids, "involved_vertex_to_normal_id", i))
-                        return false;
+                uint32_t ids = 0;
+                for (size_t i = 0; i < ni; ++i) {
+                    if (!L.index(f.involved_vertices[i], nv, "involved_vertices", i)) return false;
+                    ids = std::max(ids, uint32_t(f.involved_to_normal_id[i]) + 1);
+                }
+                f.num_normal_ids = ids;
                 for (size_t i = 0; i < f.triangles.size(); ++i)
                     if (!L.index(f.triangles[i], ni, "involved_triangles (corner)", i)) return false;
                 for (size_t i = 0; i < f.selection.size(); ++i)
@@ -410,7 +412,7 @@ bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& ou
                 d.output_buffer = s->output_buffer_index(), d.transform_set = s->transform_set_index(), d.streams = channel_streams(s->channels());
                 df = s->deformer(), lb = s->local(), subset = s->transform_subset();
                 const size_t nbind = size_of(s->bone_from_skin_mesh_transforms());
-                if (nbind != size_of(subset))
+                if (size_of(subset) && nbind != size_of(subset))
                     return L.fail(DRAPE_RESULT_BAD_DATA, "%zu inverse binds for %zu transforms of the subset", nbind, size_of(subset));
                 for (size_t i = 0; i < nbind; ++i) d.binds.push_back(mat(*s->bone_from_skin_mesh_transforms()->Get(uint32_t(i))));
             } else {
@@ -422,6 +424,11 @@ bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& ou
             for (size_t i = 0; i < size_of(subset); ++i) {
                 if (!L.index(subset->Get(uint32_t(i)), transform_count, "transform_subset", i)) return false;
                 d.subset.push_back(subset->Get(uint32_t(i)));
+            }
+            if (d.subset.empty() && !d.binds.empty()) {
+                // No subset stored: the inverse binds are those of transforms 0..n-1.
+                if (d.binds.size() > transform_count) return L.fail(DRAPE_RESULT_BAD_INDEX, "%zu inverse binds, %u transforms", d.binds.size(), transform_count);
+                for (size_t i = 0; i < d.binds.size(); ++i) d.subset.push_back(uint16_t(i));
             }
             if (!read_deformer(L, df, object_space, m.buffers[d.output_buffer].num_vertices, uint32_t(d.subset.size()), d) || !read_locals(L, lb, d))
                 return false;
@@ -444,7 +451,7 @@ bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& ou
                 d.scale_normal_behaviour = s->scale_normal_behaviour();
                 df = s->deformer(), lb = s->local(), subset = s->input_triangles_subset();
                 const size_t nbind = size_of(s->triangle_from_mesh_transforms());
-                if (nbind != size_of(subset))
+                if (size_of(subset) && nbind != size_of(subset))
                     return L.fail(DRAPE_RESULT_BAD_DATA, "%zu triangle-from-mesh transforms for %zu triangles of the subset", nbind, size_of(subset));
                 for (size_t i = 0; i < nbind; ++i) d.binds.push_back(mat(*s->triangle_from_mesh_transforms()->Get(uint32_t(i))));
             } else {
@@ -458,6 +465,13 @@ bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& ou
             for (size_t i = 0; i < size_of(subset); ++i) {
                 if (!L.index(subset->Get(uint32_t(i)), tris, "input_triangles_subset", i)) return false;
                 d.subset.push_back(subset->Get(uint32_t(i)));
+            }
+            if (d.subset.empty()) {
+                // No subset stored: the deformer's bone indices name the input buffer's triangles
+                // (HD_M_3005: 16 triangle-from-mesh transforms for its 16 sim triangles).
+                const size_t n = object_space ? d.binds.size() : tris;
+                if (n > tris) return L.fail(DRAPE_RESULT_BAD_INDEX, "%zu triangle-from-mesh transforms, the input buffer has %u triangles", n, tris);
+                for (size_t i = 0; i < n; ++i) d.subset.push_back(uint16_t(i));
             }
             if (!read_deformer(L, df, object_space, m.buffers[d.output_buffer].num_vertices, uint32_t(d.subset.size()), d) || !read_locals(L, lb, d))
                 return false;
@@ -491,6 +505,7 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
         BufferDef bd;
         bd.name = str(d->name());
         bd.kind = BufferKind(uint8_t(d->kind()) <= 4 ? uint8_t(d->kind()) : 0);
+        bd.type = d->type();
         bd.num_vertices = d->num_vertices();
         bd.num_triangles = d->num_triangles();
         if (bd.num_vertices > 65536 || bd.num_triangles > (1u << 20))
@@ -555,7 +570,36 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
                 sc.root_buffer = uint32_t(b);
                 break;
             }
+        const auto* tri = sd->triangle_indices();
+        if (size_of(tri) % 3) return L.fail(DRAPE_RESULT_BAD_DATA, "sim_cloth_datas[%zu].triangle_indices: %zu, not whole triangles", s, size_of(tri));
+        for (size_t i = 0; i < size_of(tri); ++i) {
+            if (!L.index(tri->Get(uint32_t(i)), sc.particle_count, "sim triangle_indices", i)) return false;
+            sc.triangles.push_back(tri->Get(uint32_t(i)));
+        }
         m.sims.push_back(std::move(sc));
+    }
+    // The sim cloths' own buffers (type 1 positions, type 2 previous positions: seed 000's census
+    // of every file has them with the particle count and the sim's triangle count), and buffers
+    // without stored triangles that have a sim cloth's vertex and triangle counts (a display
+    // buffer drawn from the simulated mesh), take the sim cloth's triangles; the engine may
+    // still set a display buffer's own (drape_instance_set_buffer_triangles).
+    for (BufferDef& b : m.buffers) {
+        for (size_t s = 0; s < m.sims.size(); ++s) {
+            const SimCloth& sc = m.sims[s];
+            if (b.num_vertices != sc.particle_count) continue;
+            const bool same_triangles = b.num_triangles * 3 == sc.triangles.size();
+            if ((b.type == 1 || b.type == 2) && b.sim < 0) {
+                bool taken = false;
+                for (const BufferDef& o : m.buffers) taken = taken || (&o != &b && o.sim == int32_t(s) && o.type == b.type);
+                if (taken) continue;
+                b.sim = int32_t(s);
+                b.previous = b.type == 2;
+            }
+            if (b.triangles.empty() && same_triangles && !sc.triangles.empty() && (b.sim == int32_t(s) || b.kind == BufferKind::display)) {
+                b.triangles = sc.triangles;
+                break;
+            }
+        }
     }
     const size_t nops = size_of(cd->operators());
     for (size_t i = 0; i < nops; ++i) {
@@ -593,14 +637,6 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
         }
         m.states.push_back(std::move(state));
     }
-    // A redirected buffer may hold fewer triangles or vertices than the operator checked against.
-    for (const State& st : m.states)
-        for (size_t b = 0; b < m.buffers.size(); ++b) {
-            const BufferDef& from = m.buffers[b];
-            const BufferDef& to = m.buffers[st.buffer_map[b]];
-            if (triangle_capacity(to) < triangle_capacity(from))
-                return L.fail(DRAPE_RESULT_BAD_DATA, "a state redirects buffer %zu (%u triangles) to one with %u", b, triangle_capacity(from), triangle_capacity(to));
-        }
     std::sort(m.driven_bones.begin(), m.driven_bones.end());
     m.driven_bones.erase(std::unique(m.driven_bones.begin(), m.driven_bones.end()), m.driven_bones.end());
     return true;
@@ -662,14 +698,3 @@ drape_result drape_cloth_file_load(const void* bytes, size_t size, drape_cloth_f
 void drape_cloth_file_destroy(drape_cloth_file* file) { delete file; }
 
 }  // extern "C"
-#else
-drape_cloth_file::~drape_cloth_file() {}
-extern "C" {
-drape_result drape_cloth_file_load(const void*, size_t, drape_cloth_file** out, drape_error* error) {
-    if (out) *out = nullptr;
-    if (error) error->code = DRAPE_RESULT_UNSUPPORTED_VERSION, std::snprintf(error->message, sizeof error->message, "built without schema 2.0");
-    return DRAPE_RESULT_UNSUPPORTED_VERSION;
-}
-void drape_cloth_file_destroy(drape_cloth_file* file) { delete file; }
-}
-#endif

@@ -18,6 +18,11 @@ enum class BufferKind : uint8_t { other = 0, display, shadow, scratch, sim };
 struct BufferDef {
     std::string name, mesh_name;
     BufferKind kind = BufferKind::other;
+    int32_t type = 0;                       // as stored: 1 sim positions, 2 previous positions, 4 display, 6 scratch, 7 shadow
+    // Type 1 and 2 buffers are the sim cloth's particles (positions / previous positions): the
+    // instance points them at the solver's arrays. -1: the buffer has its own storage.
+    int32_t sim = -1;
+    bool previous = false;
     uint32_t num_vertices = 0;
     uint32_t num_triangles = 0;             // triangle capacity (display: the engine sets them)
     std::vector<uint16_t> triangles;        // stored triangles, 3 per triangle (scratch, shadow)
@@ -160,6 +165,7 @@ struct SimCloth {
     std::vector<uint16_t> fixed;
     std::vector<uint8_t> pinned;                        // per particle: 1 when a move-particles operator sets it
     std::vector<uint16_t> reference_vertex;             // per particle, 0xFFFF none (local range/transition)
+    std::vector<uint16_t> triangles;                    // the sim cloth's triangles, 3 per triangle
     uint32_t reference_buffer = UINT32_MAX;
     uint32_t root_buffer = UINT32_MAX;                  // the first display buffer, for reset
 };
