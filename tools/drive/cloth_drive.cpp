@@ -82,10 +82,12 @@ TransformSetDriver::TransformSetDriver(const std::vector<std::string>& names, co
     if (cloth)
         for (size_t i = 0; i < cloth->bone_names.size(); ++i) cloth_index.emplace(cloth->bone_names[i], int32_t(i));
     for (size_t i = 0; i < n; ++i) {
+        // The skin's own bind pose first (bone = inverse of its inverse bind: the pose the skin was
+        // authored at), then the cloth skeleton's reference pose, else the identity.
         M4 r = k_id;
-        if (bind_world.size() >= (i + 1) * 16 && bind_world[i * 16 + 15] == 1.0f) std::copy_n(bind_world.begin() + long(i * 16), 16, r.begin());
         auto it = cloth_index.find(names[i]);
         if (it != cloth_index.end()) r = cloth_ref[size_t(it->second)];
+        if (bind_world.size() >= (i + 1) * 16 && bind_world[i * 16 + 15] == 1.0f) std::copy_n(bind_world.begin() + long(i * 16), 16, r.begin());
         std::copy(r.begin(), r.end(), m_ref_world.begin() + long(i * 16));
     }
     m_anim_bone.assign(n, -1);
