@@ -18,7 +18,7 @@ FUZZ_TIME ?= 60
 # Build and unit tests.
 PACKAGES := g++ clang libclang-rt-14-dev cmake ninja-build pkg-config zlib1g-dev libzstd-dev \
 	libtinygltf-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler libcli11-dev doctest-dev \
-	libbenchmark-dev python3 python3-pil
+	libbenchmark-dev libbullet-dev python3 python3-pil
 # External clients the model and animation tests import the outputs into: Blender (its glTF
 # importer needs numpy), Godot 3 (headless), Node.js for the Khronos glTF validator (npm, below).
 PACKAGES += blender python3-numpy godot3-server nodejs

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
 #if DRAPE_HAVE_SIMULATE
     drape::cli::register_simulate(app, global, exit_code);
 #endif
+    drape::cli::register_bench(app, global, exit_code);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

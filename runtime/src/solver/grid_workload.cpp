@@ -71,3 +71,59 @@ void build_grid_workload(GridWorkload& w, uint32_t n, uint32_t capsules) {
 }
 
 }  // namespace drape::solver
+
+#include <algorithm>
+#include <chrono>
+#if defined(__unix__) || defined(__APPLE__)
+#include <time.h>
+#endif
+
+namespace drape::solver {
+
+// The thread's CPU time where the system has it (a shared machine's wall clock counts the other
+// processes' turns too), else the steady clock.
+double bench_seconds() {
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+#else
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+#endif
+}
+
+GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode, int batches, double min_batch_seconds) {
+    GridWorkload w;
+    build_grid_workload(w, n, capsules);
+    std::vector<Float4> setup_memory(setup_bytes(w.desc) / sizeof(Float4) + 1);
+    const Setup* setup = build_setup(w.desc, setup_memory.data(), setup_memory.size() * sizeof(Float4));
+    GridBenchResult r;
+    if (!setup) return r;
+    std::vector<Float4> state_memory(state_bytes(*setup, {}) / sizeof(Float4) + 1);
+    State* state = build_state(*setup, {}, state_memory.data(), state_memory.size() * sizeof(Float4));
+    StepInputs in;
+    in.dt = 1.0f / 60;
+    in.mode = mode;
+    for (int i = 0; i < 120; ++i) step(*setup, *state, in);
+    std::vector<double> per_step;
+    for (int b = 0; b < batches; ++b) {
+        uint64_t steps = 0;
+        const double t0 = bench_seconds();
+        double elapsed = 0;
+        do {
+            for (int i = 0; i < 50; ++i) step(*setup, *state, in);
+            steps += 50;
+            elapsed = bench_seconds() - t0;
+        } while (elapsed < min_batch_seconds);
+        per_step.push_back(elapsed * 1e9 / double(steps));
+    }
+    std::sort(per_step.begin(), per_step.end());
+    r.ns_per_step = per_step[per_step.size() / 2];
+    r.particles = setup->particle_count;
+    r.ns_per_particle_substep = r.ns_per_step / (double(r.particles) * setup->sub_steps);
+    r.links = w.link_count();
+    r.levels = setup->link_run_count ? setup->link_runs[0].level_count : 0;
+    return r;
+}
+
+}  // namespace drape::solver

@@ -37,3 +37,21 @@ struct GridWorkload {
 void build_grid_workload(GridWorkload& w, uint32_t n, uint32_t capsules);
 
 }  // namespace drape::solver
+
+namespace drape::solver {
+
+struct GridBenchResult {
+    double ns_per_particle_substep = 0;  // median of the batches
+    double ns_per_step = 0;
+    uint32_t particles = 0, links = 0, levels = 0;
+};
+
+// Seconds of this thread's CPU time (POSIX), else of the steady clock.
+double bench_seconds();
+
+// The measurement (time as bench_seconds counts it): 1/60 s steps, 120 warm-up steps, then the median of `batches` batches
+// of at least `min_batch_seconds` each; pinned particles are counted. Single thread.
+GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode = SolveMode::scheduled, int batches = 5,
+                           double min_batch_seconds = 0.2);
+
+}  // namespace drape::solver

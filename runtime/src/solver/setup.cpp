@@ -346,6 +346,7 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
             const uint32_t capacity = 3 * total + 4;
             take_links(a, ls.links, capacity);
             ls.level_batches4 = a.take<uint32_t>(total + 1);
+            ls.level_batches8 = a.take<uint32_t>(total + 1);
             ls.level_singles = a.take<uint32_t>(total + 1);
             uint32_t* level_of = a.take<uint32_t>(total + 1);
             uint32_t* level_fill = a.take<uint32_t>(total + 2);
@@ -363,16 +364,19 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
                 }
                 for (uint32_t l = 0; l <= levels; ++l) level_fill[l] = 0;
                 for (uint32_t k = 0; k < total; ++k) ++level_fill[level_of[k]];
-                // Level l: n links -> n/4 batches, plus one padded batch for 2-3 left over, or one single.
+                // Level l: m links -> m/8 eight-lane batches; of the rest, four-lane batches (the
+                // last padded when 2-3 are left) or one single.
                 uint32_t start = 0;
                 for (uint32_t l = 0; l < levels; ++l) {
                     const uint32_t m = level_fill[l];
-                    const uint32_t b4 = m / 4 + (m % 4 >= 2 ? 1 : 0);
-                    const uint32_t singles = m % 4 == 1 ? 1 : 0;
+                    const uint32_t b8 = m / 8, r = m % 8;
+                    const uint32_t b4 = r / 4 + (r % 4 >= 2 ? 1 : 0);
+                    const uint32_t singles = r % 4 == 1 ? 1 : 0;
+                    ls.level_batches8[l] = b8;
                     ls.level_batches4[l] = b4;
                     ls.level_singles[l] = singles;
                     level_fill[l] = start;  // now: next free slot of the level
-                    start += b4 * 4 + singles;
+                    start += b8 * 8 + b4 * 4 + singles;
                 }
                 ls.level_count = levels;
                 ls.links.count = start;
@@ -382,7 +386,7 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
                 for (uint32_t k = 0; k < total; ++k) copy_link(ls.sequential, k, ls.links, next[level_of[k]]++);
                 uint32_t base = 0;
                 for (uint32_t l = 0; l < levels; ++l) {
-                    const uint32_t slots = ls.level_batches4[l] * 4 + ls.level_singles[l];
+                    const uint32_t slots = ls.level_batches8[l] * 8 + ls.level_batches4[l] * 4 + ls.level_singles[l];
                     for (uint32_t j = next[l]; j < base + slots; ++j) {
                         ls.links.a[j] = ls.links.b[j] = filler;
                         ls.links.min_length[j] = ls.links.max_length[j] = 0;

@@ -199,13 +199,16 @@ struct LinkArrays {
 };
 
 // The precomputed schedule of a run of consecutive link sets: `level_count` levels, level i holds
-// batches4[i] four-lane batches then singles[i] scalar links, in LinkArrays order.
+// level_batches8[i] eight-lane batches, then level_batches4[i] four-lane batches, then
+// level_singles[i] scalar links, in LinkArrays order (an eight-lane batch runs as two four-lane
+// ones where AVX2 is missing). Unused lanes point at the spare particle with zero weights.
 struct LinkSchedule {
     LinkArrays links;         // in schedule order
     LinkArrays sequential;    // the same links in execution (file) order
     uint32_t* level_batches4 = nullptr;
     uint32_t* level_singles = nullptr;
     uint32_t level_count = 0;
+    uint32_t* level_batches8 = nullptr;
 };
 
 // One entry of the execution order, after build.

@@ -10,11 +10,16 @@
 
 #include "solver/arena.h"
 #include "solver/lanes.h"
+#include "solver/link_kernel.h"
 #include "solver/solver.h"
 
 namespace drape::solver {
 
 using namespace lanes;
+
+// links_avx2.cpp
+bool has_avx2();
+void link_batches8_avx2(Float4* p, const LinkArrays& l, uint32_t at, uint32_t batches);
 
 // ---- state -----------------------------------------------------------------------------
 
@@ -176,9 +181,25 @@ void reset_state(const Setup& s, State& st, const Float4* positions) {
     }
 }
 
+// ---- floating-point environment ---------------------------------------------------------
+
+namespace {
+// The game thread's MXCSR is 0x8000 (seed 000): round to nearest, flush-to-zero on,
+// denormals-are-zero off. The solver runs under the same rounding and flushing (exceptions stay
+// masked: masking changes no result) and restores the caller's MXCSR on return.
+struct GameFloatMode {
+#if DRAPE_SOLVER_SSE2
+    unsigned saved;
+    GameFloatMode() : saved(_mm_getcsr()) { _mm_setcsr((saved & ~0x7FC0u) | 0x1F80u | 0x8000u); }
+    ~GameFloatMode() { _mm_setcsr(saved); }
+#endif
+};
+}  // namespace
+
 // ---- notify ----------------------------------------------------------------------------
 
 void notify(const Setup& s, State& st, const StepInputs& in) {
+    GameFloatMode fp;
     st.time_step = in.dt / st.slow_motion;
     const float h = substep_length(in.dt, s.sub_steps, st.slow_motion);
     // Previous positions rescaled when the step length changes, so the velocity is kept.
@@ -261,26 +282,6 @@ void notify(const Setup& s, State& st, const StepInputs& in) {
 
 namespace {
 
-// One unified link on lanes (solver.h LinkArrays states the arithmetic).
-template <class V, class M>
-inline void link_kernel(V& ax, V& ay, V& az, V& bx, V& by, V& bz, V min_len, V max_len, V k_push, V k_pull, V w_a, V w_b,
-                        V zero) {
-    const V dx = bx - ax, dy = by - ay, dz = bz - az;
-    const V len2 = (dx * dx + dy * dy) + dz * dz;
-    const V len = vsqrt(len2);
-    const V target = vmin(vmax(len, min_len), max_len);
-    const M longer = gt(len, max_len);
-    const V k = select(longer, k_pull, k_push);
-    const V f = select(gt(len, zero), ((len - target) / len) * k, zero);
-    const V fa = f * w_a, fb = f * w_b;
-    ax = ax + dx * fa;
-    ay = ay + dy * fa;
-    az = az + dz * fa;
-    bx = bx - dx * fb;
-    by = by - dy * fb;
-    bz = bz - dz * fb;
-}
-
 inline void link_scalar(Float4* p, const LinkArrays& l, uint32_t i) {
     Float4& a = p[l.a[i]];
     float ax = a.x, ay = a.y, az = a.z;
@@ -309,10 +310,19 @@ void solve_links(const LinkSchedule& ls, Float4* p, SolveMode mode) {
         for (uint32_t i = 0; i < ls.sequential.count; ++i) link_scalar(p, ls.sequential, i);
         return;
     }
+    const bool wide = has_avx2();
+    const LinkArrays links = ls.links;  // a local copy: stores to particles cannot alias it
     uint32_t at = 0;
     for (uint32_t l = 0; l < ls.level_count; ++l) {
-        for (uint32_t b = 0; b < ls.level_batches4[l]; ++b, at += 4) link_batch4(p, ls.links, at);
-        for (uint32_t k = 0; k < ls.level_singles[l]; ++k, ++at) link_scalar(p, ls.links, at);
+        const uint32_t b8 = ls.level_batches8[l];
+        if (wide && b8) {
+            link_batches8_avx2(p, links, at, b8);
+            at += 8 * b8;
+        } else {
+            for (uint32_t b = 0; b < 2 * b8; ++b, at += 4) link_batch4(p, links, at);
+        }
+        for (uint32_t b = 0; b < ls.level_batches4[l]; ++b, at += 4) link_batch4(p, links, at);
+        for (uint32_t k = 0; k < ls.level_singles[l]; ++k, ++at) link_scalar(p, links, at);
     }
 }
 
@@ -887,6 +897,7 @@ void move_collidables(State& st, float h) {
 }  // namespace
 
 void simulate(const Setup& s, State& st, const StepInputs& in) {
+    GameFloatMode fp;
     if (!st.started) notify(s, st, in);
     const bool forces = wind(s, st, in);
     const float h = st.substep_length;

@@ -1,0 +1,105 @@
+// drape solver: eight links at a time with AVX2 (256-bit lanes), chosen at run time by cpuid.
+// The same link_kernel as the scalar and SSE2 paths: only correctly rounded operations, no FMA
+// (the target is "avx2" without "fma", and the runtime compiles with -ffp-contract=off), so the
+// bits equal theirs.
+#include "solver/solver.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define DRAPE_SOLVER_AVX2 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx,avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx,avx2")
+#endif
+#include <immintrin.h>
+
+#include "solver/link_kernel.h"
+
+namespace drape::solver::lanes {
+
+struct F8 {
+    __m256 v;
+};
+struct M8 {
+    __m256 v;
+};
+inline F8 operator+(F8 a, F8 b) { return {_mm256_add_ps(a.v, b.v)}; }
+inline F8 operator-(F8 a, F8 b) { return {_mm256_sub_ps(a.v, b.v)}; }
+inline F8 operator*(F8 a, F8 b) { return {_mm256_mul_ps(a.v, b.v)}; }
+inline F8 operator/(F8 a, F8 b) { return {_mm256_div_ps(a.v, b.v)}; }
+inline F8 vmin(F8 a, F8 b) { return {_mm256_min_ps(a.v, b.v)}; }
+inline F8 vmax(F8 a, F8 b) { return {_mm256_max_ps(a.v, b.v)}; }
+inline F8 vsqrt(F8 a) { return {_mm256_sqrt_ps(a.v)}; }
+inline F8 select(M8 m, F8 a, F8 b) { return {_mm256_blendv_ps(b.v, a.v, m.v)}; }
+inline M8 gt(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GT_OQ)}; }
+
+// Rows (a0|a4), (a1|a5), (a2|a6), (a3|a7) -> x, y, z, w of the eight vectors, and back.
+inline void transpose8(__m256& r0, __m256& r1, __m256& r2, __m256& r3) {
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpacklo_ps(r2, r3);
+    const __m256 t2 = _mm256_unpackhi_ps(r0, r1), t3 = _mm256_unpackhi_ps(r2, r3);
+    r0 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t1)));
+    r1 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t1)));
+    r2 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t2), _mm256_castps_pd(t3)));
+    r3 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t2), _mm256_castps_pd(t3)));
+}
+
+inline __m256 load_pair(const Float4* lo, const Float4* hi) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(&lo->x)), _mm_load_ps(&hi->x), 1);
+}
+inline void store_pair(Float4* lo, Float4* hi, __m256 v) {
+    _mm_store_ps(&lo->x, _mm256_castps256_ps128(v));
+    _mm_store_ps(&hi->x, _mm256_extractf128_ps(v, 1));
+}
+
+}  // namespace drape::solver::lanes
+
+namespace drape::solver {
+
+bool has_avx2() {
+    static const bool yes = __builtin_cpu_supports("avx2");
+    return yes;
+}
+
+void link_batches8_avx2(Float4* p, const LinkArrays& l, uint32_t at, uint32_t batches) {
+    using namespace lanes;
+    for (uint32_t b = 0; b < batches; ++b, at += 8) {
+        const uint32_t* ia = l.a + at;
+        const uint32_t* ib = l.b + at;
+        __m256 a0 = load_pair(p + ia[0], p + ia[4]), a1 = load_pair(p + ia[1], p + ia[5]);
+        __m256 a2 = load_pair(p + ia[2], p + ia[6]), a3 = load_pair(p + ia[3], p + ia[7]);
+        __m256 b0 = load_pair(p + ib[0], p + ib[4]), b1 = load_pair(p + ib[1], p + ib[5]);
+        __m256 b2 = load_pair(p + ib[2], p + ib[6]), b3 = load_pair(p + ib[3], p + ib[7]);
+        transpose8(a0, a1, a2, a3);
+        transpose8(b0, b1, b2, b3);
+        F8 ax{a0}, ay{a1}, az{a2}, bx{b0}, by{b1}, bz{b2};
+        link_kernel<F8, M8>(ax, ay, az, bx, by, bz, F8{_mm256_loadu_ps(l.min_length + at)}, F8{_mm256_loadu_ps(l.max_length + at)},
+                            F8{_mm256_loadu_ps(l.k_push + at)}, F8{_mm256_loadu_ps(l.k_pull + at)},
+                            F8{_mm256_loadu_ps(l.w_a + at)}, F8{_mm256_loadu_ps(l.w_b + at)}, F8{_mm256_setzero_ps()});
+        a0 = ax.v; a1 = ay.v; a2 = az.v;
+        b0 = bx.v; b1 = by.v; b2 = bz.v;
+        transpose8(a0, a1, a2, a3);
+        transpose8(b0, b1, b2, b3);
+        store_pair(p + ia[0], p + ia[4], a0); store_pair(p + ia[1], p + ia[5], a1);
+        store_pair(p + ia[2], p + ia[6], a2); store_pair(p + ia[3], p + ia[7], a3);
+        store_pair(p + ib[0], p + ib[4], b0); store_pair(p + ib[1], p + ib[5], b1);
+        store_pair(p + ib[2], p + ib[6], b2); store_pair(p + ib[3], p + ib[7], b3);
+    }
+}
+
+}  // namespace drape::solver
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#else  // no AVX2 path on this compiler/target
+
+namespace drape::solver {
+bool has_avx2() { return false; }
+void link_batches8_avx2(Float4*, const LinkArrays&, uint32_t, uint32_t) {}
+}  // namespace drape::solver
+
+#endif

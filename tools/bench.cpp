@@ -1,0 +1,31 @@
+// drape bench --grid N [--capsules 2] [--sequential]: the solver's speed on issue 11's workload
+// (runtime/src/solver/grid_workload.h states it). Prints one line: ns_per_particle_substep=<value>.
+#include <cstdio>
+
+#include "commands.h"
+#include "solver/grid_workload.h"
+
+namespace drape::cli {
+
+void register_bench(CLI::App& app, GlobalOptions&, int& exit_code) {
+    auto* cmd = app.add_subcommand("bench", "Time the cloth solver on the benchmark grid");
+    struct Options {
+        unsigned grid = 32, capsules = 0;
+        bool sequential = false, verbose = false;
+    };
+    auto opt = std::make_shared<Options>();
+    cmd->add_option("--grid", opt->grid, "N: an N x N hanging grid (headline 32)")->required()->check(CLI::Range(3u, 255u));
+    cmd->add_option("--capsules", opt->capsules, "static capsules in the grid's way (0 or 2)")->check(CLI::IsMember({0u, 2u}));
+    cmd->add_flag("--sequential", opt->sequential, "the plain scalar loop in file order instead of the four-lane schedule");
+    cmd->add_flag("--verbose", opt->verbose, "also print the step time, particles, links and levels");
+    cmd->callback([opt, &exit_code] {
+        const auto r = solver::bench_grid(opt->grid, opt->capsules,
+                                          opt->sequential ? solver::SolveMode::sequential : solver::SolveMode::scheduled);
+        std::printf("ns_per_particle_substep=%.3f\n", r.ns_per_particle_substep);
+        if (opt->verbose)
+            std::printf("ns_per_step=%.0f particles=%u links=%u levels=%u\n", r.ns_per_step, r.particles, r.links, r.levels);
+        exit_code = r.particles ? k_exit_ok : k_exit_input;
+    });
+}
+
+}  // namespace drape::cli
