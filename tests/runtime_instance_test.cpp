@@ -3,6 +3,12 @@
 // and name, reset, teleport, the loader's refusal of corrupt files, every index error.
 #include <doctest/doctest.h>
 
+// This file replaces the global operator new/delete (over malloc/free) to count allocations;
+// GCC's -Wmismatched-new-delete cannot see that the pair matches.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
