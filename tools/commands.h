@@ -25,6 +25,7 @@ void register_check(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_model(CLI::App&, GlobalOptions&, int&);
 void register_cloth(CLI::App&, GlobalOptions&, int&);
 void register_animation(CLI::App& app, GlobalOptions& global, int& exit_code);
+void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_bench(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_unpack(CLI::App& app, GlobalOptions& global, int& exit_code);
 

@@ -1,0 +1,227 @@
+/* drape runtime: plays a .drcloth cloth program (the game's Havok Cloth operators) in an engine.
+ *
+ * C99. One immutable asset (drape_cloth_file) loaded from memory and shared by any number of
+ * instances (drape_instance), one per cloth data a character wears. Everything an instance needs
+ * is allocated when it is created (through the optional allocator callbacks); drape_instance_step
+ * never allocates. The arithmetic follows seed 000 ("At run time", "The skin operator"): same
+ * inputs give the same bits with every compiler and optimisation level on x86-64 (SSE2, no FMA
+ * contraction; see README "Runtime").
+ *
+ * Spaces: the game's (metres, left-handed, Y up). Matrices are 16 floats, four columns c0..c3 of
+ * four floats (Havok's hkTransform layout, c3 = translation), as .drcloth stores them.
+ *
+ * Threads: a drape_cloth_file may be read from any thread once loaded; one instance is used by
+ * one thread at a time. Errors: every function that can fail returns a drape_result; the asset
+ * loader fills a drape_error, an instance keeps the message of its last failure
+ * (drape_instance_error_message). A bad file is refused, never a crash.
+ */
+#ifndef DRAPE_RUNTIME_H
+#define DRAPE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef DRAPE_API
+#define DRAPE_API
+#endif
+
+typedef enum drape_result {
+    DRAPE_RESULT_OK = 0,
+    DRAPE_RESULT_INVALID_ARGUMENT = 1, /* a null pointer, an index out of range, a wrong cookie */
+    DRAPE_RESULT_NOT_CLOTH_FILE = 2,   /* the FlatBuffers verifier refused the bytes (or no "DRCL") */
+    DRAPE_RESULT_UNSUPPORTED_VERSION = 3, /* format_version.major this runtime does not read */
+    DRAPE_RESULT_BAD_INDEX = 4,        /* an index stored in the file is out of range (checked at load) */
+    DRAPE_RESULT_BAD_DATA = 5,         /* a count or value stored in the file is inconsistent */
+    DRAPE_RESULT_OUT_OF_MEMORY = 6,    /* the allocator returned NULL */
+    DRAPE_RESULT_NOT_FOUND = 7,        /* a name that matches nothing (state by name) */
+    DRAPE_RESULT_BUFFER_TOO_SMALL = 8, /* the caller's output capacity is below what is needed */
+    DRAPE_RESULT_FULL = 9              /* every run-time collidable / wind slot is in use */
+} drape_result;
+
+/* The message of a failure: what was wrong, naming the table, field and index. */
+#define DRAPE_ERROR_MESSAGE_SIZE 256
+typedef struct drape_error {
+    drape_result code;
+    char message[DRAPE_ERROR_MESSAGE_SIZE]; /* NUL-terminated, empty when code == DRAPE_RESULT_OK */
+} drape_error;
+
+/* Optional allocator. alloc returns memory aligned to `alignment` (a power of two <= 64) or NULL.
+ * A zeroed drape_allocator (alloc == NULL) means the C library's aligned allocation. */
+typedef struct drape_allocator {
+    void* (*alloc)(void* user, size_t size, size_t alignment);
+    void (*free)(void* user, void* pointer);
+    void* user;
+} drape_allocator;
+
+/* 1 when this build of the runtime has its simulate kernel; 0 while the simulate operator is
+ * the no-op placeholder (the particles then only follow the move-particles operators). */
+DRAPE_API int drape_runtime_simulates(void);
+
+/* ---- the asset ------------------------------------------------------------------------ */
+
+typedef struct drape_cloth_file drape_cloth_file;
+
+/* Verifies `bytes` (a .drcloth FlatBuffer, not zstd-wrapped: the caller unwraps) with the
+ * schema's verifier, then checks every index the file stores against the count it indexes, and
+ * builds the runtime's own copy: the bytes may be freed after the call. On failure *out_file is
+ * NULL and `error` (may be NULL) says why. */
+DRAPE_API drape_result drape_cloth_file_load(const void* bytes, size_t size, drape_cloth_file** out_file,
+                                             drape_error* error);
+DRAPE_API void drape_cloth_file_destroy(drape_cloth_file* file); /* NULL is ignored */
+
+/* Listing. Indices count as in the file; a name is NUL-terminated and owned by the file.
+ * An index out of range gives 0 / NULL. */
+DRAPE_API uint32_t drape_cloth_data_count(const drape_cloth_file* file);
+DRAPE_API const char* drape_cloth_data_name(const drape_cloth_file* file, uint32_t cloth);
+/* The transform set (one per cloth data in every game file): bone names in transform order.
+ * The engine matches its own bones to these names once and sets the matrices by index. */
+DRAPE_API uint32_t drape_cloth_transform_count(const drape_cloth_file* file, uint32_t cloth);
+DRAPE_API const char* drape_cloth_transform_name(const drape_cloth_file* file, uint32_t cloth, uint32_t transform);
+
+typedef enum drape_buffer_kind {
+    DRAPE_BUFFER_OTHER = 0,
+    DRAPE_BUFFER_DISPLAY = 1, /* a mesh of the model, vertex for vertex */
+    DRAPE_BUFFER_SHADOW = 2,
+    DRAPE_BUFFER_SCRATCH = 3,
+    DRAPE_BUFFER_SIM = 4
+} drape_buffer_kind;
+DRAPE_API uint32_t drape_cloth_buffer_count(const drape_cloth_file* file, uint32_t cloth);
+DRAPE_API const char* drape_cloth_buffer_name(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
+DRAPE_API drape_buffer_kind drape_cloth_buffer_kind(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
+DRAPE_API uint32_t drape_cloth_buffer_vertex_count(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
+DRAPE_API uint32_t drape_cloth_buffer_triangle_count(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
+/* The glTF mesh a display buffer drives (empty when unbound). */
+DRAPE_API const char* drape_cloth_buffer_mesh_name(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
+
+DRAPE_API uint32_t drape_cloth_state_count(const drape_cloth_file* file, uint32_t cloth);
+DRAPE_API const char* drape_cloth_state_name(const drape_cloth_file* file, uint32_t cloth, uint32_t state);
+
+DRAPE_API uint32_t drape_cloth_sim_count(const drape_cloth_file* file, uint32_t cloth);
+DRAPE_API const char* drape_cloth_sim_name(const drape_cloth_file* file, uint32_t cloth, uint32_t sim);
+DRAPE_API uint32_t drape_cloth_sim_particle_count(const drape_cloth_file* file, uint32_t cloth, uint32_t sim);
+
+/* The transforms of the set that the cloth itself writes (bone deform operators), ascending. */
+DRAPE_API uint32_t drape_cloth_driven_bone_count(const drape_cloth_file* file, uint32_t cloth);
+DRAPE_API uint32_t drape_cloth_driven_bone(const drape_cloth_file* file, uint32_t cloth, uint32_t i);
+
+/* ---- instances ------------------------------------------------------------------------ */
+
+typedef struct drape_instance drape_instance;
+
+#define DRAPE_INSTANCE_DEF_COOKIE 0x44524931u /* "DRI1": set by drape_default_instance_def */
+
+typedef enum drape_instance_flags {
+    /* Bone deformers normalise with the exact 1/sqrtf instead of the processor's approximate
+     * reciprocal square root (rsqrtps, no refinement) the game uses. The approximation differs
+     * between CPU vendors and generations; the exact mode gives the same bits everywhere. */
+    DRAPE_INSTANCE_EXACT_RSQRT = 1u << 0,
+    /* Leave the MXCSR alone during drape_instance_step (the embedder guarantees round to nearest
+     * and flush-to-zero itself). By default the step saves MXCSR, sets FTZ on, DAZ off, round to
+     * nearest (the game thread's 0x8000 rounding/flush bits) and restores it on return. */
+    DRAPE_INSTANCE_KEEP_FP_ENVIRONMENT = 1u << 1
+} drape_instance_flags;
+
+typedef struct drape_instance_def {
+    uint32_t cloth;                  /* index of the cloth data */
+    uint32_t flags;                  /* drape_instance_flags */
+    uint32_t max_runtime_collidables; /* slots for drape_instance_set_collidable (default 8) */
+    uint32_t max_wind_fields;        /* slots for drape_instance_set_wind (default 4) */
+    drape_allocator allocator;       /* zeroed: the C library */
+    uint32_t cookie;                 /* DRAPE_INSTANCE_DEF_COOKIE */
+} drape_instance_def;
+
+DRAPE_API drape_instance_def drape_default_instance_def(void);
+
+/* Creates an instance of one cloth data of `file` (which must outlive it). All memory of the
+ * instance is allocated here, in one block. The instance starts in state 0, every transform
+ * and buffer matrix the identity, every particle at its rest pose. */
+DRAPE_API drape_result drape_instance_create(const drape_cloth_file* file, const drape_instance_def* def,
+                                             drape_instance** out_instance, drape_error* error);
+DRAPE_API void drape_instance_destroy(drape_instance* instance); /* NULL is ignored */
+/* The message of the instance's last failure (empty if none). */
+DRAPE_API const char* drape_instance_error_message(const drape_instance* instance);
+
+/* Per frame, before step: the transform set's world matrices, transforms [first, first+count). */
+DRAPE_API drape_result drape_instance_set_transforms(drape_instance* instance, uint32_t first, uint32_t count,
+                                                     const float* matrices);
+/* A buffer's world-from-mesh matrix and its stored inverse (the game sets both; seed 000: the
+ * display buffers hold the character's root). mesh_from_world NULL: computed as the affine
+ * inverse of world_from_mesh. */
+DRAPE_API drape_result drape_instance_set_buffer_matrices(drape_instance* instance, uint32_t buffer,
+                                                          const float* world_from_mesh, const float* mesh_from_world);
+/* Display vertices the engine has already skinned (seed 000: the game hands the cloth the mesh
+ * it has skinned; the input-convert operators read them). xyz triples in mesh space, `count`
+ * must equal the buffer's vertex count; normals/tangents may be NULL. Kept until replaced. */
+DRAPE_API drape_result drape_instance_set_display_vertices(drape_instance* instance, uint32_t buffer, uint32_t count,
+                                                           const float* positions, const float* normals,
+                                                           const float* tangents);
+/* The triangles of a display buffer (the drawn mesh's first face set, 3 indices each, winding of
+ * the model): a display buffer's definition carries none, the vertex-frame operators need them.
+ * `count` triangles, at most the buffer's triangle count. */
+DRAPE_API drape_result drape_instance_set_buffer_triangles(drape_instance* instance, uint32_t buffer, uint32_t count,
+                                                           const uint16_t* indices);
+
+/* The current state (the operator list step runs). By index or by name. */
+DRAPE_API drape_result drape_instance_select_state(drape_instance* instance, uint32_t state);
+DRAPE_API drape_result drape_instance_select_state_by_name(drape_instance* instance, const char* name);
+DRAPE_API uint32_t drape_instance_state(const drape_instance* instance);
+
+/* Run-time collidables (seed 000 "Collidables added at run time"). Shape kinds: */
+typedef enum drape_shape_kind {
+    DRAPE_SHAPE_SPHERE = 1,          /* a: centre xyz, radius w */
+    DRAPE_SHAPE_CAPSULE = 3,         /* a: start xyz radius w, b: end xyz */
+    DRAPE_SHAPE_TAPERED_CAPSULE = 4  /* a: small end xyz radius w, b: big end xyz radius w */
+} drape_shape_kind;
+typedef struct drape_collidable {
+    drape_shape_kind kind;
+    float a[4], b[4];          /* the shape in its own frame */
+    float transform[16];       /* world from shape */
+    float linear_velocity[4];  /* m/s */
+    float angular_velocity[4]; /* rad/s */
+    uint32_t enabled;
+} drape_collidable;
+/* Sets slot `slot` (< max_runtime_collidables) of sim cloth `sim`. */
+DRAPE_API drape_result drape_instance_set_collidable(drape_instance* instance, uint32_t sim, uint32_t slot,
+                                                     const drape_collidable* collidable);
+/* A global wind force field (seed 000: the Elden Ring wind action): unit direction, speed m/s.
+ * speed 0 removes the field. */
+DRAPE_API drape_result drape_instance_set_wind(drape_instance* instance, uint32_t slot, const float direction[3],
+                                               float speed);
+
+/* Runs the current state's operators in order with the game's variable time step dt (s, > 0). */
+DRAPE_API drape_result drape_instance_step(drape_instance* instance, float dt);
+/* Runs the state's operators except simulate and puts every particle on its animated position
+ * (its move-particles vertex, else its reference vertex, else its rest pose through the sim's
+ * first display buffer's world-from-mesh), velocities zero. */
+DRAPE_API drape_result drape_instance_reset(drape_instance* instance);
+/* Moves every particle (and its previous position) by `world_delta` (world from old world), so
+ * a character that jumps across the world keeps its cloth's shape and velocity in its frame. */
+DRAPE_API drape_result drape_instance_teleport(drape_instance* instance, const float* world_delta);
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+/* Particle positions of sim cloth `sim`, xyz triples in world space; capacity in floats. */
+DRAPE_API drape_result drape_instance_read_particles(const drape_instance* instance, uint32_t sim, float* out_xyz,
+                                                     size_t capacity);
+typedef enum drape_stream {
+    DRAPE_STREAM_POSITION = 0,
+    DRAPE_STREAM_NORMAL = 1,
+    DRAPE_STREAM_TANGENT = 2,
+    DRAPE_STREAM_BITANGENT = 3
+} drape_stream;
+/* A buffer's stream (mesh space of the buffer), xyz triples; capacity in floats. */
+DRAPE_API drape_result drape_instance_read_buffer(const drape_instance* instance, uint32_t buffer, drape_stream stream,
+                                                  float* out_xyz, size_t capacity);
+/* Transforms [first, first+count) of the transform set as they are after the last step (the
+ * bones the cloth drives included), 16 floats each. */
+DRAPE_API drape_result drape_instance_read_transforms(const drape_instance* instance, uint32_t first, uint32_t count,
+                                                      float* out_matrices);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,700 @@
+// drape runtime: the loader. Verifies the bytes with the schema's verifier (structure), then
+// reads every cloth data into the runtime's model (model.h), checking every index the file
+// stores against the count it indexes, once, so the operators need no checks at step time.
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "drape/schema/verify.h"
+#include "rt_instance.h"
+#include "rt_ops.h"
+
+using namespace drape::rt;
+
+namespace fb = drape::cloth_fb;
+
+namespace {
+
+struct LoadError {
+    drape_result code = DRAPE_RESULT_OK;
+    char message[DRAPE_ERROR_MESSAGE_SIZE] = {};
+};
+
+// A failed check: the path of the object (cloth data, operator / sim cloth), the field, the value
+// and the bound it broke.
+struct Loader {
+    LoadError err;
+    std::string where;  // e.g. "cloth_datas[0] 'Cloth' operators[3] 'Skin'"
+
+    bool fail(drape_result code, const char* fmt, ...) {
+        if (err.code != DRAPE_RESULT_OK) return false;
+        err.code = code;
+        char tail[200];
+        va_list ap;
+        va_start(ap, fmt);
+        std::vsnprintf(tail, sizeof tail, fmt, ap);
+        va_end(ap);
+        std::snprintf(err.message, sizeof err.message, "%s: %s", where.c_str(), tail);
+        return false;
+    }
+    // index < bound, or a BAD_INDEX error naming field, value and bound.
+    bool index(uint64_t value, uint64_t bound, const char* field, size_t item = SIZE_MAX) {
+        if (value < bound) return true;
+        if (item == SIZE_MAX) return fail(DRAPE_RESULT_BAD_INDEX, "%s = %llu, not below %llu", field, (unsigned long long)value, (unsigned long long)bound);
+        return fail(DRAPE_RESULT_BAD_INDEX, "%s[%zu] = %llu, not below %llu", field, item, (unsigned long long)value, (unsigned long long)bound);
+    }
+};
+
+template <class T>
+size_t size_of(const flatbuffers::Vector<T>* v) {
+    return v ? v->size() : 0;
+}
+
+std::string str(const flatbuffers::String* s) { return s ? std::string(s->c_str(), s->size()) : std::string(); }
+
+Mat4 mat(const fb::Mat4& m) {
+    const fb::Vec4* c[4] = {&m.c0(), &m.c1(), &m.c2(), &m.c3()};
+    Mat4 r;
+    for (int k = 0; k < 4; ++k) r.m[k * 4] = c[k]->x(), r.m[k * 4 + 1] = c[k]->y(), r.m[k * 4 + 2] = c[k]->z(), r.m[k * 4 + 3] = c[k]->w();
+    return r;
+}
+
+// Triangles an operator may read of buffer b: its stored ones, else (display) the engine's, at
+// most num_triangles.
+uint32_t triangle_capacity(const BufferDef& b) { return b.triangles.empty() ? b.num_triangles : uint32_t(b.triangles.size() / 3); }
+
+uint8_t channel_streams(fb::VertexChannels c) {
+    switch (c) {
+        case fb::VertexChannels::P: return k_stream_p;
+        case fb::VertexChannels::PN: return k_stream_p | k_stream_n;
+        case fb::VertexChannels::PNT: return k_stream_p | k_stream_n | k_stream_t;
+        case fb::VertexChannels::PNTB: return k_stream_p | k_stream_n | k_stream_t | k_stream_b;
+    }
+    return k_stream_p;
+}
+
+// Local vectors, packed ones decoded (exactly) at load.
+void read_local(const flatbuffers::Vector<const fb::PackedVector3*>* packed, const flatbuffers::Vector<const fb::Vec4*>* plain, LocalStream& out) {
+    if (size_of(packed)) {
+        for (const fb::PackedVector3* v : *packed) {
+            const int16_t w[4] = {v->x(), v->y(), v->z(), v->scale()};
+            float o[3];
+            unpack_vector3(w, o);
+            out.x.push_back(o[0]), out.y.push_back(o[1]), out.z.push_back(o[2]), out.w.push_back(1.0f);
+        }
+    } else if (size_of(plain)) {
+        for (const fb::Vec4* v : *plain) out.x.push_back(v->x()), out.y.push_back(v->y()), out.z.push_back(v->z()), out.w.push_back(v->w());
+    }
+}
+
+// The deformer's blocks in processed order (control bytes). A control byte c names the group
+// N = 4 - c for c in 0..3 (measured: in every Sekiro, Elden Ring and Bloodborne object-space and
+// bone-space deformer of the corpus the counts of each c equal the counts of the N = 4 - c
+// blocks); c 4..7 would be the 5..8-blend groups (no file has one).
+bool read_deformer(Loader& L, const fb::Deformer* d, bool object_space, uint32_t out_vertices, uint32_t subset_size, DeformOp& op) {
+    if (!d) return L.fail(DRAPE_RESULT_BAD_DATA, "deformer missing");
+    std::vector<std::vector<const fb::BlendBlock*>> by_n(9);
+    for (size_t i = 0; i < size_of(d->blocks()); ++i) {
+        const fb::BlendBlock* b = d->blocks()->Get(uint32_t(i));
+        const uint32_t n = b->blends();
+        if (n < 1 || n > (object_space ? 8u : 4u)) return L.fail(DRAPE_RESULT_BAD_DATA, "deformer.blocks[%zu].blends = %u", i, n);
+        by_n[n].push_back(b);
+    }
+    std::vector<size_t> next(9, 0);
+    for (size_t k = 0; k < size_of(d->control_bytes()); ++k) {
+        const uint32_t c = d->control_bytes()->Get(uint32_t(k));
+        const uint32_t n = c <= 3 ? 4 - c : (c <= 7 ? c + 1 : 0);
+        if (n == 0 || n >= by_n.size() || next[n] >= by_n[n].size()) continue;  // a batch marker, or no block left
+        const fb::BlendBlock* b = by_n[n][next[n]++];
+        DeformBlock blk{};
+        blk.local = uint32_t(k);
+        blk.blends = uint8_t(n);
+        const size_t nv = size_of(b->vertex_indices()), nbones = size_of(b->bone_indices()), nw = size_of(b->bone_weights());
+        const size_t want_v = object_space ? 16 : 16 / n;
+        const size_t want_b = object_space ? 16 * n : want_v * n;
+        if (nv != want_v || nbones != want_b || (object_space && n > 1 && nw != 16 * n))
+            return L.fail(DRAPE_RESULT_BAD_DATA, "deformer block %zu (%u blends): %zu vertices, %zu bones, %zu weights", k, n, nv, nbones, nw);
+        blk.vertex_count = uint8_t(nv);
+        for (size_t j = 0; j < nv; ++j) {
+            blk.vertices[j] = b->vertex_indices()->Get(uint32_t(j));
+            if (!L.index(blk.vertices[j], out_vertices, "deformer vertex_indices", j)) return false;
+        }
+        for (size_t j = 0; j < nbones; ++j) {
+            blk.bones[j] = b->bone_indices()->Get(uint32_t(j));
+            if (!L.index(blk.bones[j], subset_size, "deformer bone_indices", j)) return false;
+        }
+        for (size_t j = 0; j < nw; ++j) blk.weights[j] = b->bone_weights()->Get(uint32_t(j));
+        op.blocks.push_back(blk);
+    }
+    return true;
+}
+
+bool read_locals(Loader& L, const fb::LocalBlocks* lb, DeformOp& op) {
+    if (!lb) return L.fail(DRAPE_RESULT_BAD_DATA, "local blocks missing");
+    read_local(lb->packed_positions(), lb->positions(), op.local_p);
+    read_local(lb->packed_normals(), lb->normals(), op.local_n);
+    read_local(lb->packed_tangents(), lb->tangents(), op.local_t);
+    read_local(lb->packed_bi_tangents(), lb->bi_tangents(), op.local_b);
+    size_t need = 0;
+    for (const DeformBlock& b : op.blocks) need = std::max<size_t>(need, size_t(b.local) * 16 + 16);
+    if (op.local_p.x.size() < need) return L.fail(DRAPE_RESULT_BAD_DATA, "%zu local positions, the blocks need %zu", op.local_p.x.size(), need);
+    // A stream the operator's channels name but the file lacks is not written.
+    if (op.local_n.x.size() < need) op.streams &= uint8_t(~k_stream_n);
+    if (op.local_t.x.size() < need) op.streams &= uint8_t(~k_stream_t);
+    if (op.local_b.x.size() < need) op.streams &= uint8_t(~k_stream_b);
+    return true;
+}
+
+bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& out, uint32_t transform_count) {
+    const uint32_t nb = uint32_t(m.buffers.size()), ns = uint32_t(m.sims.size());
+    auto buffer = [&](uint32_t i, const char* field) { return L.index(i, nb, field); };
+    auto transform_set = [&](uint32_t i, const char* field) {
+        // One transform set per cloth data in every game file; the runtime runs that one.
+        return L.index(i, transform_count ? 1 : 0, field);
+    };
+    switch (o->data_type()) {
+        case fb::OperatorData::SimulateOperator: {
+            const auto* s = o->data_as_SimulateOperator();
+            if (!L.index(s->sim_cloth_index(), ns, "sim_cloth_index")) return false;
+            if (size_of(s->configs()) == 0) return L.fail(DRAPE_RESULT_BAD_DATA, "simulate operator without a config");
+            out.kind = OpKind::simulate;
+            out.payload = uint32_t(m.simulates.size());
+            m.simulates.push_back({s->sim_cloth_index(), 0});
+            return true;
+        }
+        case fb::OperatorData::MoveParticlesOperator: {
+            const auto* s = o->data_as_MoveParticlesOperator();
+            if (!L.index(s->sim_cloth_index(), ns, "sim_cloth_index") || !buffer(s->ref_buffer_index(), "ref_buffer_index")) return false;
+            MoveParticlesOp mp;
+            mp.sim = s->sim_cloth_index();
+            mp.ref_buffer = s->ref_buffer_index();
+            const uint32_t nv = m.buffers[mp.ref_buffer].num_vertices, np = m.sims[mp.sim].particle_count;
+            for (size_t i = 0; i < size_of(s->vertex_particle_pairs()); ++i) {
+                const auto* p = s->vertex_particle_pairs()->Get(uint32_t(i));
+                if (!L.index(p->vertex_index(), nv, "vertex_particle_pairs.vertex_index", i) ||
+                    !L.index(p->particle_index(), np, "vertex_particle_pairs.particle_index", i))
+                    return false;
+                mp.vertices.push_back(p->vertex_index());
+                mp.particles.push_back(p->particle_index());
+                m.sims[mp.sim].pinned[p->particle_index()] = 1;
+            }
+            out.kind = OpKind::move_particles;
+            out.payload = uint32_t(m.moves.size());
+            m.moves.push_back(std::move(mp));
+            return true;
+        }
+        case fb::OperatorData::CopyVerticesOperator: {
+            const auto* s = o->data_as_CopyVerticesOperator();
+            if (!buffer(s->input_buffer_index(), "input_buffer_index") || !buffer(s->output_buffer_index(), "output_buffer_index")) return false;
+            CopyOp c{s->input_buffer_index(), s->output_buffer_index(), s->number_of_vertices(), s->start_vertex_in(), s->start_vertex_out(), s->copy_normals()};
+            const uint64_t in_end = uint64_t(c.start_in) + c.count, out_end = uint64_t(c.start_out) + c.count;
+            if (in_end > m.buffers[c.input_buffer].num_vertices || out_end > m.buffers[c.output_buffer].num_vertices)
+                return L.fail(DRAPE_RESULT_BAD_INDEX, "copy of %u vertices from %u to %u leaves its buffers (%u, %u vertices)", c.count, c.start_in,
+                              c.start_out, m.buffers[c.input_buffer].num_vertices, m.buffers[c.output_buffer].num_vertices);
+            out.kind = OpKind::copy_vertices;
+            out.payload = uint32_t(m.copies.size());
+            m.copies.push_back(c);
+            return true;
+        }
+        case fb::OperatorData::GatherAllVerticesOperator:
+        case fb::OperatorData::GatherSomeVerticesOperator: {
+            GatherOp g;
+            const bool all = o->data_type() == fb::OperatorData::GatherAllVerticesOperator;
+            uint32_t in_b, out_b;
+            if (all) {
+                const auto* s = o->data_as_GatherAllVerticesOperator();
+                in_b = s->input_buffer_index(), out_b = s->output_buffer_index(), g.normals = s->gather_normals();
+                if (!buffer(in_b, "input_buffer_index") || !buffer(out_b, "output_buffer_index")) return false;
+                const auto* v = s->vertex_input_from_vertex_output();
+                if (size_of(v) > m.buffers[out_b].num_vertices)
+                    return L.fail(DRAPE_RESULT_BAD_INDEX, "vertex_input_from_vertex_output has %zu entries, the output buffer %u vertices", size_of(v),
+                                  m.buffers[out_b].num_vertices);
+                for (size_t i = 0; i < size_of(v); ++i) {
+                    const int16_t iv = v->Get(uint32_t(i));
+                    if (iv < 0) continue;
+                    if (!L.index(uint32_t(iv), m.buffers[in_b].num_vertices, "vertex_input_from_vertex_output", i)) return false;
+                    g.inputs.push_back(uint16_t(iv));
+                    g.outputs.push_back(uint16_t(i));
+                }
+            } else {
+                const auto* s = o->data_as_GatherSomeVerticesOperator();
+                in_b = s->input_buffer_index(), out_b = s->output_buffer_index(), g.normals = s->gather_normals();
+                if (!buffer(in_b, "input_buffer_index") || !buffer(out_b, "output_buffer_index")) return false;
+                for (size_t i = 0; i < size_of(s->vertex_pairs()); ++i) {
+                    const auto* p = s->vertex_pairs()->Get(uint32_t(i));
+                    if (!L.index(p->index_input(), m.buffers[in_b].num_vertices, "vertex_pairs.index_input", i) ||
+                        !L.index(p->index_output(), m.buffers[out_b].num_vertices, "vertex_pairs.index_output", i))
+                        return false;
+                    g.inputs.push_back(p->index_input());
+                    g.outputs.push_back(p->index_output());
+                }
+            }
+            g.input_buffer = in_b, g.output_buffer = out_b;
+            out.kind = all ? OpKind::gather_all : OpKind::gather_some;
+            out.payload = uint32_t(m.gathers.size());
+            m.gathers.push_back(std::move(g));
+            return true;
+        }
+        case fb::OperatorData::InputConvertOperator:
+        case fb::OperatorData::OutputConvertOperator: {
+            const bool input = o->data_type() == fb::OperatorData::InputConvertOperator;
+            uint32_t user, shadow;
+            if (input) {
+                const auto* s = o->data_as_InputConvertOperator();
+                user = s->user_buffer_index(), shadow = s->shadow_buffer_index();
+            } else {
+                const auto* s = o->data_as_OutputConvertOperator();
+                user = s->user_buffer_index(), shadow = s->shadow_buffer_index();
+            }
+            if (!buffer(user, "user_buffer_index") || !buffer(shadow, "shadow_buffer_index")) return false;
+            out.kind = input ? OpKind::input_convert : OpKind::output_convert;
+            out.payload = uint32_t(m.converts.size());
+            m.converts.push_back(input ? ConvertOp{user, shadow} : ConvertOp{shadow, user});
+            return true;
+        }
+        case fb::OperatorData::UpdateAllVertexFramesOperator:
+        case fb::OperatorData::UpdateSomeVertexFramesOperator: {
+            VertexFramesOp f;
+            const bool all = o->data_type() == fb::OperatorData::UpdateAllVertexFramesOperator;
+            auto common = [&](auto* s) {
+                f.buffer = s->buffer_index();
+                f.num_normal_ids = s->num_unique_normal_ids();
+                f.normals = s->update_normals();
+                f.tangents = s->update_tangents();
+                f.bitangents = s->update_bi_tangents();
+                if (s->triangle_flips()) f.triangle_flips.assign(s->triangle_flips()->begin(), s->triangle_flips()->end());
+                if (s->reference_vertices()) f.reference_vertices.assign(s->reference_vertices()->begin(), s->reference_vertices()->end());
+                if (s->tangent_edge_cos_angle()) f.tangent_cos.assign(s->tangent_edge_cos_angle()->begin(), s->tangent_edge_cos_angle()->end());
+                if (s->tangent_edge_sin_angle()) f.tangent_sin.assign(s->tangent_edge_sin_angle()->begin(), s->tangent_edge_sin_angle()->end());
+                if (s->bi_tangent_flip()) f.bitangent_flip.assign(s->bi_tangent_flip()->begin(), s->bi_tangent_flip()->end());
+            };
+            if (all) {
+                const auto* s = o->data_as_UpdateAllVertexFramesOperator();
+                common(s);
+                if (s->vert_to_normal_id()) f.vert_to_normal_id.assign(s->vert_to_normal_id()->begin(), s->vert_to_normal_id()->end());
+            } else {
+                const auto* s = o->data_as_UpdateSomeVertexFramesOperator();
+                common(s);
+                f.some = true;
+                for (size_t i = 0; i < size_of(s->involved_triangles()); ++i) {
+                    const auto* t = s->involved_triangles()->Get(uint32_t(i));
+                    f.triangles.push_back(t->a()), f.triangles.push_back(t->b()), f.triangles.push_back(t->c());
+                }
+                if (s->involved_vertices()) f.involved_vertices.assign(s->involved_vertices()->begin(), s->involved_vertices()->end());
+                if (s->involved_vertex_to_normal_id()) f.involved_to_normal_id.assign(s->involved_vertex_to_normal_id()->begin(), s->involved_vertex_to_normal_id()->end());
+                if (s->selection_vertex_to_involved_vertex())
+                    f.selection.assign(s->selection_vertex_to_involved_vertex()->begin(), s->selection_vertex_to_involved_vertex()->end());
+            }
+            if (!buffer(f.buffer, "buffer_index")) return false;
+            const uint32_t nv = m.buffers[f.buffer].num_vertices;
+            // The normal-id count the arrays need (the stored num_unique_normal_ids is not trusted:
+            // drape's 2.0 exporter does not always fill it; every id is a u16, so the count is at
+            // most 65536). Update all without vert_to_normal_id: each vertex its own id.
+            if (all) {
+                if (!f.vert_to_normal_id.empty() && f.vert_to_normal_id.size() != nv)
+                    return L.fail(DRAPE_RESULT_BAD_DATA, "vert_to_normal_id has %zu entries, the buffer %u vertices", f.vert_to_normal_id.size(), nv);
+                uint32_t ids = 0;
+                for (uint16_t id : f.vert_to_normal_id) ids = std::max(ids, uint32_t(id) + 1);
+                f.num_normal_ids = f.vert_to_normal_id.empty() ? nv : ids;
+                m.max_normal_ids = std::max(m.max_normal_ids, f.num_normal_ids);
+            } else {
+                const uint32_t ni = uint32_t(f.involved_vertices.size());
+                if (f.involved_to_normal_id.empty())  // none stored: each involved vertex its own id
+                    for (uint32_t i = 0; i < ni; ++i) f.involved_to_normal_id.push_back(uint16_t(i));
+                if (f.involved_to_normal_id.size() != ni)
+                    return L.fail(DRAPE_RESULT_BAD_DATA, "involved_vertex_to_normal_id has %zu entries for %u involved vertices", f.involved_to_normal_id.size(), ni);
+                uint32_t ids = 0;
+                for (size_t i = 0; i < ni; ++i) {
+                    if (!L.index(f.involved_vertices[i], nv, "involved_vertices", i)) return false;
+                    ids = std::max(ids, uint32_t(f.involved_to_normal_id[i]) + 1);
+                }
+                f.num_normal_ids = ids;
+                for (size_t i = 0; i < f.triangles.size(); ++i)
+                    if (!L.index(f.triangles[i], ni, "involved_triangles (corner)", i)) return false;
+                for (size_t i = 0; i < f.selection.size(); ++i)
+                    if (!L.index(f.selection[i], ni, "selection_vertex_to_involved_vertex", i)) return false;
+                m.max_normal_ids = std::max(m.max_normal_ids, f.num_normal_ids);
+            }
+            for (size_t i = 0; i < f.reference_vertices.size(); ++i)
+                if (!L.index(f.reference_vertices[i], nv, "reference_vertices", i)) return false;
+            const size_t frames = all ? nv : f.selection.size();
+            // Tangents need a reference vertex and an angle per frame entry; without them only normals.
+            if (f.reference_vertices.size() < frames || f.tangent_cos.size() < frames || f.tangent_sin.size() < frames) f.tangents = false;
+            if (f.bitangent_flip.size() < frames) f.bitangents = false;
+            out.kind = all ? OpKind::update_all_vertex_frames : OpKind::update_some_vertex_frames;
+            out.payload = uint32_t(m.frames.size());
+            m.frames.push_back(std::move(f));
+            return true;
+        }
+        case fb::OperatorData::SimpleMeshBoneDeformOperator: {
+            const auto* s = o->data_as_SimpleMeshBoneDeformOperator();
+            SimpleBoneDeformOp d;
+            d.input_buffer = s->input_buffer_index();
+            d.transform_set = s->output_transform_set_index();
+            if (!buffer(d.input_buffer, "input_buffer_index") || !transform_set(d.transform_set, "output_transform_set_index")) return false;
+            const uint32_t tris = triangle_capacity(m.buffers[d.input_buffer]);
+            const size_t np = size_of(s->triangle_bone_pairs());
+            if (size_of(s->local_bone_transforms()) != np)
+                return L.fail(DRAPE_RESULT_BAD_DATA, "%zu triangle bone pairs, %zu local bone transforms", np, size_of(s->local_bone_transforms()));
+            for (size_t i = 0; i < np; ++i) {
+                const auto* p = s->triangle_bone_pairs()->Get(uint32_t(i));
+                // Byte offsets as the game stores them: 64 bytes per matrix, 6 bytes per triangle.
+                if (p->bone_offset() % 64 || p->triangle_offset() % 6)
+                    return L.fail(DRAPE_RESULT_BAD_DATA, "triangle_bone_pairs[%zu]: offsets %u, %u are not whole matrices / triangles", i,
+                                  unsigned(p->bone_offset()), unsigned(p->triangle_offset()));
+                const uint32_t bone = p->bone_offset() / 64u, tri = p->triangle_offset() / 6u;
+                if (!L.index(bone, transform_count, "triangle_bone_pairs.bone_offset / 64", i) || !L.index(tri, tris, "triangle_bone_pairs.triangle_offset / 6", i))
+                    return false;
+                d.bones.push_back(uint16_t(bone));
+                d.triangles.push_back(uint16_t(tri));
+                d.local.push_back(mat(*s->local_bone_transforms()->Get(uint32_t(i))));
+                m.driven_bones.push_back(bone);
+            }
+            out.kind = OpKind::simple_mesh_bone_deform;
+            out.payload = uint32_t(m.simple_bone_deforms.size());
+            m.simple_bone_deforms.push_back(std::move(d));
+            return true;
+        }
+        case fb::OperatorData::MeshBoneDeformOperator: {
+            const auto* s = o->data_as_MeshBoneDeformOperator();
+            MeshBoneDeformOp d;
+            d.input_buffer = s->input_buffer_index();
+            d.transform_set = s->output_transform_set_index();
+            if (!buffer(d.input_buffer, "input_buffer_index") || !transform_set(d.transform_set, "output_transform_set_index")) return false;
+            const uint32_t tris = triangle_capacity(m.buffers[d.input_buffer]);
+            const size_t np = size_of(s->triangle_bone_pairs());
+            for (size_t i = 0; i < np; ++i) {
+                const auto* p = s->triangle_bone_pairs()->Get(uint32_t(i));
+                if (!L.index(p->triangle_index(), tris, "triangle_bone_pairs.triangle_index", i)) return false;
+                d.pair_triangle.push_back(p->triangle_index());
+                d.pair_weight.push_back(p->weight());
+                d.pair_local.push_back(mat(p->local_bone_transform()));
+            }
+            // triangle_bone_start_for_bone: per transform of the set, its first pair (ascending);
+            // a transform with no pairs (start == next start) is not written.
+            const auto* st = s->triangle_bone_start_for_bone();
+            const size_t nbones = size_of(st);
+            if (nbones > transform_count) return L.fail(DRAPE_RESULT_BAD_INDEX, "triangle_bone_start_for_bone has %zu entries for %u transforms", nbones, transform_count);
+            for (size_t b = 0; b < nbones; ++b) {
+                const uint32_t first = st->Get(uint32_t(b));
+                const uint32_t end = b + 1 < nbones ? st->Get(uint32_t(b + 1)) : uint32_t(np);
+                if (first > end || end > np) return L.fail(DRAPE_RESULT_BAD_INDEX, "triangle_bone_start_for_bone[%zu] = %u (next %u, %zu pairs)", b, first, end, np);
+                if (first == end) continue;
+                d.bones.push_back(uint16_t(b));
+                d.first_pair.push_back(first);
+                m.driven_bones.push_back(uint32_t(b));
+            }
+            // first_pair: 2 per driven bone, its pairs' [start, end).
+            std::vector<uint32_t> range;
+            for (size_t k = 0; k < d.bones.size(); ++k) {
+                const uint32_t b = d.bones[k];
+                range.push_back(d.first_pair[k]);
+                range.push_back(b + 1 < nbones ? st->Get(b + 1) : uint32_t(np));
+            }
+            d.first_pair = std::move(range);
+            out.kind = OpKind::mesh_bone_deform;
+            out.payload = uint32_t(m.mesh_bone_deforms.size());
+            m.mesh_bone_deforms.push_back(std::move(d));
+            return true;
+        }
+        case fb::OperatorData::ObjectSpaceSkinOperator:
+        case fb::OperatorData::BoneSpaceSkinOperator: {
+            const bool object_space = o->data_type() == fb::OperatorData::ObjectSpaceSkinOperator;
+            DeformOp d;
+            const fb::Deformer* df;
+            const fb::LocalBlocks* lb;
+            const flatbuffers::Vector<uint16_t>* subset;
+            if (object_space) {
+                const auto* s = o->data_as_ObjectSpaceSkinOperator();
+                d.output_buffer = s->output_buffer_index(), d.transform_set = s->transform_set_index(), d.streams = channel_streams(s->channels());
+                df = s->deformer(), lb = s->local(), subset = s->transform_subset();
+                const size_t nbind = size_of(s->bone_from_skin_mesh_transforms());
+                if (size_of(subset) && nbind != size_of(subset))
+                    return L.fail(DRAPE_RESULT_BAD_DATA, "%zu inverse binds for %zu transforms of the subset", nbind, size_of(subset));
+                for (size_t i = 0; i < nbind; ++i) d.binds.push_back(mat(*s->bone_from_skin_mesh_transforms()->Get(uint32_t(i))));
+            } else {
+                const auto* s = o->data_as_BoneSpaceSkinOperator();
+                d.output_buffer = s->output_buffer_index(), d.transform_set = s->transform_set_index(), d.streams = channel_streams(s->channels());
+                df = s->deformer(), lb = s->local(), subset = s->transform_subset();
+            }
+            if (!buffer(d.output_buffer, "output_buffer_index") || !transform_set(d.transform_set, "transform_set_index")) return false;
+            for (size_t i = 0; i < size_of(subset); ++i) {
+                if (!L.index(subset->Get(uint32_t(i)), transform_count, "transform_subset", i)) return false;
+                d.subset.push_back(subset->Get(uint32_t(i)));
+            }
+            if (d.subset.empty() && !d.binds.empty()) {
+                // No subset stored: the inverse binds are those of transforms 0..n-1.
+                if (d.binds.size() > transform_count) return L.fail(DRAPE_RESULT_BAD_INDEX, "%zu inverse binds, %u transforms", d.binds.size(), transform_count);
+                for (size_t i = 0; i < d.binds.size(); ++i) d.subset.push_back(uint16_t(i));
+            }
+            if (!read_deformer(L, df, object_space, m.buffers[d.output_buffer].num_vertices, uint32_t(d.subset.size()), d) || !read_locals(L, lb, d))
+                return false;
+            m.max_subset = std::max(m.max_subset, uint32_t(d.subset.size()));
+            out.kind = object_space ? OpKind::object_space_skin : OpKind::bone_space_skin;
+            out.payload = uint32_t(m.deforms.size());
+            m.deforms.push_back(std::move(d));
+            return true;
+        }
+        case fb::OperatorData::ObjectSpaceMeshMeshDeformOperator:
+        case fb::OperatorData::BoneSpaceMeshMeshDeformOperator: {
+            const bool object_space = o->data_type() == fb::OperatorData::ObjectSpaceMeshMeshDeformOperator;
+            DeformOp d;
+            const fb::Deformer* df;
+            const fb::LocalBlocks* lb;
+            const flatbuffers::Vector<uint16_t>* subset;
+            if (object_space) {
+                const auto* s = o->data_as_ObjectSpaceMeshMeshDeformOperator();
+                d.input_buffer = s->input_buffer_index(), d.output_buffer = s->output_buffer_index(), d.streams = channel_streams(s->channels());
+                d.scale_normal_behaviour = s->scale_normal_behaviour();
+                df = s->deformer(), lb = s->local(), subset = s->input_triangles_subset();
+                const size_t nbind = size_of(s->triangle_from_mesh_transforms());
+                if (size_of(subset) && nbind != size_of(subset))
+                    return L.fail(DRAPE_RESULT_BAD_DATA, "%zu triangle-from-mesh transforms for %zu triangles of the subset", nbind, size_of(subset));
+                for (size_t i = 0; i < nbind; ++i) d.binds.push_back(mat(*s->triangle_from_mesh_transforms()->Get(uint32_t(i))));
+            } else {
+                const auto* s = o->data_as_BoneSpaceMeshMeshDeformOperator();
+                d.input_buffer = s->input_buffer_index(), d.output_buffer = s->output_buffer_index(), d.streams = channel_streams(s->channels());
+                d.scale_normal_behaviour = s->scale_normal_behaviour();
+                df = s->deformer(), lb = s->local(), subset = s->input_triangles_subset();
+            }
+            if (!buffer(d.input_buffer, "input_buffer_index") || !buffer(d.output_buffer, "output_buffer_index")) return false;
+            const uint32_t tris = triangle_capacity(m.buffers[d.input_buffer]);
+            for (size_t i = 0; i < size_of(subset); ++i) {
+                if (!L.index(subset->Get(uint32_t(i)), tris, "input_triangles_subset", i)) return false;
+                d.subset.push_back(subset->Get(uint32_t(i)));
+            }
+            if (d.subset.empty()) {
+                // No subset stored: the deformer's bone indices name the input buffer's triangles
+                // (HD_M_3005: 16 triangle-from-mesh transforms for its 16 sim triangles).
+                const size_t n = object_space ? d.binds.size() : tris;
+                if (n > tris) return L.fail(DRAPE_RESULT_BAD_INDEX, "%zu triangle-from-mesh transforms, the input buffer has %u triangles", n, tris);
+                for (size_t i = 0; i < n; ++i) d.subset.push_back(uint16_t(i));
+            }
+            if (!read_deformer(L, df, object_space, m.buffers[d.output_buffer].num_vertices, uint32_t(d.subset.size()), d) || !read_locals(L, lb, d))
+                return false;
+            m.max_subset = std::max(m.max_subset, uint32_t(d.subset.size()));
+            out.kind = object_space ? OpKind::object_space_mesh_mesh_deform : OpKind::bone_space_mesh_mesh_deform;
+            out.payload = uint32_t(m.deforms.size());
+            m.deforms.push_back(std::move(d));
+            return true;
+        }
+        default:
+            // 2014 mesh-mesh deform, unknown classes, empty slots: not run (listed by drape check).
+            out.kind = OpKind::unsupported;
+            return true;
+    }
+}
+
+bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
+    m.name = str(cd->name());
+    uint32_t transform_count = 0;
+    if (size_of(cd->transform_set_definitions()) > 0) {
+        const auto* ts = cd->transform_set_definitions()->Get(0);
+        transform_count = ts->num_transforms();
+        if (transform_count > 65536) return L.fail(DRAPE_RESULT_BAD_DATA, "transform_set_definitions[0].num_transforms = %u", transform_count);
+        for (size_t i = 0; i < size_of(ts->bone_names()); ++i) m.bone_names.push_back(str(ts->bone_names()->Get(uint32_t(i))));
+        if (!m.bone_names.empty() && m.bone_names.size() != transform_count)
+            return L.fail(DRAPE_RESULT_BAD_DATA, "transform set: %zu bone names for %u transforms", m.bone_names.size(), transform_count);
+    }
+    m.transform_count = transform_count;
+    for (size_t b = 0; b < size_of(cd->buffer_definitions()); ++b) {
+        const auto* d = cd->buffer_definitions()->Get(uint32_t(b));
+        BufferDef bd;
+        bd.name = str(d->name());
+        bd.kind = BufferKind(uint8_t(d->kind()) <= 4 ? uint8_t(d->kind()) : 0);
+        bd.type = d->type();
+        bd.num_vertices = d->num_vertices();
+        bd.num_triangles = d->num_triangles();
+        if (bd.num_vertices > 65536 || bd.num_triangles > (1u << 20))
+            return L.fail(DRAPE_RESULT_BAD_DATA, "buffer_definitions[%zu]: %u vertices, %u triangles", b, bd.num_vertices, bd.num_triangles);
+        if (d->display_binding()) bd.mesh_name = str(d->display_binding()->mesh_name());
+        const auto* t = d->triangle_indices();
+        if (size_of(t) % 3) return L.fail(DRAPE_RESULT_BAD_DATA, "buffer_definitions[%zu].triangle_indices: %zu indices, not whole triangles", b, size_of(t));
+        for (size_t i = 0; i < size_of(t); ++i) {
+            if (!L.index(t->Get(uint32_t(i)), bd.num_vertices, "buffer triangle_indices", i)) return false;
+            bd.triangles.push_back(t->Get(uint32_t(i)));
+        }
+        m.buffers.push_back(std::move(bd));
+    }
+    for (size_t s = 0; s < size_of(cd->sim_cloth_datas()); ++s) {
+        const auto* sd = cd->sim_cloth_datas()->Get(uint32_t(s));
+        SimCloth sc;
+        sc.name = str(sd->name());
+        sc.particle_count = uint32_t(size_of(sd->particle_datas()));
+        if (sc.particle_count > 65536) return L.fail(DRAPE_RESULT_BAD_DATA, "sim_cloth_datas[%zu]: %u particles", s, sc.particle_count);
+        sc.rest_x.assign(sc.particle_count, 0), sc.rest_y.assign(sc.particle_count, 0), sc.rest_z.assign(sc.particle_count, 0);
+        if (size_of(sd->sim_cloth_poses()) && sd->sim_cloth_poses()->Get(0)->positions()) {
+            const auto* pos = sd->sim_cloth_poses()->Get(0)->positions();
+            for (uint32_t i = 0; i < sc.particle_count && i < pos->size(); ++i)
+                sc.rest_x[i] = pos->Get(i)->x(), sc.rest_y[i] = pos->Get(i)->y(), sc.rest_z[i] = pos->Get(i)->z();
+        }
+        sc.pinned.assign(sc.particle_count, 0);
+        for (size_t i = 0; i < size_of(sd->fixed_particles()); ++i) {
+            const uint16_t p = sd->fixed_particles()->Get(uint32_t(i));
+            if (!L.index(p, sc.particle_count, "fixed_particles", i)) return false;
+            sc.fixed.push_back(p);
+        }
+        // Each particle's reference vertex (for reset): from the first local-range or transition set.
+        sc.reference_vertex.assign(sc.particle_count, 0xFFFF);
+        for (size_t k = 0; k < size_of(sd->static_constraint_sets()) && sc.reference_buffer == UINT32_MAX; ++k) {
+            const auto* cs = sd->static_constraint_sets()->Get(uint32_t(k));
+            if (const auto* lr = cs->data_as_LocalRangeSet()) {
+                if (!L.index(lr->reference_mesh_buffer_index(), m.buffers.size(), "local range reference_mesh_buffer_index")) return false;
+                const uint32_t nv = m.buffers[lr->reference_mesh_buffer_index()].num_vertices;
+                for (size_t i = 0; i < size_of(lr->local_constraints()); ++i) {
+                    const auto* c = lr->local_constraints()->Get(uint32_t(i));
+                    if (!L.index(c->particle_index(), sc.particle_count, "local_constraints.particle_index", i) ||
+                        !L.index(c->reference_vertex(), nv, "local_constraints.reference_vertex", i))
+                        return false;
+                    sc.reference_vertex[c->particle_index()] = c->reference_vertex();
+                }
+                sc.reference_buffer = lr->reference_mesh_buffer_index();
+            } else if (const auto* tr = cs->data_as_TransitionSet()) {
+                if (!L.index(tr->reference_mesh_buffer_index(), m.buffers.size(), "transition reference_mesh_buffer_index")) return false;
+                const uint32_t nv = m.buffers[tr->reference_mesh_buffer_index()].num_vertices;
+                for (size_t i = 0; i < size_of(tr->per_particle_data()); ++i) {
+                    const auto* c = tr->per_particle_data()->Get(uint32_t(i));
+                    if (!L.index(c->particle_index(), sc.particle_count, "per_particle_data.particle_index", i) ||
+                        !L.index(c->reference_vertex(), nv, "per_particle_data.reference_vertex", i))
+                        return false;
+                    sc.reference_vertex[c->particle_index()] = c->reference_vertex();
+                }
+                sc.reference_buffer = tr->reference_mesh_buffer_index();
+            }
+        }
+        for (size_t b = 0; b < m.buffers.size(); ++b)
+            if (m.buffers[b].kind == BufferKind::display) {
+                sc.root_buffer = uint32_t(b);
+                break;
+            }
+        const auto* tri = sd->triangle_indices();
+        if (size_of(tri) % 3) return L.fail(DRAPE_RESULT_BAD_DATA, "sim_cloth_datas[%zu].triangle_indices: %zu, not whole triangles", s, size_of(tri));
+        for (size_t i = 0; i < size_of(tri); ++i) {
+            if (!L.index(tri->Get(uint32_t(i)), sc.particle_count, "sim triangle_indices", i)) return false;
+            sc.triangles.push_back(tri->Get(uint32_t(i)));
+        }
+        m.sims.push_back(std::move(sc));
+    }
+    // The sim cloths' own buffers (type 1 positions, type 2 previous positions: seed 000's census
+    // of every file has them with the particle count and the sim's triangle count), and buffers
+    // without stored triangles that have a sim cloth's vertex and triangle counts (a display
+    // buffer drawn from the simulated mesh), take the sim cloth's triangles; the engine may
+    // still set a display buffer's own (drape_instance_set_buffer_triangles).
+    for (BufferDef& b : m.buffers) {
+        for (size_t s = 0; s < m.sims.size(); ++s) {
+            const SimCloth& sc = m.sims[s];
+            if (b.num_vertices != sc.particle_count) continue;
+            const bool same_triangles = b.num_triangles * 3 == sc.triangles.size();
+            if ((b.type == 1 || b.type == 2) && b.sim < 0) {
+                bool taken = false;
+                for (const BufferDef& o : m.buffers) taken = taken || (&o != &b && o.sim == int32_t(s) && o.type == b.type);
+                if (taken) continue;
+                b.sim = int32_t(s);
+                b.previous = b.type == 2;
+            }
+            if (b.triangles.empty() && same_triangles && !sc.triangles.empty() && (b.sim == int32_t(s) || b.kind == BufferKind::display)) {
+                b.triangles = sc.triangles;
+                break;
+            }
+        }
+    }
+    const size_t nops = size_of(cd->operators());
+    for (size_t i = 0; i < nops; ++i) {
+        const auto* o = cd->operators()->Get(uint32_t(i));
+        Operator op;
+        op.name = str(o->name());
+        char where[160];
+        std::snprintf(where, sizeof where, " operators[%zu] '%.60s'", i, op.name.c_str());
+        const size_t keep = L.where.size();
+        L.where += where;
+        if (!load_operator(L, o, m, op, transform_count)) return false;
+        L.where.resize(keep);
+        m.operators.push_back(std::move(op));
+    }
+    for (size_t s = 0; s < size_of(cd->cloth_state_datas()); ++s) {
+        const auto* st = cd->cloth_state_datas()->Get(uint32_t(s));
+        State state;
+        state.name = str(st->name());
+        for (size_t i = 0; i < size_of(st->operators()); ++i) {
+            const uint32_t oi = st->operators()->Get(uint32_t(i));
+            if (!L.index(oi, nops, "cloth_state_datas operators", i)) return false;
+            state.operators.push_back(oi);
+        }
+        state.buffer_map.resize(m.buffers.size());
+        for (size_t b = 0; b < m.buffers.size(); ++b) state.buffer_map[b] = uint32_t(b);
+        for (size_t i = 0; i < size_of(st->used_buffers()); ++i) {
+            const auto* u = st->used_buffers()->Get(uint32_t(i));
+            if (!L.index(u->buffer_index(), m.buffers.size(), "used_buffers.buffer_index", i) ||
+                !L.index(u->shadow_buffer_index(), m.buffers.size(), "used_buffers.shadow_buffer_index", i))
+                return false;
+            if (m.buffers[u->buffer_index()].num_vertices > m.buffers[u->shadow_buffer_index()].num_vertices)
+                return L.fail(DRAPE_RESULT_BAD_DATA, "state %zu redirects buffer %u (%u vertices) to %u (%u vertices)", s, u->buffer_index(),
+                              m.buffers[u->buffer_index()].num_vertices, u->shadow_buffer_index(), m.buffers[u->shadow_buffer_index()].num_vertices);
+            state.buffer_map[u->buffer_index()] = u->shadow_buffer_index();
+        }
+        m.states.push_back(std::move(state));
+    }
+    std::sort(m.driven_bones.begin(), m.driven_bones.end());
+    m.driven_bones.erase(std::unique(m.driven_bones.begin(), m.driven_bones.end()), m.driven_bones.end());
+    return true;
+}
+
+}  // namespace
+
+drape_cloth_file::~drape_cloth_file() {
+    for (auto& s : setups)
+        for (void* p : s.memory) ::operator delete(p, std::align_val_t(64));
+}
+
+// The solver's set-ups, one per simulate operator (solver_link.cpp; a no-op without the kernel).
+bool drape_runtime_build_sim_setups(drape_cloth_file& file, const fb::ClothFile& root, char* error, size_t error_size);
+
+extern "C" {
+
+drape_result drape_cloth_file_load(const void* bytes, size_t size, drape_cloth_file** out, drape_error* error) {
+    auto report = [&](drape_result code, const char* msg) {
+        if (error) {
+            error->code = code;
+            std::snprintf(error->message, sizeof error->message, "%s", msg);
+        }
+        return code;
+    };
+    if (out) *out = nullptr;
+    if (!out || (!bytes && size)) return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_cloth_file_load: null argument");
+    const auto check = drape::schema::verify_cloth_file(bytes, size);
+    if (!check.ok())
+        return report(check.status == drape::schema::Status::unsupported_version ? DRAPE_RESULT_UNSUPPORTED_VERSION : DRAPE_RESULT_NOT_CLOTH_FILE,
+                      check.message);
+    drape_cloth_file* file = new (std::nothrow) drape_cloth_file();
+    if (!file) return report(DRAPE_RESULT_OUT_OF_MEMORY, "drape_cloth_file_load: out of memory");
+    Loader L;
+    const fb::ClothFile* root = check.file;
+    for (size_t c = 0; c < size_of(root->cloth_datas()); ++c) {
+        char where[120];
+        std::snprintf(where, sizeof where, "cloth_datas[%zu] '%.60s'", c, root->cloth_datas()->Get(uint32_t(c))->name() ? root->cloth_datas()->Get(uint32_t(c))->name()->c_str() : "");
+        L.where = where;
+        ClothModel m;
+        if (!load_cloth(L, root->cloth_datas()->Get(uint32_t(c)), m)) break;
+        file->model.cloths.push_back(std::move(m));
+    }
+    if (L.err.code != DRAPE_RESULT_OK) {
+        delete file;
+        return report(L.err.code, L.err.message);
+    }
+    file->setups.resize(file->model.cloths.size());
+    char msg[DRAPE_ERROR_MESSAGE_SIZE] = {};
+    if (!drape_runtime_build_sim_setups(*file, *root, msg, sizeof msg)) {
+        delete file;
+        return report(DRAPE_RESULT_BAD_DATA, msg);
+    }
+    *out = file;
+    if (error) error->code = DRAPE_RESULT_OK, error->message[0] = 0;
+    return DRAPE_RESULT_OK;
+}
+
+void drape_cloth_file_destroy(drape_cloth_file* file) { delete file; }
+
+}  // extern "C"

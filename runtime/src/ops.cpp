@@ -1,0 +1,437 @@
+// drape runtime: operator arithmetic. Every sum is written in the order the game's code uses
+// where seed 000 states it (comments cite the rule); elsewhere the order is ours, fixed, and
+// stated. Built with -ffp-contract=off: no fused multiply-add may change a bit.
+#include "rt_ops.h"
+
+#include <cmath>
+#include <cstring>
+
+#if defined(__SSE__) || defined(_M_X64) || defined(_M_IX86)
+#include <xmmintrin.h>
+#define DRAPE_HAVE_SSE 1
+#endif
+
+namespace drape::rt {
+
+namespace {
+
+float bits_to_float(uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+
+// The blended matrix of one vertex: the xyz lanes of c0..c3.
+struct Blend {
+    float c[4][3];
+};
+
+inline void blend_first(Blend& out, const Mat4& m) {
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 3; ++r) out.c[c][r] = m.m[c * 4 + r];
+}
+inline void blend_first_weighted(Blend& out, const Mat4& m, float w) {
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 3; ++r) out.c[c][r] = m.m[c * 4 + r] * w;
+}
+inline void blend_add(Blend& out, const Mat4& m, float w) {
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 3; ++r) out.c[c][r] = out.c[c][r] + m.m[c * 4 + r] * w;
+}
+// Seed 000: a point is ((c0*x + c3) + c1*y) + c2*z.
+inline void blend_point(const Blend& m, float x, float y, float z, float* o) {
+    for (int k = 0; k < 3; ++k) o[k] = ((m.c[0][k] * x + m.c[3][k]) + m.c[1][k] * y) + m.c[2][k] * z;
+}
+// Normals and tangents by the blended rows, no normalisation: (c0*x + c1*y) + c2*z.
+inline void blend_direction(const Blend& m, float x, float y, float z, float* o) {
+    for (int k = 0; k < 3; ++k) o[k] = (m.c[0][k] * x + m.c[1][k] * y) + m.c[2][k] * z;
+}
+
+float block_weight(const DeformBlock& b, uint32_t k) {
+    return b.blends <= 4 ? weight_from_byte(b.weights[k]) : weight_from_u16(b.weights[k]);
+}
+
+// The object-space deform: the composites are in s.matrices, one per subset entry.
+void object_space_blend(const DeformOp& op, const Mat4* composites, BufferData& out) {
+    const bool wn = (op.streams & k_stream_n) && !op.local_n.empty() && out.n;
+    const bool wt = (op.streams & k_stream_t) && !op.local_t.empty() && out.t;
+    const bool wb = (op.streams & k_stream_b) && !op.local_b.empty() && out.b;
+    for (size_t k = 0; k < op.blocks.size(); ++k) {
+        const DeformBlock& blk = op.blocks[k];
+        const uint32_t n = blk.blends;
+        for (uint32_t j = 0; j < blk.vertex_count; ++j) {
+            const uint32_t li = blk.local * 16 + j;
+            Blend m;
+            // Seed 000: the blend adds M * w in bone order; a one-blend vertex takes its bone's matrix.
+            if (n == 1) {
+                blend_first(m, composites[blk.bones[j]]);
+            } else {
+                blend_first_weighted(m, composites[blk.bones[j * n]], block_weight(blk, j * n));
+                for (uint32_t i = 1; i < n; ++i) blend_add(m, composites[blk.bones[j * n + i]], block_weight(blk, j * n + i));
+            }
+            const uint32_t v = blk.vertices[j];
+            blend_point(m, op.local_p.x[li], op.local_p.y[li], op.local_p.z[li], &out.p[size_t(v) * 4]);
+            if (wn) blend_direction(m, op.local_n.x[li], op.local_n.y[li], op.local_n.z[li], &out.n[size_t(v) * 4]);
+            if (wt) blend_direction(m, op.local_t.x[li], op.local_t.y[li], op.local_t.z[li], &out.t[size_t(v) * 4]);
+            if (wb) blend_direction(m, op.local_b.x[li], op.local_b.y[li], op.local_b.z[li], &out.b[size_t(v) * 4]);
+        }
+    }
+}
+
+// The bone-space deform: local vector i of a block is influence i (its weight folded into the
+// vector as stored, w the weight): point_i = ((c0*x + c1*y) + c2*z) + c3*w, summed in influence
+// order (ours: seed 000 does not read this path).
+void bone_space_blend(const DeformOp& op, const Mat4* bones, BufferData& out) {
+    const bool wn = (op.streams & k_stream_n) && !op.local_n.empty() && out.n;
+    const bool wt = (op.streams & k_stream_t) && !op.local_t.empty() && out.t;
+    for (size_t k = 0; k < op.blocks.size(); ++k) {
+        const DeformBlock& blk = op.blocks[k];
+        const uint32_t n = blk.blends;
+        for (uint32_t j = 0; j < blk.vertex_count; ++j) {
+            float p[3] = {0, 0, 0}, nn[3] = {0, 0, 0}, tt[3] = {0, 0, 0};
+            for (uint32_t i = 0; i < n; ++i) {
+                const uint32_t li = blk.local * 16 + j * n + i;
+                const Mat4& b = bones[blk.bones[j * n + i]];
+                const float x = op.local_p.x[li], y = op.local_p.y[li], z = op.local_p.z[li], w = op.local_p.w[li];
+                for (int r = 0; r < 3; ++r) p[r] = p[r] + (((b.m[r] * x + b.m[4 + r] * y) + b.m[8 + r] * z) + b.m[12 + r] * w);
+                if (wn) {
+                    const float a = op.local_n.x[li], c = op.local_n.y[li], d = op.local_n.z[li];
+                    for (int r = 0; r < 3; ++r) nn[r] = nn[r] + ((b.m[r] * a + b.m[4 + r] * c) + b.m[8 + r] * d);
+                }
+                if (wt) {
+                    const float a = op.local_t.x[li], c = op.local_t.y[li], d = op.local_t.z[li];
+                    for (int r = 0; r < 3; ++r) tt[r] = tt[r] + ((b.m[r] * a + b.m[4 + r] * c) + b.m[8 + r] * d);
+                }
+            }
+            const uint32_t v = blk.vertices[j];
+            for (int r = 0; r < 3; ++r) out.p[size_t(v) * 4 + r] = p[r];
+            if (wn)
+                for (int r = 0; r < 3; ++r) out.n[size_t(v) * 4 + r] = nn[r];
+            if (wt)
+                for (int r = 0; r < 3; ++r) out.t[size_t(v) * 4 + r] = tt[r];
+        }
+    }
+}
+
+// mesh_from_world x B, by the composite rule (skipped when the buffer's matrix is the identity,
+// as it is on the game's scratch and sim buffers: an identity product could turn -0 into +0).
+Mat4 to_buffer_space(const BufferData& out, const Mat4& b) { return out.mesh_from_world_identity ? b : compose(out.mesh_from_world, b); }
+
+float dot3(float ax, float ay, float az, float bx, float by, float bz) { return (ax * bx + ay * by) + az * bz; }
+
+}  // namespace
+
+bool is_identity(const Mat4& m) {
+    static const float k_id[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    return std::memcmp(m.m, k_id, sizeof k_id) == 0;
+}
+
+const char* op_kind_name(OpKind k) {
+    switch (k) {
+        case OpKind::simulate: return "simulate";
+        case OpKind::move_particles: return "move particles";
+        case OpKind::copy_vertices: return "copy vertices";
+        case OpKind::gather_all: return "gather all vertices";
+        case OpKind::gather_some: return "gather some vertices";
+        case OpKind::input_convert: return "input convert";
+        case OpKind::output_convert: return "output convert";
+        case OpKind::update_all_vertex_frames: return "update all vertex frames";
+        case OpKind::update_some_vertex_frames: return "update some vertex frames";
+        case OpKind::simple_mesh_bone_deform: return "simple mesh bone deform";
+        case OpKind::mesh_bone_deform: return "mesh bone deform";
+        case OpKind::object_space_skin: return "object space skin";
+        case OpKind::bone_space_skin: return "bone space skin";
+        case OpKind::object_space_mesh_mesh_deform: return "object space mesh-mesh deform";
+        case OpKind::bone_space_mesh_mesh_deform: return "bone space mesh-mesh deform";
+        case OpKind::unsupported: return "unsupported";
+    }
+    return "?";
+}
+
+float weight_from_byte(uint32_t byte) { return float(byte) * bits_to_float(0x3B808081u); }
+float weight_from_u16(uint32_t word) { return float(word) * (1.0f / 65535.0f); }
+
+void unpack_vector3(const int16_t v[4], float out[3]) {
+    const float scale = bits_to_float(uint32_t(uint16_t(v[3])) << 16);
+    for (int i = 0; i < 3; ++i) out[i] = float(int32_t(uint32_t(uint16_t(v[i])) << 16)) * scale;
+}
+
+Mat4 compose(const Mat4& b, const Mat4& i) {
+    Mat4 r;
+    for (int c = 0; c < 3; ++c) {
+        const float x = i.m[c * 4], y = i.m[c * 4 + 1], z = i.m[c * 4 + 2];
+        for (int k = 0; k < 4; ++k) r.m[c * 4 + k] = (b.m[k] * x + b.m[4 + k] * y) + b.m[8 + k] * z;
+    }
+    const float x = i.m[12], y = i.m[13], z = i.m[14];
+    for (int k = 0; k < 4; ++k) r.m[12 + k] = ((b.m[k] * x + b.m[12 + k]) + b.m[4 + k] * y) + b.m[8 + k] * z;
+    return r;
+}
+
+void transform_point(const Mat4& m, float x, float y, float z, float out[3]) {
+    for (int k = 0; k < 3; ++k) out[k] = ((m.m[k] * x + m.m[12 + k]) + m.m[4 + k] * y) + m.m[8 + k] * z;
+}
+
+void transform_direction(const Mat4& m, float x, float y, float z, float out[3]) {
+    for (int k = 0; k < 3; ++k) out[k] = (m.m[k] * x + m.m[4 + k] * y) + m.m[8 + k] * z;
+}
+
+float rsqrt_game(float x) {
+#if DRAPE_HAVE_SSE
+    return _mm_cvtss_f32(_mm_rsqrt_ss(_mm_set_ss(x)));
+#else
+    return 1.0f / std::sqrt(x);  // no approximate instruction on this processor: the exact mode
+#endif
+}
+
+float rsqrt_exact(float x) { return 1.0f / std::sqrt(x); }
+
+void run_object_space_skin(const DeformOp& op, const Transforms& ts, BufferData& out, Scratch& s) {
+    for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = compose(to_buffer_space(out, ts.m[op.subset[j]]), op.binds[j]);
+    object_space_blend(op, s.matrices, out);
+}
+
+void run_bone_space_skin(const DeformOp& op, const Transforms& ts, BufferData& out, Scratch& s) {
+    for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = to_buffer_space(out, ts.m[op.subset[j]]);
+    bone_space_blend(op, s.matrices, out);
+}
+
+Mat4 triangle_frame(const BufferData& in, uint32_t triangle) {
+    const uint16_t* t = in.triangles + size_t(triangle) * 3;
+    const uint32_t a = t[0], b = t[1], c = t[2];
+    float e1[3], e2[3];
+    for (int r = 0; r < 3; ++r) e1[r] = in.p[size_t(b) * 4 + r] - in.p[size_t(a) * 4 + r], e2[r] = in.p[size_t(c) * 4 + r] - in.p[size_t(a) * 4 + r];
+    const float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    Mat4 f;
+    for (int r = 0; r < 3; ++r) {
+        f.m[r] = e1[r];
+        f.m[4 + r] = e2[r];
+        f.m[8 + r] = n[r];
+        f.m[12 + r] = in.p[size_t(a) * 4 + r];
+    }
+    f.m[3] = f.m[7] = f.m[11] = 0;
+    f.m[15] = 1;
+    return f;
+}
+
+void run_object_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s) {
+    for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = compose(triangle_frame(in, op.subset[j]), op.binds[j]);
+    object_space_blend(op, s.matrices, out);
+}
+
+void run_bone_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s) {
+    for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = triangle_frame(in, op.subset[j]);
+    bone_space_blend(op, s.matrices, out);
+}
+
+void run_move_particles(const MoveParticlesOp& op, const BufferData& ref, Particles& p) {
+    // The reference buffer's vertex through its world-from-mesh (seed 000: the pinned particles
+    // moved through these matrices match the game bit for bit); identity matrices are skipped.
+    for (size_t i = 0; i < op.vertices.size(); ++i) {
+        const uint32_t v = op.vertices[i], q = op.particles[i];
+        float* o = p.xyzw + size_t(q) * 4;
+        const float* s = ref.p + size_t(v) * 4;
+        if (ref.world_from_mesh_identity) {
+            o[0] = s[0], o[1] = s[1], o[2] = s[2];
+        } else {
+            transform_point(ref.world_from_mesh, s[0], s[1], s[2], o);
+        }
+    }
+}
+
+namespace {
+void copy_stream(const float* from, float* to, uint32_t fi, uint32_t ti, uint32_t count) {
+    if (!from || !to || count == 0) return;
+    std::memmove(to + size_t(ti) * 4, from + size_t(fi) * 4, size_t(count) * 4 * sizeof(float));
+}
+void copy_vertex(const float* from, float* to, uint32_t fi, uint32_t ti) {
+    if (!from || !to) return;
+    std::memcpy(to + size_t(ti) * 4, from + size_t(fi) * 4, 4 * sizeof(float));
+}
+}  // namespace
+
+void run_copy_vertices(const CopyOp& op, const BufferData& in, BufferData& out) {
+    copy_stream(in.p, out.p, op.start_in, op.start_out, op.count);
+    if (op.normals) {
+        copy_stream(in.n, out.n, op.start_in, op.start_out, op.count);
+        copy_stream(in.t, out.t, op.start_in, op.start_out, op.count);
+        copy_stream(in.b, out.b, op.start_in, op.start_out, op.count);
+    }
+}
+
+void run_gather(const GatherOp& op, const BufferData& in, BufferData& out) {
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+        copy_vertex(in.p, out.p, op.inputs[i], op.outputs[i]);
+        if (op.normals) {
+            copy_vertex(in.n, out.n, op.inputs[i], op.outputs[i]);
+            copy_vertex(in.t, out.t, op.inputs[i], op.outputs[i]);
+            copy_vertex(in.b, out.b, op.inputs[i], op.outputs[i]);
+        }
+    }
+}
+
+void run_convert(const BufferData& from, BufferData& to) {
+    const uint32_t n = from.count < to.count ? from.count : to.count;
+    copy_stream(from.p, to.p, 0, 0, n);
+    copy_stream(from.n, to.n, 0, 0, n);
+    copy_stream(from.t, to.t, 0, 0, n);
+    copy_stream(from.b, to.b, 0, 0, n);
+}
+
+namespace {
+
+// Triangle flips are bit-packed, one bit per triangle (byte t >> 3, bit t & 7): a flipped
+// triangle swaps its second and third vertex (seed 000: the flips turn the model's winding into
+// the operator's).
+bool flipped(const std::vector<uint8_t>& flips, uint32_t t) {
+    const uint32_t byte = t >> 3;
+    return byte < flips.size() && ((flips[byte] >> (t & 7)) & 1u);
+}
+
+// Sums the triangle normals cross(b - a, c - a) (area weighted) into the normal ids of their
+// vertices, in triangle order, then normalises each sum with the exact 1/sqrtf. Triangle
+// corners are "locals": vertex_of(local) gives the buffer vertex, id_of(local) its normal id.
+template <class VertexOf, class IdOf>
+void accumulate_normals(const BufferData& buf, const uint16_t* tris, uint32_t tri_count, const std::vector<uint8_t>& flips,
+                        VertexOf vertex_of, IdOf id_of, Scratch& s, uint32_t ids) {
+    for (int r = 0; r < 3; ++r) std::memset(s.accum[r], 0, size_t(ids) * sizeof(float));
+    for (uint32_t t = 0; t < tri_count; ++t) {
+        uint32_t l[3] = {tris[t * 3], tris[t * 3 + 1], tris[t * 3 + 2]};
+        if (flipped(flips, t)) {
+            const uint32_t tmp = l[1];
+            l[1] = l[2], l[2] = tmp;
+        }
+        const float* pa = buf.p + size_t(vertex_of(l[0])) * 4;
+        const float* pb = buf.p + size_t(vertex_of(l[1])) * 4;
+        const float* pc = buf.p + size_t(vertex_of(l[2])) * 4;
+        float e1[3], e2[3];
+        for (int r = 0; r < 3; ++r) e1[r] = pb[r] - pa[r], e2[r] = pc[r] - pa[r];
+        const float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        for (uint32_t k = 0; k < 3; ++k) {
+            const uint32_t id = id_of(l[k]);
+            for (int r = 0; r < 3; ++r) s.accum[r][id] = s.accum[r][id] + n[r];
+        }
+    }
+    for (uint32_t id = 0; id < ids; ++id) {
+        const float l2 = dot3(s.accum[0][id], s.accum[1][id], s.accum[2][id], s.accum[0][id], s.accum[1][id], s.accum[2][id]);
+        const float inv = l2 > 0 ? rsqrt_exact(l2) : 0.0f;
+        for (int r = 0; r < 3; ++r) s.accum[r][id] = s.accum[r][id] * inv;
+    }
+}
+
+// Vertex v's frame: its normal from normal id `id`; its tangent the edge to its reference vertex
+// projected on the normal's plane, normalised, turned about the normal by the stored angle
+// (t = e cos + (n x e) sin); bitangent flip * (n x t). Frame entry k holds v's reference vertex,
+// angle and flip. (Our reading of the stored members: seed 000 does not give this path.)
+void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t v, uint32_t id, uint32_t k) {
+    float* nv = buf.n + size_t(v) * 4;
+    if (op.normals)
+        for (int r = 0; r < 3; ++r) nv[r] = s.accum[r][id];
+    if (!op.tangents || k >= op.reference_vertices.size()) return;
+    const float n[3] = {nv[0], nv[1], nv[2]};
+    const float* pr = buf.p + size_t(op.reference_vertices[k]) * 4;
+    const float* pv = buf.p + size_t(v) * 4;
+    float e[3] = {pr[0] - pv[0], pr[1] - pv[1], pr[2] - pv[2]};
+    const float d = dot3(e[0], e[1], e[2], n[0], n[1], n[2]);
+    for (int r = 0; r < 3; ++r) e[r] = e[r] - n[r] * d;
+    const float l2 = dot3(e[0], e[1], e[2], e[0], e[1], e[2]);
+    const float inv = l2 > 0 ? rsqrt_exact(l2) : 0.0f;
+    for (float& x : e) x = x * inv;
+    const float ne[3] = {n[1] * e[2] - n[2] * e[1], n[2] * e[0] - n[0] * e[2], n[0] * e[1] - n[1] * e[0]};
+    const float c = op.tangent_cos[k], sn = op.tangent_sin[k];
+    float t[3];
+    for (int r = 0; r < 3; ++r) t[r] = e[r] * c + ne[r] * sn;
+    float* tv = buf.t + size_t(v) * 4;
+    for (int r = 0; r < 3; ++r) tv[r] = t[r];
+    if (op.bitangents && k < op.bitangent_flip.size()) {
+        const float f = op.bitangent_flip[k];
+        const float bt[3] = {n[1] * t[2] - n[2] * t[1], n[2] * t[0] - n[0] * t[2], n[0] * t[1] - n[1] * t[0]};
+        float* bv = buf.b + size_t(v) * 4;
+        for (int r = 0; r < 3; ++r) bv[r] = bt[r] * f;
+    }
+}
+
+}  // namespace
+
+void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s) {
+    if (!op.some) {
+        // Update all: the buffer's triangles; normal id per vertex (identity when none stored).
+        const bool mapped = !op.vert_to_normal_id.empty();
+        const uint32_t ids = mapped ? op.num_normal_ids : buf.count;
+        auto id_of = [&](uint32_t v) { return mapped ? uint32_t(op.vert_to_normal_id[v]) : v; };
+        accumulate_normals(buf, buf.triangles, buf.triangle_count, op.triangle_flips, [](uint32_t v) { return v; }, id_of, s, ids);
+        for (uint32_t v = 0; v < buf.count; ++v) write_frame(op, buf, s, v, id_of(v), v);
+        return;
+    }
+    // Update some: involved triangles index involved vertices; the selection (indices into the
+    // involved vertices) is what is written, selection entry k with frame entry k.
+    accumulate_normals(buf, op.triangles.data(), uint32_t(op.triangles.size() / 3), op.triangle_flips,
+                       [&](uint32_t l) { return uint32_t(op.involved_vertices[l]); },
+                       [&](uint32_t l) { return uint32_t(op.involved_to_normal_id[l]); }, s, op.num_normal_ids);
+    for (uint32_t k = 0; k < op.selection.size(); ++k) {
+        const uint32_t l = op.selection[k];
+        write_frame(op, buf, s, op.involved_vertices[l], op.involved_to_normal_id[l], k);
+    }
+}
+
+namespace {
+
+// Orthonormal axes from x and a vector in the xy plane, normalised with the game's approximate
+// reciprocal square root without refinement (seed 000), or the exact one: x' = x rsqrt(x.x),
+// z = normalise(x' cross y), y' = z cross x'.
+void orthonormalise(float* c0, float* c1, float* c2, bool exact) {
+    auto rs = exact ? rsqrt_exact : rsqrt_game;
+    const float sx = rs(dot3(c0[0], c0[1], c0[2], c0[0], c0[1], c0[2]));
+    float x[3] = {c0[0] * sx, c0[1] * sx, c0[2] * sx};
+    float z[3] = {x[1] * c1[2] - x[2] * c1[1], x[2] * c1[0] - x[0] * c1[2], x[0] * c1[1] - x[1] * c1[0]};
+    const float sz = rs(dot3(z[0], z[1], z[2], z[0], z[1], z[2]));
+    for (float& v : z) v = v * sz;
+    const float y[3] = {z[1] * x[2] - z[2] * x[1], z[2] * x[0] - z[0] * x[2], z[0] * x[1] - z[1] * x[0]};
+    for (int k = 0; k < 3; ++k) c0[k] = x[k], c1[k] = y[k], c2[k] = z[k];
+}
+
+// The bone of a triangle: its orthonormal frame (origin a, x along b - a, y towards c) in world
+// space, times the bone's local transform.
+Mat4 triangle_bone_frame(const BufferData& in, uint32_t triangle, bool exact) {
+    const uint16_t* t = in.triangles + size_t(triangle) * 3;
+    float p[3][3];
+    for (int k = 0; k < 3; ++k) {
+        const uint32_t v = t[k];
+        if (in.world_from_mesh_identity) {
+            for (int r = 0; r < 3; ++r) p[k][r] = in.p[size_t(v) * 4 + r];
+        } else {
+            transform_point(in.world_from_mesh, in.p[size_t(v) * 4 + 0], in.p[size_t(v) * 4 + 1], in.p[size_t(v) * 4 + 2], p[k]);
+        }
+    }
+    float c0[3], c1[3], c2[3];
+    for (int r = 0; r < 3; ++r) c0[r] = p[1][r] - p[0][r], c1[r] = p[2][r] - p[0][r];
+    orthonormalise(c0, c1, c2, exact);
+    Mat4 f;
+    for (int r = 0; r < 3; ++r) f.m[r] = c0[r], f.m[4 + r] = c1[r], f.m[8 + r] = c2[r], f.m[12 + r] = p[0][r];
+    f.m[3] = f.m[7] = f.m[11] = 0;
+    f.m[15] = 1;
+    return f;
+}
+
+}  // namespace
+
+void run_simple_mesh_bone_deform(const SimpleBoneDeformOp& op, const BufferData& in, Transforms& ts, bool exact_rsqrt) {
+    for (size_t i = 0; i < op.bones.size(); ++i) ts.m[op.bones[i]] = compose(triangle_bone_frame(in, op.triangles[i], exact_rsqrt), op.local[i]);
+}
+
+void run_mesh_bone_deform(const MeshBoneDeformOp& op, const BufferData& in, Transforms& ts, bool exact_rsqrt) {
+    for (size_t b = 0; b < op.bones.size(); ++b) {
+        float acc[16] = {};
+        for (uint32_t k = op.first_pair[2 * b]; k < op.first_pair[2 * b + 1]; ++k) {
+            const Mat4 m = compose(triangle_bone_frame(in, op.pair_triangle[k], exact_rsqrt), op.pair_local[k]);
+            for (int e = 0; e < 16; ++e) acc[e] = acc[e] + m.m[e] * op.pair_weight[k];
+        }
+        orthonormalise(acc, acc + 4, acc + 8, exact_rsqrt);
+        Mat4& out = ts.m[op.bones[b]];
+        std::memcpy(out.m, acc, sizeof acc);
+        out.m[3] = out.m[7] = out.m[11] = 0;
+        out.m[15] = 1;
+    }
+}
+
+}  // namespace drape::rt

@@ -1,0 +1,90 @@
+// drape runtime: the operators' arithmetic (every kind of seed 000's census but the simulate
+// kernel, which is runtime/src/solver/). Plain functions over the instance's structure-of-arrays
+// buffers, so tests can run each on hand-made data. The order of every sum is fixed and stated;
+// the file is built with -ffp-contract=off, so the compiler keeps it.
+#pragma once
+
+#include <cstdint>
+
+#include "rt_model.h"
+
+namespace drape::rt {
+
+// One buffer of an instance: each stream an array of 16-byte vectors (x, y, z, w), the layout
+// the solver reads its reference buffers in (Float4); a stream the buffer lacks is nullptr.
+struct BufferData {
+    float* p = nullptr;
+    float* n = nullptr;
+    float* t = nullptr;
+    float* b = nullptr;
+    uint32_t count = 0;
+    const uint16_t* triangles = nullptr;  // 3 per triangle
+    uint32_t triangle_count = 0;
+    Mat4 world_from_mesh, mesh_from_world;
+    bool world_from_mesh_identity = true, mesh_from_world_identity = true;
+};
+
+// The particles of one sim cloth: the solver's positions (x, y, z, w per particle).
+struct Particles {
+    float* xyzw;
+    uint32_t count;
+};
+
+// The transform set of an instance: world matrices, 16 floats each.
+struct Transforms {
+    Mat4* m;
+    uint32_t count;
+};
+
+bool is_identity(const Mat4& m);
+
+// ---- the seed's arithmetic, exposed for the rule tests ----------------------------------
+
+// Seed 000 "The skin operator": weight byte times f32bits(0x3B808081) (1/255 rounded to f32).
+float weight_from_byte(uint32_t byte);
+// Our decode of the 16-bit weights of 5..8-blend object-space blocks: u16 * f32(1/65535) (inferred).
+float weight_from_u16(uint32_t word);
+// hkPackedVector3: component i = f32(i32(u16(v[i]) << 16)) * f32bits(u32(u16(v[3])) << 16).
+void unpack_vector3(const int16_t v[4], float out[3]);
+// Composite of a bone matrix B and an inverse bind I: rotation columns (B.c0*x + B.c1*y) + B.c2*z,
+// translation ((B.c0*x + B.c3) + B.c1*y) + B.c2*z of I's columns (x, y, z).
+Mat4 compose(const Mat4& b, const Mat4& i);
+// A point through a blended matrix: ((c0*x + c3) + c1*y) + c2*z.
+void transform_point(const Mat4& m, float x, float y, float z, float out[3]);
+// A direction: (c0*x + c1*y) + c2*z (normals: no normalisation).
+void transform_direction(const Mat4& m, float x, float y, float z, float out[3]);
+// The approximate reciprocal square root (rsqrtss, no Newton step) the game's bone deformer uses,
+// or the exact 1/sqrtf in the portable mode.
+float rsqrt_game(float x);
+float rsqrt_exact(float x);
+
+// ---- operators --------------------------------------------------------------------------
+
+// Scratch an operator may use: Mat4 per subset entry, and normals per normal id.
+struct Scratch {
+    Mat4* matrices;
+    uint32_t matrix_capacity;
+    float* accum[3];
+    uint32_t accum_capacity;
+};
+
+// Skin P/PN/PNT, object space (bones: transform set x inverse binds) or bone space.
+void run_object_space_skin(const DeformOp& op, const Transforms& ts, BufferData& out, Scratch& s);
+void run_bone_space_skin(const DeformOp& op, const Transforms& ts, BufferData& out, Scratch& s);
+// Mesh-mesh deform: the deformer's "bones" are the input buffer's triangle frames.
+void run_object_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s);
+void run_bone_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s);
+// A triangle's frame: c0 = b - a, c1 = c - a, c2 = c0 x c1 (not normalised: the files' local z
+// coordinates, up to 18 in Sekiro's bone-space mesh-mesh deformers, fit an area-scaled normal), c3 = a.
+Mat4 triangle_frame(const BufferData& in, uint32_t triangle);
+
+void run_move_particles(const MoveParticlesOp& op, const BufferData& ref, Particles& p);
+void run_copy_vertices(const CopyOp& op, const BufferData& in, BufferData& out);
+void run_gather(const GatherOp& op, const BufferData& in, BufferData& out);
+// Input/output convert: the runtime keeps every buffer in one float layout, so a conversion is a copy.
+void run_convert(const BufferData& from, BufferData& to);
+void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s);
+void run_simple_mesh_bone_deform(const SimpleBoneDeformOp& op, const BufferData& in, Transforms& ts, bool exact_rsqrt);
+void run_mesh_bone_deform(const MeshBoneDeformOp& op, const BufferData& in, Transforms& ts, bool exact_rsqrt);
+
+}  // namespace drape::rt

@@ -1,0 +1,40 @@
+// libFuzzer: corrupted .drcloth bytes into the runtime's loader and, when they load, into
+// instance creation, reset and a few steps of every cloth data (the loader's index checks are
+// what keeps step() in bounds: a crash here is a missing check).
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "drape/runtime.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    drape_cloth_file* file = nullptr;
+    drape_error error;
+    if (drape_cloth_file_load(data, size, &file, &error) != DRAPE_RESULT_OK) return 0;
+    for (uint32_t c = 0; c < drape_cloth_data_count(file) && c < 4; ++c) {
+        drape_instance_def def = drape_default_instance_def();
+        def.cloth = c;
+        drape_instance* inst = nullptr;
+        if (drape_instance_create(file, &def, &inst, &error) != DRAPE_RESULT_OK) continue;
+        const uint32_t nt = drape_cloth_transform_count(file, c);
+        std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
+        for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
+        if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
+        drape_instance_reset(inst);
+        for (uint32_t s = 0; s < drape_cloth_state_count(file, c) && s < 6; ++s) {
+            drape_instance_select_state(inst, s);
+            for (int k = 0; k < 2; ++k) drape_instance_step(inst, 1.0f / 30);
+        }
+        for (uint32_t s = 0; s < drape_cloth_sim_count(file, c); ++s) {
+            std::vector<float> xyz(size_t(drape_cloth_sim_particle_count(file, c, s)) * 3 + 3);
+            drape_instance_read_particles(inst, s, xyz.data(), xyz.size());
+        }
+        for (uint32_t b = 0; b < drape_cloth_buffer_count(file, c); ++b) {
+            std::vector<float> xyz(size_t(drape_cloth_buffer_vertex_count(file, c, b)) * 3 + 3);
+            drape_instance_read_buffer(inst, b, DRAPE_STREAM_NORMAL, xyz.data(), xyz.size());
+        }
+        drape_instance_destroy(inst);
+    }
+    drape_cloth_file_destroy(file);
+    return 0;
+}

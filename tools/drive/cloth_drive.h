@@ -1,0 +1,74 @@
+// drape::drive: runs a .drcloth through the runtime the way a game drives it, for `drape
+// simulate` (and anything else that needs cloth motion without an engine): a clip drives the
+// cloth's transform set by bone name, a transform-set bone the clip's skeleton lacks follows its
+// nearest matched parent at the cloth skeleton's reference pose, and without a clip the bind pose
+// sways procedurally. Reports what the corpus run checks, per sim cloth.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "drape/anim/animation.h"
+#include "drape/havok/animation.h"
+#include "drape/io/error.h"
+
+namespace drape::drive {
+
+// World matrices (16 floats each, four columns, c3 translation, the game's space) of every
+// transform of one cloth data's transform set, at time t.
+class TransformSetDriver {
+public:
+    // set_names: the transform set's bone names (transform i = bone i). cloth_skeleton: the
+    // cloth's own skeleton when known (parents and reference pose; seed 000: the transform set
+    // is that skeleton), else nullptr. bind_world: a fallback reference pose per transform (16
+    // floats each, e.g. the inverses of an object-space skin's inverse binds), used for bones
+    // the cloth skeleton does not give; may be empty. anim_skeleton + clip: the character's
+    // skeleton and the clip that moves it; both nullptr: the reference pose swaying.
+    TransformSetDriver(const std::vector<std::string>& set_names, const havok::Skeleton* cloth_skeleton,
+                       const std::vector<float>& bind_world, const havok::Skeleton* anim_skeleton, const anim::Clip* clip,
+                       bool sway = true);
+    void pose_at(float t, float* out) const;
+    uint32_t matched() const { return m_matched; }  // transforms driven by a bone of the clip's skeleton
+    uint32_t count() const { return uint32_t(m_ref_world.size() / 16); }
+
+private:
+    std::vector<float> m_ref_world;   // 16 per transform: the cloth's reference pose (world)
+    std::vector<int32_t> m_anim_bone; // per transform: the animation skeleton bone of the same name, -1
+    std::vector<int32_t> m_follow;    // per transform: nearest ancestor with an animation bone, -1
+    const havok::Skeleton* m_anim = nullptr;
+    const anim::Clip* m_clip = nullptr;
+    std::vector<int32_t> m_track_of_bone;
+    std::vector<float> m_anim_ref_world;  // 16 per animation bone: its reference pose (world)
+    uint32_t m_matched = 0;
+    bool m_sway = true;
+};
+
+struct SimStats {
+    std::string cloth, sim;
+    uint32_t particles = 0, steps = 0;
+    bool finite = true;               // every position finite after every step
+    float max_link_stretch = 0;       // largest (length - rest) / rest of a standard/stretch link over the run
+    float max_penetration_m = 0;      // deepest particle inside a file collidable it collides with (after a step)
+    float max_pinned_error_m = 0;     // largest |pinned particle - its move-particles vertex| after a step
+    double ns_per_step = 0;           // median wall time of one step of the cloth data
+    bool simulated = false;           // the runtime has its simulate kernel
+    // Kinetic energy per unit mass (mean of |dx/dt|^2 / 2 over the particles), the largest in the
+    // first and in the last tenth of the run: without input (RunOptions::sway false, no clip) the
+    // late figure must not exceed the early one.
+    double early_energy = 0, late_energy = 0;
+};
+
+struct RunOptions {
+    uint32_t steps = 1000;
+    float dt = 1.0f / 30;
+    const havok::Skeleton* cloth_skeleton = nullptr;  // the cloth file's own skeleton, when known
+    const havok::Skeleton* anim_skeleton = nullptr;
+    const anim::Clip* clip = nullptr;
+    bool sway = true;  // without a clip: sway the root (false: hold the reference pose still)
+};
+
+// Loads `drcloth` with the runtime and runs every cloth data `steps` steps.
+Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& drcloth, const RunOptions& options);
+
+}  // namespace drape::drive
