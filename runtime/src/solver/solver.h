@@ -424,6 +424,10 @@ struct StepInputs {
     float wind_stiffness = 10.0f;  // the action's constructor (seed 000)
     float wind_stride = 0.6f;      // the executable's constant, clamped to [0, 1]
     SolveMode mode = SolveMode::scheduled;
+    // Diagnosis switches (default off): leave out the collision pass or the local-range sets,
+    // to tell which part of a cloth's program moves its particles.
+    bool skip_collision = false;
+    bool skip_local_range = false;
 };
 
 // The operator's notifyPreExecution: time step dt/slow_motion, substep (1/subSteps)*timeStep,
