@@ -238,7 +238,7 @@ void notify(const Setup& s, State& st, const StepInputs& in) {
             const Matrix4 goal = mul(in.transforms[c.bone], c.offset);
             CollidableState& cs = st.collidables[i];
             drive_velocities(cs.rotation, cs.translation, quaternion_from_matrix(goal), goal.c3, st.time_step,
-                             cs.linear_velocity, cs.angular_velocity);
+                             cs.linear_velocity, cs.angular_velocity, in.portable);
         }
     }
 
