@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "drape/game/identify.h"
 #include "drape/havok/cloth.h"
 #include "drape/schema/cloth_v1_generated.h"
 #include "drcloth_read.h"
@@ -9,7 +10,7 @@
 namespace drape::cli {
 
 bool looks_like_drcloth(Bytes b) {
-    if (b.size() >= 8 && std::memcmp(b.data() + 4, "DRCL", 4) == 0) return true;
+    if (game::is_drcloth(b)) return true;
     return b.size() >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD;
 }
 
