@@ -154,6 +154,11 @@ TEST_CASE("solver rule 4: collidable driving takes goal*conj(current), angle thr
     CHECK(w.x == doctest::Approx(0.6f / 3 / dt).epsilon(1e-5));
     CHECK(w.y == doctest::Approx(1.2f / 3 / dt).epsilon(1e-5));
     CHECK(w.z == doctest::Approx(1.2f / 3 / dt).epsilon(1e-5));
+    // Portable mode (the correctly rounded 1/sqrt seeds the Newton step) agrees to rounding.
+    Float4 vp, wp;
+    drive_velocities(cur, ct, goal, gt, dt, vp, wp, true);
+    CHECK(wp.x == doctest::Approx(w.x).epsilon(1e-6));
+    CHECK(bits(vp.x) == bits(v.x));
     // The goal's sign does not matter (q and -q are one rotation).
     Float4 v2, w2;
     drive_velocities(cur, ct, Quaternion{-goal.x, -goal.y, -goal.z, -goal.w}, gt, dt, v2, w2);

@@ -51,10 +51,11 @@ float acos_poly(float x) {
 
 // 1/sqrt(x) by the processor's estimate and one Newton step (seed 000). Where there is no
 // estimate instruction, the correctly rounded value seeds the step.
-float rsqrt_newton(float x) {
+float rsqrt_newton(float x, bool portable) {
 #if DRAPE_SOLVER_HAS_RSQRT
-    const float r = _mm_cvtss_f32(_mm_rsqrt_ss(_mm_set_ss(x)));
+    const float r = portable ? 1.0f / std::sqrt(x) : _mm_cvtss_f32(_mm_rsqrt_ss(_mm_set_ss(x)));
 #else
+    (void)portable;
     const float r = 1.0f / std::sqrt(x);
 #endif
     return (0.5f * r) * (3.0f - (x * r) * r);
@@ -63,7 +64,7 @@ float rsqrt_newton(float x) {
 }  // namespace
 
 void drive_velocities(const Quaternion& cur, const Float4& cur_t, const Quaternion& goal_in, const Float4& goal_t, float dt,
-                      Float4& linear_velocity, Float4& angular_velocity) {
+                      Float4& linear_velocity, Float4& angular_velocity, bool portable) {
     const float inv_dt = 1.0f / dt;
     linear_velocity = {(goal_t.x - cur_t.x) * inv_dt, (goal_t.y - cur_t.y) * inv_dt, (goal_t.z - cur_t.z) * inv_dt, 0};
     // q and -q are one rotation: take the goal on the current's side, so the angle is <= pi.
@@ -85,7 +86,7 @@ void drive_velocities(const Quaternion& cur, const Float4& cur_t, const Quaterni
         return;
     }
     const float angle = 2.0f * acos_poly(real > 1.0f ? 1.0f : real);
-    const float r = rsqrt_newton(n2);
+    const float r = rsqrt_newton(n2, portable);
     const float s = angle / dt;
     angular_velocity = {(vx * r) * s, (vy * r) * s, (vz * r) * s, 0};
 }

@@ -424,6 +424,13 @@ struct StepInputs {
     float wind_stiffness = 10.0f;  // the action's constructor (seed 000)
     float wind_stride = 0.6f;      // the executable's constant, clamped to [0, 1]
     SolveMode mode = SolveMode::scheduled;
+    // Diagnosis switches (default off): leave out the collision pass or the local-range sets,
+    // to tell which part of a cloth's program moves its particles.
+    bool skip_collision = false;
+    bool skip_local_range = false;
+    // Portable mode: the collidable driving's rsqrt estimate replaced by the correctly rounded
+    // value, so the step gives the same bits on every CPU (the game's estimate is CPU-specific).
+    bool portable = false;
 };
 
 // The operator's notifyPreExecution: time step dt/slow_motion, substep (1/subSteps)*timeStep,
@@ -455,9 +462,11 @@ float dot4(const Float4& a, const Float4& b);   // (x*x' + z*z') + (y*y' + w*w')
 float dot3(const Float4& a, const Float4& b);   // (x*x' + y*y') + z*z'
 float plane_distance(const Float4& plane, const Float4& p);  // ((x*px + y*py) + z*pz) + w
 // Collidable driving (seed 000): velocities that take `current` to `goal` in dt.
+// portable = true seeds the Newton step with the correctly rounded 1/sqrt instead of the
+// processor's estimate (rsqrtss differs between CPU vendors): the same bits on every CPU.
 void drive_velocities(const Quaternion& current_rotation, const Float4& current_translation,
                       const Quaternion& goal_rotation, const Float4& goal_translation, float dt,
-                      Float4& linear_velocity, Float4& angular_velocity);
+                      Float4& linear_velocity, Float4& angular_velocity, bool portable = false);
 // One substep's rotation: the half-angle quaternion of angular_velocity*h times `rotation`, normalised.
 Quaternion integrate_rotation(const Quaternion& rotation, const Float4& angular_velocity, float h);
 // The wind action's reuse rule: particle i of n reuses its predecessor's force.

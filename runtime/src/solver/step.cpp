@@ -238,7 +238,7 @@ void notify(const Setup& s, State& st, const StepInputs& in) {
             const Matrix4 goal = mul(in.transforms[c.bone], c.offset);
             CollidableState& cs = st.collidables[i];
             drive_velocities(cs.rotation, cs.translation, quaternion_from_matrix(goal), goal.c3, st.time_step,
-                             cs.linear_velocity, cs.angular_velocity);
+                             cs.linear_velocity, cs.angular_velocity, in.portable);
         }
     }
 
@@ -923,7 +923,7 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
                 switch (pass.kind) {
                     case PassKind::links: solve_links(s.link_runs[pass.index], st.positions, in.mode); break;
                     case PassKind::bend_stiffness: solve_bend_stiffness(s.bend_stiffness_sets[pass.index], s, st.positions); break;
-                    case PassKind::local_range: solve_local_range(s.local_range_sets[pass.index], s, st.positions, in); break;
+                    case PassKind::local_range: if (!in.skip_local_range) solve_local_range(s.local_range_sets[pass.index], s, st.positions, in); break;
                     case PassKind::transition: {
                         const TransitionSet& t = s.transition_sets[pass.index];
                         solve_transition(t, st.transitions[t.state_index], s, st.positions, in);
@@ -934,7 +934,7 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
                         solve_volume(v, st.volumes[v.state_index], s, st.positions);
                         break;
                     }
-                    case PassKind::collision: collide(s, st, in.mode); break;
+                    case PassKind::collision: if (!in.skip_collision) collide(s, st, in.mode); break;
                 }
             }
         }
