@@ -145,18 +145,40 @@ std::vector<uint8_t> write_glb(const std::string& json_text, std::span<const uin
     return out;
 }
 
+namespace {
+
+// The document's JSON with its one buffer declared, spliced into the text rather than added to a
+// copy of the JSON tree (a character with every clip holds a tree of ~100 MB).
+std::string with_buffer(const njson& doc, int indent, size_t bin_size, const std::string& uri) {
+    std::string text = doc.dump(indent, ' ', false, njson::error_handler_t::replace);
+    if (bin_size == 0 || text.size() < 2 || text.back() != '}') return text;
+    njson buffer = {{"byteLength", bin_size}};
+    if (!uri.empty()) buffer["uri"] = uri;
+    text.pop_back();
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    text += (text.size() > 1 ? "," : "") + std::string("\"buffers\":[") + buffer.dump() + "]}";
+    return text;
+}
+
+}  // namespace
+
 std::vector<uint8_t> GltfDocument::glb() const {
-    njson doc = m_json;
-    if (!m_bin.empty()) doc["buffers"] = njson::array({{{"byteLength", m_bin.size()}}});
-    else doc.erase("buffers");
-    return write_glb(doc.dump(-1, ' ', false, njson::error_handler_t::replace), m_bin);
+    // Buffers are the document's own: one, the BIN chunk (any "buffers" read by from_glb is replaced).
+    if (m_json.contains("buffers")) {
+        njson doc = m_json;
+        doc.erase("buffers");
+        return write_glb(with_buffer(doc, -1, m_bin.size(), ""), m_bin);
+    }
+    return write_glb(with_buffer(m_json, -1, m_bin.size(), ""), m_bin);
 }
 
 std::string GltfDocument::gltf_text(const std::string& bin_uri) const {
-    njson doc = m_json;
-    if (!m_bin.empty()) doc["buffers"] = njson::array({{{"byteLength", m_bin.size()}, {"uri", bin_uri}}});
-    else doc.erase("buffers");
-    return doc.dump(2, ' ', false, njson::error_handler_t::replace);
+    if (m_json.contains("buffers")) {
+        njson doc = m_json;
+        doc.erase("buffers");
+        return with_buffer(doc, 2, m_bin.size(), bin_uri);
+    }
+    return with_buffer(m_json, 2, m_bin.size(), bin_uri);
 }
 
 Result<Glb> read_glb(Bytes data) {
@@ -214,6 +236,7 @@ Result<GltfDocument> GltfDocument::from_glb(Bytes data) {
         for (const auto& v : j["bufferViews"])
             if (!v.is_object() || !v.contains("buffer") || !is_int(v["buffer"]) || v["buffer"].get<int64_t>() != 0)
                 return make_error("a bufferView does not name buffer 0", "glb.json.bufferViews");
+    j.erase("buffers");  // glb() declares the one buffer again
     doc.m_bin = std::move(bin);
     return doc;
 }
