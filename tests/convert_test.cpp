@@ -331,6 +331,8 @@ TEST_CASE("drape convert: the Elden Ring game folder of the corpus, every charac
         CHECK_MESSAGE(r.ok, r.name << ": " << r.error);
         CHECK(r.kind == "character");
         CHECK(r.meshes > 0);
+        // Textured: the MATBINs of material/ name the textures, the texbnds hold them.
+        CHECK_MESSAGE(r.images > 0, r.name << " holds images");
         CHECK(fs::exists(out / "chr" / (r.name + ".glb")));
         CHECK_MESSAGE(fs::exists(out / "chr" / (r.name + ".drcloth")), r.name << " has its .drcloth");
     }
@@ -345,6 +347,10 @@ TEST_CASE("drape convert: the Elden Ring game folder of the corpus, every charac
     const Gltf g = parse(test::load(out / "chr/c5000.glb"));
     REQUIRE(g.j.contains("animations"));
     CHECK(g.j["animations"].size() == set->clips.size());
+    // Base colour bound on the body materials.
+    size_t with_base_colour = 0;
+    for (const auto& m : g.j["materials"]) with_base_colour += m["pbrMetallicRoughness"].contains("baseColorTexture");
+    CHECK(with_base_colour > 0);
     auto rep = json::parse(std::ifstream(out / "chr/c5000.report.json"));
     CHECK(rep["bone_match"]["reparented"].size() == 47);
 }

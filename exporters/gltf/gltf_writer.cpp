@@ -228,6 +228,8 @@ Result<ModelNodes> add_model(GltfDocument& doc, const flver::Model& model, const
             Role role = texture_role(t);
             if (role == Role::none || have[int(role)]) continue;
             int ti = gltf_texture(texture_key(t.path));
+            // Low-resolution texbnds name their textures with an `_l` suffix (c5000_BD_a_l).
+            if (ti < 0) ti = gltf_texture(texture_key(t.path) + "_l");
             if (ti < 0) continue;
             have[int(role)] = true;
             if (role == Role::albedo) {
@@ -240,6 +242,12 @@ Result<ModelNodes> add_model(GltfDocument& doc, const flver::Model& model, const
             }
         }
         ex["textures"] = std::move(texs);
+        if (!m.definition.empty()) {
+            // The MATBIN / MTD the textures were resolved from (drape::game::resolve_material_textures).
+            json params = json::object();
+            for (const auto& p : m.params) params[p.name] = p.values.size() == 1 ? json(p.values[0]) : json(p.values);
+            ex["definition"] = {{"member", m.definition}, {"shader", m.shader}, {"params", std::move(params)}};
+        }
         if (auto it = options.material_extras.find(mi); it != options.material_extras.end())
             for (auto& [k, v] : it->second.items()) ex[k] = v;
         gm["extras"] = std::move(ex);

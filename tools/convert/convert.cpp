@@ -8,6 +8,7 @@
 #include <regex>
 #include <thread>
 
+#include "drape/matbin/matbin.h"
 #include "item.h"
 
 namespace drape::convert {
@@ -192,6 +193,9 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
             default: break;
         }
     }
+    // A folder without material/ or mtd/ inside (chr/ given alone, a single file): the game's
+    // binders beside or above it.
+    if (material_libraries.empty() && !files.empty()) material_libraries = matbin::MaterialLibrary::binders_for(files.front());
     std::vector<ItemInputs> work;
     for (auto& [k, g] : groups) {
         if (g.model.empty() && g.main_anibnd.empty() && g.cloth_files.empty() && g.clip_anibnds.empty()) {
@@ -215,6 +219,9 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     std::mutex progress_mutex;
     size_t done = 0;
     SharedCache cache;
+    for (const auto& lib : material_libraries)
+        if (auto a = cache.materials.add_file(lib, per_job.dcx); !a)
+            report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());
     auto worker = [&] {
         for (size_t i = next++; i < work.size(); i = next++) {
             const auto s = std::chrono::steady_clock::now();

@@ -18,6 +18,7 @@
 #include "drape/flver/flver.h"
 #include "drape/game/containers.h"
 #include "drape/game/loaders.h"
+#include "drape/game/materials.h"
 #include "drape/havok/cloth.h"
 #include "drape/havok/hkx.h"
 #include "drape/io/file.h"
@@ -168,19 +169,19 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     }
 
     // ---- materials: Elden Ring and Sekiro leave FLVER texture paths empty ------------------
-    // CALL SITE (materials branch): once drape::game::resolve_material_textures and
-    // drape::matbin::MaterialLibrary are in main, load the library from in.material_libraries
-    // (material/allmaterial*.matbinbnd.dcx, mtd/*.mtdbnd.dcx) once per run and call
-    //   resolve_material_textures(*model, library) -> warnings
-    // here, before the textures are resolved.
     if (model) {
         size_t empty_paths = 0;
         for (const auto& mat : model->materials)
             for (const auto& t : mat.textures) empty_paths += t.path.empty();
-        if (empty_paths && !in.material_libraries.empty())
-            r.warnings.push_back(std::to_string(empty_paths) +
-                                 " material texture paths are empty (Elden Ring / Sekiro name them in MATBIN/MTD); material "
-                                 "resolution is not built in yet, so those textures stay unbound");
+        if (empty_paths) {
+            if (cache.materials.size() == 0) {
+                r.warnings.push_back(std::to_string(empty_paths) +
+                                     " material texture paths are empty and no material/ or mtd/ binder is in the folder; those "
+                                     "textures stay unbound");
+            } else {
+                for (auto& w : game::resolve_material_textures(*model, cache.materials)) r.warnings.push_back(w);
+            }
+        }
     }
 
     // ---- textures ---------------------------------------------------------------------------

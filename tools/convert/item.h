@@ -10,6 +10,7 @@
 #include "drape/convert/convert.h"
 #include "drape/havok/animation.h"
 #include "drape/io/error.h"
+#include "drape/matbin/matbin.h"
 
 namespace drape::convert {
 
@@ -32,6 +33,8 @@ struct ItemInputs {
 struct SharedCache {
     std::once_flag player_once;
     std::optional<havok::Skeleton> player_skeleton;
+    // The folder's MATBIN / MTD binders, indexed before the jobs start (lookups are thread-safe).
+    matbin::MaterialLibrary materials;
 };
 
 ItemResult convert_item(const ItemInputs& in, const std::filesystem::path& out, const Options& options, SharedCache& cache);
