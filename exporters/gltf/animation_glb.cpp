@@ -1,10 +1,13 @@
-// drape: clips to glTF animations in a .glb, standalone or merged into a model's .glb.
-// The JSON is built with nlohmann::json; the GLB container is read and written here.
+// drape: clips to glTF animations, added to a GltfDocument (the one builder): on their own
+// skeleton, onto a model built in the same document, or onto a .glb made elsewhere.
 #include "drape/exporters/animation_glb.h"
+
+#include "drape/exporters/gltf_document.h"
 
 #include "xform.h"
 
 #include <algorithm>
+#include <cassert>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -26,10 +29,7 @@ const char* mirror_name(Mirror m) {
 
 namespace {
 
-constexpr uint32_t k_glb_magic = 0x46546C67;  // "glTF"
-constexpr uint32_t k_chunk_json = 0x4E4F534A;  // "JSON"
-constexpr uint32_t k_chunk_bin = 0x004E4942;   // "BIN\0"
-constexpr int k_float = 5126;
+constexpr int k_float = k_gltf_float;
 
 // The model exporter's matrix and quaternion helpers (column-major, like glTF).
 using V3 = xf::V3;
@@ -53,13 +53,15 @@ anim::Transform from_havok(const havok::QsTransform& q) {
     return t;
 }
 
-// Appends accessors to one bufferView of new data, created by finish().
+// Appends accessors to one bufferView of new data, created by finish() (one view for every
+// clip rather than one per accessor).
 class DataBuilder {
 public:
-    DataBuilder(json& doc, std::vector<uint8_t>& bin) : m_doc(doc), m_bin(bin) {
-        if (!m_doc.contains("accessors")) m_doc["accessors"] = json::array();
-        if (!m_doc.contains("bufferViews")) m_doc["bufferViews"] = json::array();
-        m_view = int(m_doc["bufferViews"].size());
+    explicit DataBuilder(GltfDocument& doc) : m_doc(doc) {
+        json& j = m_doc.json();
+        if (!j.contains("accessors")) j["accessors"] = json::array();
+        if (!j.contains("bufferViews")) j["bufferViews"] = json::array();
+        m_view = int(j["bufferViews"].size());
     }
 
     int add(const std::vector<float>& values, const char* type, bool min_max = false) {
@@ -77,23 +79,19 @@ public:
         const size_t at = m_data.size();
         m_data.resize(at + values.size() * 4);
         if (!values.empty()) std::memcpy(m_data.data() + at, values.data(), values.size() * 4);
-        m_doc["accessors"].push_back(acc);
-        return int(m_doc["accessors"].size()) - 1;
+        m_doc.json()["accessors"].push_back(acc);
+        return int(m_doc.json()["accessors"].size()) - 1;
     }
 
     void finish() {
         if (m_data.empty()) return;
-        while (m_bin.size() % 4) m_bin.push_back(0);
-        json view = {{"buffer", 0}, {"byteOffset", m_bin.size()}, {"byteLength", m_data.size()}, {"name", "drape animations"}};
-        m_bin.insert(m_bin.end(), m_data.begin(), m_data.end());
-        m_doc["bufferViews"].push_back(view);
-        if (!m_doc.contains("buffers") || !m_doc["buffers"].is_array() || m_doc["buffers"].empty()) m_doc["buffers"] = json::array({json::object()});
-        m_doc["buffers"][0]["byteLength"] = m_bin.size();
+        [[maybe_unused]] const int view = m_doc.add_view(m_data.data(), m_data.size(), 0, "drape animations");
+        // No other view is added while clips are written, so the index announced is the one made.
+        assert(view == m_view);
     }
 
 private:
-    json& m_doc;
-    std::vector<uint8_t>& m_bin;
+    GltfDocument& m_doc;
     std::vector<uint8_t> m_data;
     int m_view = 0;
 };
@@ -146,10 +144,11 @@ void push_quat(std::vector<float>& out, Q q) {
     for (double v : q) out.push_back(float(v));
 }
 
-void add_clips(json& doc, std::vector<uint8_t>& bin, const havok::Skeleton& skel, std::span<const anim::Clip> clips, const Targets& targets,
-               const AnimationGlbOptions& options, Mirror mirror, AnimationGlbReport& report) {
+void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<const anim::Clip> clips, const Targets& targets,
+                  const AnimationGlbOptions& options, Mirror mirror, AnimationGlbReport& report) {
+    json& doc = gdoc.json();
     if (!doc.contains("animations")) doc["animations"] = json::array();
-    DataBuilder data(doc, bin);
+    DataBuilder data(gdoc);
     for (const auto& clip : clips) {
         for (const auto& n : clip.notes) report.warnings.push_back(clip.name + ": " + n);
         json anim = {{"name", clip.name}, {"samplers", json::array()}, {"channels", json::array()}};
@@ -203,6 +202,23 @@ void add_clips(json& doc, std::vector<uint8_t>& bin, const havok::Skeleton& skel
             add_channel(anim, data, node, "rotation", std::move(R[t]), 4, time_acc, time0, report.channels);
             add_channel(anim, data, node, "scale", std::move(S[t]), 3, time_acc, time0, report.channels);
         }
+        if (options.pose_untracked_bones) {
+            // Bones no track drives take the skeleton's reference pose, as the game poses them.
+            std::vector<uint8_t> driven(skel.bone_names.size());
+            for (size_t t = 0; t < nt; ++t)
+                if (bones[t] >= 0) driven[size_t(bones[t])] = 1;
+            for (size_t b = 0; b < skel.bone_names.size() && b < targets.bone_node.size(); ++b) {
+                if (driven[b] || targets.bone_node[b] < 0 || b >= skel.reference_pose.size()) continue;
+                const anim::Transform x = from_havok(skel.reference_pose[b]);
+                std::vector<float> t3, r4, s3;
+                for (double v : conv_t(mirror, x.translation)) t3.push_back(float(v));
+                push_quat(r4, conv_q(mirror, x.rotation));
+                for (float v : x.scale) s3.push_back(v);
+                add_channel(anim, data, targets.bone_node[b], "translation", std::move(t3), 3, time0, time0, report.channels);
+                add_channel(anim, data, targets.bone_node[b], "rotation", std::move(r4), 4, time0, time0, report.channels);
+                add_channel(anim, data, targets.bone_node[b], "scale", std::move(s3), 3, time0, time0, report.channels);
+            }
+        }
         if (unmatched) report.warnings.push_back(clip.name + ": " + std::to_string(unmatched) + " tracks drive no bone of the target");
         if (options.root_motion && clip.root_motion && !clip.root_motion->samples.empty() && targets.root_node >= 0) {
             const auto& m = *clip.root_motion;
@@ -245,10 +261,6 @@ void add_clips(json& doc, std::vector<uint8_t>& bin, const havok::Skeleton& skel
     if (doc["animations"].empty()) doc.erase("animations");
 }
 
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
-}
-
 // Local transforms of the skeleton's bones in glTF space, and their world matrices.
 std::vector<M4> world_matrices(const havok::Skeleton& s, Mirror mirror) {
     const size_t n = s.bone_names.size();
@@ -266,63 +278,15 @@ bool is_int(const json& j) { return j.is_number_integer() || j.is_number_unsigne
 
 }  // namespace
 
-std::vector<uint8_t> write_glb(const std::string& json_text, std::span<const uint8_t> bin) {
-    std::string js = json_text;
-    while (js.size() % 4) js.push_back(' ');
-    std::vector<uint8_t> b(bin.begin(), bin.end());
-    while (b.size() % 4) b.push_back(0);
-    const size_t total = 12 + 8 + js.size() + (b.empty() ? 0 : 8 + b.size());
-    std::vector<uint8_t> out;
-    out.reserve(total);
-    put_u32(out, k_glb_magic);
-    put_u32(out, 2);
-    put_u32(out, uint32_t(total));
-    put_u32(out, uint32_t(js.size()));
-    put_u32(out, k_chunk_json);
-    out.insert(out.end(), js.begin(), js.end());
-    if (!b.empty()) {
-        put_u32(out, uint32_t(b.size()));
-        put_u32(out, k_chunk_bin);
-        out.insert(out.end(), b.begin(), b.end());
-    }
-    return out;
-}
-
-Result<Glb> read_glb(Bytes data) {
-    ByteReader r(data);
-    if (!r.expect<uint32_t>(k_glb_magic, "glb.magic") || !r.expect<uint32_t>(2, "glb.version")) return r.error();
-    const uint32_t length = r.u32("glb.length");
-    if (r.failed()) return r.error();
-    if (length > data.size()) return make_error_at(8, "glb.length", "declares " + std::to_string(length) + " B, the file has " + std::to_string(data.size()));
-    ByteReader body = r.slice(12, length - std::min<uint32_t>(length, 12), "glb.chunks");
-    if (r.failed() || length < 12) return length < 12 ? make_error_at(8, "glb.length", "shorter than the header") : r.error();
-    Glb g;
-    bool have_json = false;
-    while (body.remaining() > 0) {
-        const uint32_t size = body.u32("glb.chunk.length");
-        const uint32_t type = body.u32("glb.chunk.type");
-        Bytes chunk = body.take(size, "glb.chunk.data");
-        if (body.failed()) return body.error();
-        if (type == k_chunk_json && !have_json) {
-            g.json.assign(reinterpret_cast<const char*>(chunk.data()), chunk.size());
-            have_json = true;
-        } else if (type == k_chunk_bin && have_json && g.bin.empty()) {
-            g.bin.assign(chunk.begin(), chunk.end());
-        }
-        if (!body.align(4, "glb.chunk.padding")) return body.error();
-    }
-    if (!have_json) return make_error_at(12, "glb.chunk.type", "no JSON chunk first");
-    return g;
-}
-
-Result<std::vector<uint8_t>> animation_glb(const havok::Skeleton& skel, std::span<const anim::Clip> clips, const AnimationGlbOptions& options,
-                                           AnimationGlbReport* report_out) {
+Result<void> add_skeleton_and_clips(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<const anim::Clip> clips,
+                                    const AnimationGlbOptions& options, AnimationGlbReport* report_out) {
     AnimationGlbReport report;
+    json& doc = gdoc.json();
     const Mirror mirror = options.mirror == Mirror::z ? Mirror::z : Mirror::x;
     report.mirror = mirror;
     const size_t n = skel.bone_names.size();
     if (skel.parents.size() != n) return make_error("skeleton has " + std::to_string(skel.parents.size()) + " parents for " + std::to_string(n) + " bones", "skeleton");
-    json doc = {{"asset", {{"version", "2.0"}, {"generator", "drape 0.1.0 (animation)"}}}};
+    doc["asset"]["generator"] = "drape 0.1.0 (animation)";
     doc["extras"] = {{"coordinates", std::string("game (x, y, z) -> glTF ") + (mirror == Mirror::x ? "(-x, y, z)" : "(x, y, -z)") + "; metres"}};
     json nodes = json::array();
     json root = {{"name", options.root_name.empty() ? skel.name + "_root" : options.root_name}, {"children", json::array()}};
@@ -348,7 +312,6 @@ Result<std::vector<uint8_t>> animation_glb(const havok::Skeleton& skel, std::spa
     doc["nodes"] = nodes;
     doc["scene"] = 0;
     doc["scenes"] = json::array({{{"name", root["name"]}, {"nodes", json::array({0})}}});
-    std::vector<uint8_t> bin;
     if (n > 0) {
         // A skin over the bones so that importers (Blender) build an armature.
         std::vector<float> ibm;
@@ -356,34 +319,33 @@ Result<std::vector<uint8_t>> animation_glb(const havok::Skeleton& skel, std::spa
             const M4 inv = xf::affine_inverse(w);
             for (double v : inv) ibm.push_back(float(v));
         }
-        DataBuilder data(doc, bin);
+        DataBuilder data(gdoc);
         const int acc = data.add(ibm, "MAT4");
         data.finish();
         json joints = json::array();
         for (size_t i = 0; i < n; ++i) joints.push_back(int(i + 1));
         doc["skins"] = json::array({{{"name", skel.name}, {"joints", joints}, {"inverseBindMatrices", acc}, {"skeleton", 0}}});
     }
-    add_clips(doc, bin, skel, clips, targets, options, mirror, report);
+    add_clips_to(gdoc, skel, clips, targets, options, mirror, report);
     if (report_out) *report_out = std::move(report);
-    return write_glb(doc.dump(-1, ' ', false, json::error_handler_t::replace), bin);
+    return {};
 }
 
-Result<std::vector<uint8_t>> add_animations_to_glb(Bytes model_glb, const havok::Skeleton& skel, std::span<const anim::Clip> clips,
-                                                   const AnimationGlbOptions& options, AnimationGlbReport* report_out) {
+Result<std::vector<uint8_t>> animation_glb(const havok::Skeleton& skel, std::span<const anim::Clip> clips, const AnimationGlbOptions& options,
+                                           AnimationGlbReport* report_out) {
+    GltfDocument doc;
+    if (auto r = add_skeleton_and_clips(doc, skel, clips, options, report_out); !r) return r.error();
+    return doc.glb();
+}
+
+Result<void> add_clips(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<const anim::Clip> clips, const AnimationGlbOptions& options,
+                       AnimationGlbReport* report_out) {
     AnimationGlbReport report;
     if (skel.parents.size() != skel.bone_names.size())
         return make_error("skeleton has " + std::to_string(skel.parents.size()) + " parents for " + std::to_string(skel.bone_names.size()) + " bones",
                           "skeleton");
-    auto glb = read_glb(model_glb);
-    if (!glb) return glb.error();
-    json doc = json::parse(glb->json, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) return make_error_at(20, "glb.json", "the JSON chunk is not a JSON object");
+    json& doc = gdoc.json();
     if (!doc.contains("nodes") || !doc["nodes"].is_array() || doc["nodes"].empty()) return make_error("the model has no nodes", "glb.json.nodes");
-    if (doc.contains("buffers")) {
-        if (!doc["buffers"].is_array()) return make_error("not an array", "glb.json.buffers");
-        if (!doc["buffers"].empty() && (!doc["buffers"][0].is_object() || doc["buffers"][0].contains("uri")))
-            return make_error("buffer 0 is not the GLB's own BIN chunk; only self-contained .glb files can be extended", "glb.json.buffers");
-    }
     for (const char* key : {"accessors", "bufferViews", "animations", "scenes"})
         if (doc.contains(key) && !doc[key].is_array()) return make_error("not an array", std::string("glb.json.") + key);
     json& nodes = doc["nodes"];
@@ -468,13 +430,17 @@ Result<std::vector<uint8_t>> add_animations_to_glb(Bytes model_glb, const havok:
             }
         }
     }
-    std::vector<uint8_t> bin = std::move(glb->bin);
-    if (doc.contains("buffers") && doc["buffers"].is_array() && !doc["buffers"].empty() && doc["buffers"][0].contains("byteLength") &&
-        is_int(doc["buffers"][0]["byteLength"]) && doc["buffers"][0]["byteLength"].get<uint64_t>() <= bin.size())
-        bin.resize(doc["buffers"][0]["byteLength"].get<uint64_t>());  // drop the chunk's own padding
-    add_clips(doc, bin, skel, clips, targets, options, mirror, report);
+    add_clips_to(gdoc, skel, clips, targets, options, mirror, report);
     if (report_out) *report_out = std::move(report);
-    return write_glb(doc.dump(-1, ' ', false, json::error_handler_t::replace), bin);
+    return {};
+}
+
+Result<std::vector<uint8_t>> add_animations_to_glb(Bytes model_glb, const havok::Skeleton& skel, std::span<const anim::Clip> clips,
+                                                   const AnimationGlbOptions& options, AnimationGlbReport* report_out) {
+    auto doc = GltfDocument::from_glb(model_glb);
+    if (!doc) return doc.error();
+    if (auto r = add_clips(*doc, skel, clips, options, report_out); !r) return r.error();
+    return doc->glb();
 }
 
 }  // namespace drape::exporters

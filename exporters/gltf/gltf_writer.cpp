@@ -1,23 +1,11 @@
-// FLVER2 model -> glTF 2.0 through tinygltf (the one TU that compiles it).
-#define TINYGLTF_IMPLEMENTATION
-#define TINYGLTF_NO_STB_IMAGE
-#define TINYGLTF_NO_STB_IMAGE_WRITE
-#define TINYGLTF_NO_EXTERNAL_IMAGE
-#define TINYGLTF_NO_INCLUDE_STB_IMAGE
-#define TINYGLTF_NO_INCLUDE_STB_IMAGE_WRITE
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#include <tiny_gltf.h>
-#pragma GCC diagnostic pop
-
+// FLVER2 model -> glTF 2.0 nodes, skin, meshes, materials and textures in a GltfDocument.
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <sstream>
 
 #include "drape/exporters/gltf.h"
+#include "drape/exporters/gltf_document.h"
 #include "drape/io/file.h"
 #include "xform.h"
 
@@ -25,66 +13,7 @@ namespace drape::exporters {
 
 namespace {
 
-using tinygltf::Value;
-
-Value inum(int64_t v) { return Value(int(v)); }
-Value str(const std::string& s) { return Value(s); }
-Value vec(std::initializer_list<double> v) {
-    Value::Array a;
-    for (double x : v) a.push_back(Value(x));
-    return Value(a);
-}
-
-struct BufferBuilder {
-    tinygltf::Model& g;
-    std::vector<unsigned char>& data;
-
-    int view(const void* bytes, size_t size, int target) {
-        while (data.size() % 4) data.push_back(0);
-        tinygltf::BufferView bv;
-        bv.buffer = 0;
-        bv.byteOffset = data.size();
-        bv.byteLength = size;
-        bv.target = target;
-        const auto* p = static_cast<const unsigned char*>(bytes);
-        data.insert(data.end(), p, p + size);
-        g.bufferViews.push_back(bv);
-        return int(g.bufferViews.size() - 1);
-    }
-
-    template <class T>
-    int accessor(const std::vector<T>& v, int components, int type, int component_type, int target, bool normalized = false,
-                 bool minmax = false) {
-        tinygltf::Accessor a;
-        a.bufferView = view(v.data(), v.size() * sizeof(T), target);
-        a.byteOffset = 0;
-        a.componentType = component_type;
-        a.normalized = normalized;
-        a.count = v.size() * sizeof(T) / (sizeof(float) * 0 + component_size(component_type) * size_t(components));
-        a.type = type;
-        if (minmax && component_type == TINYGLTF_COMPONENT_TYPE_FLOAT && a.count > 0) {
-            const float* f = reinterpret_cast<const float*>(v.data());
-            a.minValues.assign(size_t(components), 1e300);
-            a.maxValues.assign(size_t(components), -1e300);
-            for (size_t i = 0; i < a.count; ++i)
-                for (int c = 0; c < components; ++c) {
-                    double x = f[i * size_t(components) + size_t(c)];
-                    a.minValues[size_t(c)] = std::min(a.minValues[size_t(c)], x);
-                    a.maxValues[size_t(c)] = std::max(a.maxValues[size_t(c)], x);
-                }
-        }
-        g.accessors.push_back(a);
-        return int(g.accessors.size() - 1);
-    }
-
-    static size_t component_size(int ct) {
-        switch (ct) {
-            case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
-            case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
-            default: return 4;
-        }
-    }
-};
+using json = nlohmann::json;
 
 std::string lower(std::string s) {
     for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -151,18 +80,16 @@ std::string texture_key(const std::string& path) {
     return lower(base);
 }
 
-Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOptions& options, std::vector<uint8_t>* bin_out,
-                                        const std::string& bin_uri) {
-    tinygltf::Model g;
-    g.asset.version = "2.0";
-    g.asset.generator = "drape 0.1.0";
-    g.buffers.resize(1);
-    std::vector<unsigned char>& data = g.buffers[0].data;
-    BufferBuilder bb{g, data};
+Result<ModelNodes> add_model(GltfDocument& doc, const flver::Model& model, const GltfOptions& options, ModelReport* report_out) {
+    ModelReport report;
+    json& g = doc.json();
     const std::string name = options.name.empty() ? "model" : options.name;
     const size_t node_count = model.nodes.size();
+    if (!g.contains("nodes")) g["nodes"] = json::array();
+    json& nodes = g["nodes"];
+    ModelNodes out;
 
-    // ---- nodes: [0] root, [1..N] FLVER nodes --------------------------------------------
+    // ---- nodes: root, then one per FLVER node ----------------------------------------------
     std::vector<xf::Mat4> world(node_count);  // game space
     {
         std::vector<uint8_t> done(node_count);
@@ -178,35 +105,31 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
             }
         }
     }
-    tinygltf::Node root;
-    root.name = name;
+    out.root = int(nodes.size());
     {
-        Value::Object ex;
         char ver[16];
         std::snprintf(ver, sizeof ver, "0x%X", unsigned(model.header.version));
-        ex["flver_version"] = str(ver);
-        ex["coordinates"] = str("game (x, y, z) -> glTF (x, y, -z); metres");
-        root.extras = Value(ex);
+        nodes.push_back({{"name", name},
+                         {"extras", {{"flver_version", ver}, {"coordinates", "game (x, y, z) -> glTF (x, y, -z); metres"}}}});
     }
-    g.nodes.push_back(root);
+    const int first = int(nodes.size());
     for (size_t i = 0; i < node_count; ++i) {
         const auto& n = model.nodes[i];
-        tinygltf::Node gn;
-        gn.name = n.name;
         xf::Quat q = xf::mirror(xf::euler_to_quat(n.rotation.x, n.rotation.y, n.rotation.z));
         xf::V3 t = xf::mirror(xf::V3{n.translation.x, n.translation.y, n.translation.z});
-        gn.translation = {t[0], t[1], t[2]};
-        gn.rotation = {q[0], q[1], q[2], q[3]};
-        if (n.scale.x != 1 || n.scale.y != 1 || n.scale.z != 1) gn.scale = {n.scale.x, n.scale.y, n.scale.z};
-        Value::Object ex;
-        ex["flver_index"] = inum(int64_t(i));
-        ex["flags"] = inum(n.flags);
-        gn.extras = Value(ex);
-        g.nodes.push_back(gn);
+        json gn = {{"name", n.name}, {"translation", t}, {"rotation", q}, {"extras", {{"flver_index", i}, {"flags", n.flags}}}};
+        if (n.scale.x != 1 || n.scale.y != 1 || n.scale.z != 1) gn["scale"] = {n.scale.x, n.scale.y, n.scale.z};
+        nodes.push_back(std::move(gn));
+        out.flver_node.push_back(first + int(i));
     }
+    auto add_child = [&](int parent, int child) {
+        json& p = nodes[size_t(parent)];
+        if (!p.contains("children")) p["children"] = json::array();
+        p["children"].push_back(child);
+    };
     for (size_t i = 0; i < node_count; ++i) {
         int32_t p = model.nodes[i].parent;
-        (p >= 0 ? g.nodes[size_t(p) + 1] : g.nodes[0]).children.push_back(int(i + 1));
+        add_child(p >= 0 ? first + p : out.root, first + int(i));
     }
 
     // ---- dummy polys ----------------------------------------------------------------------
@@ -240,92 +163,68 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
         xf::V3 lt, ls;
         xf::Quat lq;
         xf::decompose(xf::mirror(local), lt, lq, ls);
-        tinygltf::Node dn;
-        dn.name = "dummy_" + std::to_string(d.reference_id);
-        dn.translation = {lt[0], lt[1], lt[2]};
-        dn.rotation = {lq[0], lq[1], lq[2], lq[3]};
-        if (std::fabs(ls[0] - 1) > 1e-6 || std::fabs(ls[1] - 1) > 1e-6 || std::fabs(ls[2] - 1) > 1e-6)
-            dn.scale = {ls[0], ls[1], ls[2]};
-        Value::Object ex;
-        ex["reference_id"] = inum(d.reference_id);
-        ex["parent_node"] = has_parent ? str(model.nodes[size_t(d.parent_node)].name) : inum(-1);
-        ex["attach_node"] = has_attach ? str(model.nodes[size_t(d.attach_node)].name) : inum(-1);
-        ex["use_upward_vector"] = Value(d.use_upward);
-        ex["flag1"] = Value(d.flag1);
-        dn.extras = Value(ex);
-        g.nodes.push_back(dn);
-        (has_attach ? g.nodes[size_t(d.attach_node) + 1] : g.nodes[0]).children.push_back(int(g.nodes.size() - 1));
-    }
-
-    // ---- skin -----------------------------------------------------------------------------
-    int skin = -1;
-    if (node_count > 0) {
-        std::vector<float> ibm(node_count * 16);
-        for (size_t i = 0; i < node_count; ++i) {
-            xf::Mat4 inv = xf::affine_inverse(xf::mirror(world[i]));
-            for (int k = 0; k < 16; ++k) ibm[i * 16 + size_t(k)] = float(inv[size_t(k)]);
-            ibm[i * 16 + 3] = ibm[i * 16 + 7] = ibm[i * 16 + 11] = 0;
-            ibm[i * 16 + 15] = 1;
-        }
-        tinygltf::Skin s;
-        s.name = name + "_skin";
-        s.skeleton = 0;
-        for (size_t i = 0; i < node_count; ++i) s.joints.push_back(int(i + 1));
-        s.inverseBindMatrices = bb.accessor(ibm, 16, TINYGLTF_TYPE_MAT4, TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
-        g.skins.push_back(s);
-        skin = 0;
+        json dn = {{"name", "dummy_" + std::to_string(d.reference_id)}, {"translation", lt}, {"rotation", lq}};
+        if (std::fabs(ls[0] - 1) > 1e-6 || std::fabs(ls[1] - 1) > 1e-6 || std::fabs(ls[2] - 1) > 1e-6) dn["scale"] = ls;
+        dn["extras"] = {{"reference_id", d.reference_id},
+                        {"parent_node", has_parent ? json(model.nodes[size_t(d.parent_node)].name) : json(-1)},
+                        {"attach_node", has_attach ? json(model.nodes[size_t(d.attach_node)].name) : json(-1)},
+                        {"use_upward_vector", d.use_upward},
+                        {"flag1", d.flag1}};
+        nodes.push_back(std::move(dn));
+        add_child(has_attach ? first + d.attach_node : out.root, int(nodes.size()) - 1);
     }
 
     // ---- materials and textures -----------------------------------------------------------
+    if (!g.contains("materials")) g["materials"] = json::array();
+    const int material_base = int(g["materials"].size());
     std::map<std::string, int> texture_index;  // key -> glTF texture
     auto gltf_texture = [&](const std::string& key) -> int {
-        auto it = options.textures.find(key);
-        if (it == options.textures.end()) return -1;
         auto t = texture_index.find(key);
         if (t != texture_index.end()) return t->second;
-        if (g.samplers.empty()) {
-            tinygltf::Sampler s;
-            s.magFilter = TINYGLTF_TEXTURE_FILTER_LINEAR;
-            s.minFilter = TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR;
-            g.samplers.push_back(s);
+        auto emb = options.embedded_textures.find(key);
+        int image = -1;
+        if (emb != options.embedded_textures.end() && !emb->second.empty()) {
+            image = doc.add_png_image(key, emb->second);
+        } else {
+            auto it = options.textures.find(key);
+            if (it == options.textures.end()) return -1;
+            if (!g.contains("images")) g["images"] = json::array();
+            g["images"].push_back({{"name", key}, {"uri", it->second}, {"mimeType", "image/png"}});
+            image = int(g["images"].size()) - 1;
         }
-        tinygltf::Image img;
-        img.name = key;
-        img.uri = it->second;
-        img.mimeType = "image/png";
-        g.images.push_back(img);
-        tinygltf::Texture tex;
-        tex.name = key;
-        tex.source = int(g.images.size() - 1);
-        tex.sampler = 0;
-        g.textures.push_back(tex);
-        texture_index[key] = int(g.textures.size() - 1);
-        return int(g.textures.size() - 1);
+        if (!g.contains("samplers")) g["samplers"] = json::array({{{"magFilter", 9729}, {"minFilter", 9987}}});
+        if (!g.contains("textures")) g["textures"] = json::array();
+        g["textures"].push_back({{"name", key}, {"source", image}, {"sampler", 0}});
+        ++report.images;
+        return texture_index[key] = int(g["textures"].size()) - 1;
     };
+    // LOD0 face set of each mesh: the one with the LOD0 flags, else the first (as the peers do).
+    std::vector<const flver::FaceSet*> lod0(model.meshes.size(), nullptr);
+    for (size_t mi = 0; mi < model.meshes.size(); ++mi) {
+        const auto& m = model.meshes[mi];
+        lod0[mi] = m.lod0();
+        if (!lod0[mi] && !m.face_sets.empty()) {
+            lod0[mi] = &m.face_sets[0];
+            char flags[16];
+            std::snprintf(flags, sizeof flags, "0x%X", unsigned(m.face_sets[0].flags));
+            report.warnings.push_back("mesh " + std::to_string(mi) + ": no face set has the LOD0 flags; the first (flags " + flags +
+                                      ") is used as LOD0");
+        }
+    }
     bool uses_specular = false;
     std::vector<uint8_t> double_sided(model.materials.size());
-    for (const auto& m : model.meshes)
-        if (const auto* fs = m.lod0(); fs && !fs->cull_backfaces && size_t(m.material) < double_sided.size())
-            double_sided[size_t(m.material)] = 1;
+    for (size_t mi = 0; mi < model.meshes.size(); ++mi)
+        if (const auto* fs = lod0[mi]; fs && !fs->cull_backfaces && size_t(model.meshes[mi].material) < double_sided.size())
+            double_sided[size_t(model.meshes[mi].material)] = 1;
     for (size_t mi = 0; mi < model.materials.size(); ++mi) {
         const auto& m = model.materials[mi];
-        tinygltf::Material gm;
-        gm.name = m.name;
-        gm.pbrMetallicRoughness.metallicFactor = 0.0;
-        gm.pbrMetallicRoughness.roughnessFactor = 0.5;
-        gm.doubleSided = double_sided[mi] != 0;
-        Value::Object ex;
-        ex["mtd"] = str(m.mtd);
-        ex["flags"] = inum(m.flags);
-        ex["display_mask"] = inum(flver::display_mask(m.name));
-        Value::Array texs;
+        json gm = {{"name", m.name}, {"pbrMetallicRoughness", {{"metallicFactor", 0.0}, {"roughnessFactor", 0.5}}}};
+        if (double_sided[mi]) gm["doubleSided"] = true;
+        json ex = {{"mtd", m.mtd}, {"flags", m.flags}, {"display_mask", flver::display_mask(m.name)}};
+        json texs = json::array();
         bool have[4] = {};
         for (const auto& t : m.textures) {
-            Value::Object to;
-            to["type"] = str(t.type);
-            to["path"] = str(t.path);
-            to["scale"] = vec({t.scale.x, t.scale.y});
-            texs.push_back(Value(to));
+            texs.push_back({{"type", t.type}, {"path", t.path}, {"scale", {t.scale.x, t.scale.y}}});
             Role role = texture_role(t);
             if (role == Role::none || have[int(role)]) continue;
             int ti = gltf_texture(texture_key(t.path));
@@ -334,55 +233,68 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
             if (ti < 0) continue;
             have[int(role)] = true;
             if (role == Role::albedo) {
-                gm.pbrMetallicRoughness.baseColorTexture.index = ti;
+                gm["pbrMetallicRoughness"]["baseColorTexture"] = {{"index", ti}};
             } else if (role == Role::normal) {
-                gm.normalTexture.index = ti;
+                gm["normalTexture"] = {{"index", ti}};
             } else {
-                Value::Object spec, info;
-                info["index"] = inum(ti);
-                spec["specularColorTexture"] = Value(info);
-                gm.extensions["KHR_materials_specular"] = Value(spec);
+                gm["extensions"]["KHR_materials_specular"] = {{"specularColorTexture", {{"index", ti}}}};
                 uses_specular = true;
             }
         }
-        ex["textures"] = Value(texs);
+        ex["textures"] = std::move(texs);
         if (!m.definition.empty()) {
             // The MATBIN / MTD the textures were resolved from (drape::game::resolve_material_textures).
-            Value::Object def, params;
-            def["member"] = str(m.definition);
-            def["shader"] = str(m.shader);
-            for (const auto& p : m.params) {
-                Value::Array values;
-                for (double v : p.values) values.push_back(Value(v));
-                params[p.name] = values.size() == 1 ? values[0] : Value(values);
-            }
-            def["params"] = Value(params);
-            ex["definition"] = Value(def);
+            json params = json::object();
+            for (const auto& p : m.params) params[p.name] = p.values.size() == 1 ? json(p.values[0]) : json(p.values);
+            ex["definition"] = {{"member", m.definition}, {"shader", m.shader}, {"params", std::move(params)}};
         }
-        gm.extras = Value(ex);
-        g.materials.push_back(gm);
+        if (auto it = options.material_extras.find(mi); it != options.material_extras.end())
+            for (auto& [k, v] : it->second.items()) ex[k] = v;
+        gm["extras"] = std::move(ex);
+        g["materials"].push_back(std::move(gm));
     }
-    if (uses_specular) g.extensionsUsed.push_back("KHR_materials_specular");
+    if (g["materials"].empty()) g.erase("materials");
+    if (uses_specular) {
+        if (!g.contains("extensionsUsed")) g["extensionsUsed"] = json::array();
+        if (std::find(g["extensionsUsed"].begin(), g["extensionsUsed"].end(), "KHR_materials_specular") == g["extensionsUsed"].end())
+            g["extensionsUsed"].push_back("KHR_materials_specular");
+    }
 
     // ---- meshes ---------------------------------------------------------------------------
-    std::vector<int> mesh_nodes;
+    // A skin is written only with a mesh that uses it: Godot 3 refuses a skin no mesh uses.
+    const bool skinned = node_count > 0;
+    if (!g.contains("meshes")) g["meshes"] = json::array();
+    std::vector<int> mesh_node_index;
     for (size_t mi = 0; mi < model.meshes.size(); ++mi) {
         const auto& m = model.meshes[mi];
         const auto& v = m.vertices;
-        const flver::FaceSet* fs = m.lod0();
-        if (!fs || v.positions.size() != v.count) continue;
+        const flver::FaceSet* fs = lod0[mi];
+        if (!fs) {
+            report.warnings.push_back("mesh " + std::to_string(mi) + " (" + gltf_mesh_name(model, mi) + "): no face set; left out");
+            ++report.meshes_dropped;
+            continue;
+        }
+        if (v.positions.size() != v.count) {
+            report.warnings.push_back("mesh " + std::to_string(mi) + " (" + gltf_mesh_name(model, mi) + "): " +
+                                      std::to_string(v.positions.size()) + " positions for " + std::to_string(v.count) +
+                                      " vertices; left out");
+            ++report.meshes_dropped;
+            continue;
+        }
         auto tris = fs->triangles(v.count);
-        if (tris.empty()) continue;
+        if (tris.empty()) {
+            report.warnings.push_back("mesh " + std::to_string(mi) + " (" + gltf_mesh_name(model, mi) + "): no triangles; left out");
+            ++report.meshes_dropped;
+            continue;
+        }
         // Every vertex, in the FLVER's order: glTF vertex i is FLVER vertex i, which the cloth's
         // display buffers rely on (seed 000: a display buffer drives its mesh vertex for vertex).
         // Vertices only LOD1/LOD2 use stay unreferenced by the LOD0 indices.
-        std::vector<uint32_t> used(v.count);
-        for (uint32_t k = 0; k < v.count; ++k) used[k] = k;
         std::vector<uint32_t> indices;
         indices.reserve(tris.size() * 3);
         for (const auto& t : tris)
             for (uint32_t x : t) indices.push_back(x);
-        const size_t n = used.size();
+        const size_t n = v.count;
         // Stored winding is clockwise in the game's left-handed space; the mirror makes it
         // counter-clockwise, glTF's front face, so indices keep their order.
         std::vector<float> pos(n * 3), nrm, tan, col, wts;
@@ -394,49 +306,50 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
         if (has_normals) nrm.resize(n * 3);
         if (has_tangents) tan.resize(n * 4);
         if (has_color) col.resize(n * 4);
-        if (skin >= 0) {
+        if (skinned) {
             joints.resize(n * 4);
             wts.resize(n * 4);
         }
-        const uint16_t fallback_joint = uint16_t(m.default_node >= 0 ? m.default_node : 0);
-        for (size_t k = 0; k < n; ++k) {
-            const uint32_t s = used[k];
+        const uint16_t fallback_joint = uint16_t(m.default_node >= 0 && size_t(m.default_node) < node_count ? m.default_node : 0);
+        size_t bad_joints = 0;
+        for (size_t s = 0; s < n; ++s) {
             // Rigid meshes: each vertex lives in the space of the node its normal w names.
             xf::Mat4 space = xf::identity();
             int32_t rigid_node = -1;
             if (!m.dynamic && node_count > 0) {
                 int32_t w = v.normal_w.size() == v.count ? v.normal_w[s] : -1;
                 rigid_node = (w >= 0 && size_t(w) < node_count) ? w : m.default_node;
-                if (rigid_node >= 0) space = world[size_t(rigid_node)];
+                if (rigid_node >= 0 && size_t(rigid_node) < node_count) space = world[size_t(rigid_node)];
+                else rigid_node = -1;
             }
             xf::V3 p = xf::mirror(xf::xform_point(space, {v.positions[s].x, v.positions[s].y, v.positions[s].z}));
-            for (int c = 0; c < 3; ++c) pos[k * 3 + size_t(c)] = float(p[size_t(c)]);
+            for (int c = 0; c < 3; ++c) pos[s * 3 + size_t(c)] = float(p[size_t(c)]);
             xf::V3 ng{0, 1, 0};
             if (has_normals) {
                 ng = xf::xform_dir(space, {v.normals[s].x, v.normals[s].y, v.normals[s].z});
                 if (!xf::normalize(ng)) ng = {0, 1, 0};
                 xf::V3 nm = xf::mirror(ng);
-                for (int c = 0; c < 3; ++c) nrm[k * 3 + size_t(c)] = float(nm[size_t(c)]);
+                for (int c = 0; c < 3; ++c) nrm[s * 3 + size_t(c)] = float(nm[size_t(c)]);
             }
             if (has_tangents) {
                 flver::Vec4 t = v.tangents[0][s];
                 xf::V3 td = xf::xform_dir(space, {t.x, t.y, t.z});
-                xf::V3 out;
+                xf::V3 o;
                 float w;
-                gltf_tangent(ng, {float(td[0]), float(td[1]), float(td[2]), t.w}, out, w);
-                for (int c = 0; c < 3; ++c) tan[k * 4 + size_t(c)] = float(out[size_t(c)]);
-                tan[k * 4 + 3] = w;
+                gltf_tangent(ng, {float(td[0]), float(td[1]), float(td[2]), t.w}, o, w);
+                for (int c = 0; c < 3; ++c) tan[s * 4 + size_t(c)] = float(o[size_t(c)]);
+                tan[s * 4 + 3] = w;
             }
             for (size_t u = 0; u < v.uvs.size(); ++u) {
-                uvs[u][k * 2] = v.uvs[u][s].x;
-                uvs[u][k * 2 + 1] = v.uvs[u][s].y;
+                uvs[u][s * 2] = v.uvs[u][s].x;
+                uvs[u][s * 2 + 1] = v.uvs[u][s].y;
             }
             if (has_color) {
                 const auto& c = v.colors[0][s];
                 const float cc[4] = {c.x, c.y, c.z, c.w};
-                for (int q = 0; q < 4; ++q) col[k * 4 + size_t(q)] = std::clamp(cc[q], 0.0f, 1.0f);
+                for (int q = 0; q < 4; ++q) col[s * 4 + size_t(q)] = std::clamp(cc[q], 0.0f, 1.0f);
             }
-            if (skin >= 0) {
+            if (skinned) {
                 uint16_t j[4] = {0, 0, 0, 0};
                 float wt[4] = {0, 0, 0, 0};
                 int used_slots = 0;
@@ -451,6 +364,10 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
                     for (int q = 0; q < 4; ++q) {
                         if (!(in_w[q] > 0)) continue;
                         uint16_t jj = v.bone_indices[s][size_t(q)];
+                        if (jj >= node_count) {  // a joint the skin does not have: weight goes to the others
+                            ++bad_joints;
+                            continue;
+                        }
                         int found = -1;
                         for (int e = 0; e < used_slots; ++e)
                             if (j[e] == jj) found = e;
@@ -471,90 +388,93 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
                     sum = 1;
                 }
                 for (int q = 0; q < 4; ++q) {
-                    joints[k * 4 + size_t(q)] = wt[q] > 0 ? j[q] : 0;
-                    wts[k * 4 + size_t(q)] = wt[q] / sum;
+                    joints[s * 4 + size_t(q)] = wt[q] > 0 ? j[q] : 0;
+                    wts[s * 4 + size_t(q)] = wt[q] / sum;
                 }
             }
         }
-        tinygltf::Primitive prim;
-        prim.mode = TINYGLTF_MODE_TRIANGLES;
-        prim.material = m.material;
-        prim.attributes["POSITION"] =
-            bb.accessor(pos, 3, TINYGLTF_TYPE_VEC3, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER, false, true);
-        if (has_normals)
-            prim.attributes["NORMAL"] = bb.accessor(nrm, 3, TINYGLTF_TYPE_VEC3, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
-        if (has_tangents)
-            prim.attributes["TANGENT"] = bb.accessor(tan, 4, TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
+        if (bad_joints)
+            report.warnings.push_back("mesh " + std::to_string(mi) + ": " + std::to_string(bad_joints) +
+                                      " bone weights name a bone index outside 0.." + std::to_string(node_count) +
+                                      "; their weight goes to the vertex's other bones");
+        json prim = {{"mode", 4}, {"attributes", json::object()}};
+        if (m.material >= 0 && size_t(m.material) < model.materials.size()) prim["material"] = material_base + m.material;
+        json& at = prim["attributes"];
+        at["POSITION"] = doc.add_accessor(std::span<const float>(pos), "VEC3", k_gltf_array_buffer, true);
+        if (has_normals) at["NORMAL"] = doc.add_accessor(std::span<const float>(nrm), "VEC3", k_gltf_array_buffer);
+        if (has_tangents) at["TANGENT"] = doc.add_accessor(std::span<const float>(tan), "VEC4", k_gltf_array_buffer);
         for (size_t u = 0; u < uvs.size(); ++u)
-            prim.attributes["TEXCOORD_" + std::to_string(u)] =
-                bb.accessor(uvs[u], 2, TINYGLTF_TYPE_VEC2, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
-        if (has_color)
-            prim.attributes["COLOR_0"] = bb.accessor(col, 4, TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
-        if (skin >= 0) {
-            prim.attributes["JOINTS_0"] =
-                bb.accessor(joints, 4, TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TARGET_ARRAY_BUFFER);
-            prim.attributes["WEIGHTS_0"] = bb.accessor(wts, 4, TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
+            at["TEXCOORD_" + std::to_string(u)] = doc.add_accessor(std::span<const float>(uvs[u]), "VEC2", k_gltf_array_buffer);
+        if (has_color) at["COLOR_0"] = doc.add_accessor(std::span<const float>(col), "VEC4", k_gltf_array_buffer);
+        if (skinned) {
+            at["JOINTS_0"] = doc.add_accessor(std::span<const uint16_t>(joints), "VEC4", k_gltf_array_buffer);
+            at["WEIGHTS_0"] = doc.add_accessor(std::span<const float>(wts), "VEC4", k_gltf_array_buffer);
         }
         if (n <= 0xFFFF) {
             std::vector<uint16_t> i16(indices.begin(), indices.end());
-            prim.indices = bb.accessor(i16, 1, TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT,
-                                       TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+            prim["indices"] = doc.add_accessor(std::span<const uint16_t>(i16), "SCALAR", k_gltf_element_array_buffer);
         } else {
-            prim.indices = bb.accessor(indices, 1, TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
-                                       TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+            prim["indices"] = doc.add_accessor(std::span<const uint32_t>(indices), "SCALAR", k_gltf_element_array_buffer);
         }
-        const auto& mat = model.materials[size_t(m.material)];
-        const int mask = flver::display_mask(mat.name);
+        const std::string material = m.material >= 0 && size_t(m.material) < model.materials.size() ? model.materials[size_t(m.material)].name : "";
         const std::string mesh_name = gltf_mesh_name(model, mi);
-        tinygltf::Mesh gm;
-        gm.name = mesh_name;
-        gm.primitives.push_back(prim);
-        Value::Object ex;
-        ex["display_mask"] = inum(mask);
-        ex["flver_mesh_index"] = inum(int64_t(mi));
-        ex["dynamic"] = Value(m.dynamic);
-        ex["default_node"] = m.default_node >= 0 && size_t(m.default_node) < node_count
-                                 ? str(model.nodes[size_t(m.default_node)].name)
-                                 : inum(-1);
-        ex["material"] = str(mat.name);
-        ex["flver_vertex_count"] = inum(v.count);
-        gm.extras = Value(ex);
-        g.meshes.push_back(gm);
-        tinygltf::Node mn;
-        mn.name = mesh_name;
-        mn.mesh = int(g.meshes.size() - 1);
-        mn.skin = skin;
-        mn.extras = gm.extras;
-        g.nodes.push_back(mn);
-        mesh_nodes.push_back(int(g.nodes.size() - 1));
+        json ex = {{"display_mask", flver::display_mask(material)},
+                   {"flver_mesh_index", mi},
+                   {"dynamic", m.dynamic},
+                   {"default_node", m.default_node >= 0 && size_t(m.default_node) < node_count ? json(model.nodes[size_t(m.default_node)].name)
+                                                                                          : json(-1)},
+                   {"material", material},
+                   {"flver_vertex_count", v.count}};
+        g["meshes"].push_back({{"name", mesh_name}, {"primitives", json::array({prim})}, {"extras", ex}});
+        json mn = {{"name", mesh_name}, {"mesh", int(g["meshes"].size()) - 1}, {"extras", ex}};
+        nodes.push_back(std::move(mn));
+        mesh_node_index.push_back(int(nodes.size()) - 1);
+        out.mesh_node.push_back(int(nodes.size()) - 1);
+        ++report.meshes_written;
+    }
+    if (g["meshes"].empty()) g.erase("meshes");
+
+    // ---- skin -----------------------------------------------------------------------------
+    if (skinned && !mesh_node_index.empty()) {
+        std::vector<float> ibm(node_count * 16);
+        for (size_t i = 0; i < node_count; ++i) {
+            xf::Mat4 inv = xf::affine_inverse(xf::mirror(world[i]));
+            for (int k = 0; k < 16; ++k) ibm[i * 16 + size_t(k)] = float(inv[size_t(k)]);
+            ibm[i * 16 + 3] = ibm[i * 16 + 7] = ibm[i * 16 + 11] = 0;
+            ibm[i * 16 + 15] = 1;
+        }
+        json joints = json::array();
+        for (size_t i = 0; i < node_count; ++i) joints.push_back(first + int(i));
+        if (!g.contains("skins")) g["skins"] = json::array();
+        g["skins"].push_back({{"name", name + "_skin"},
+                              {"skeleton", out.root},
+                              {"joints", joints},
+                              {"inverseBindMatrices", doc.add_accessor(std::span<const float>(ibm), "MAT4")}});
+        out.skin = int(g["skins"].size()) - 1;
+        for (int mn : mesh_node_index) nodes[size_t(mn)]["skin"] = out.skin;
+    } else if (model.meshes.empty() || mesh_node_index.empty()) {
+        report.warnings.push_back("no drawable mesh: the file holds the bones and dummies only");
     }
 
-    tinygltf::Scene scene;
-    scene.name = name;
-    scene.nodes.push_back(0);
-    for (int mn : mesh_nodes) scene.nodes.push_back(mn);
-    g.scenes.push_back(scene);
-    g.defaultScene = 0;
-    g.buffers[0].name = name;
-    if (data.empty()) g.buffers.clear();
-    const size_t bin_size = data.size();
-    if (!g.buffers.empty() && !options.binary) {
-        if (bin_out) *bin_out = std::vector<uint8_t>(data.begin(), data.end());
-        g.buffers[0].data.clear();  // written beside the .gltf, not embedded
-    }
+    json scene = {{"name", name}, {"nodes", json::array({out.root})}};
+    for (int mn : mesh_node_index) scene["nodes"].push_back(mn);
+    if (!g.contains("scenes")) g["scenes"] = json::array();
+    g["scenes"].push_back(std::move(scene));
+    g["scene"] = int(g["scenes"].size()) - 1;
+    out.world_bind = world;
+    if (report_out) *report_out = std::move(report);
+    return out;
+}
 
-    tinygltf::TinyGLTF writer;
-    std::ostringstream os;
-    if (!writer.WriteGltfSceneToStream(&g, os, !options.binary, options.binary))
-        return make_error("tinygltf could not serialise the model", "gltf.write");
-    std::string s = os.str();
-    if (!options.binary && !g.buffers.empty()) {
-        // tinygltf's stream writer embeds buffers as data URIs; point at the .bin instead.
-        nlohmann::json j = nlohmann::json::parse(s, nullptr, false);
-        if (j.is_discarded() || !j.contains("buffers")) return make_error("tinygltf wrote invalid JSON", "gltf.write");
-        j["buffers"][0] = {{"byteLength", bin_size}, {"uri", bin_uri.empty() ? name + ".bin" : bin_uri}, {"name", name}};
-        s = j.dump(2);
-    }
+Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOptions& options, std::vector<uint8_t>* bin_out,
+                                        const std::string& bin_uri) {
+    GltfDocument doc;
+    auto r = add_model(doc, model, options);
+    if (!r) return r.error();
+    if (options.binary) return doc.glb();
+    const std::string name = options.name.empty() ? "model" : options.name;
+    if (bin_out) *bin_out = doc.bin();
+    std::string s = doc.gltf_text(bin_uri.empty() ? name + ".bin" : bin_uri);
     return std::vector<uint8_t>(s.begin(), s.end());
 }
 
@@ -565,7 +485,7 @@ Result<void> write_gltf(const flver::Model& model, const std::filesystem::path& 
     const std::string bin_uri = out.stem().string() + ".bin";
     auto bytes = gltf_bytes(model, o, &bin, bin_uri);
     if (!bytes) return std::move(bytes).error();
-    if (!o.binary) {
+    if (!o.binary && !bin.empty()) {
         auto r = write_file(out.parent_path() / bin_uri, bin);
         if (!r) return r;
     }

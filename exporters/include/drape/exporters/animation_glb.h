@@ -8,8 +8,9 @@
 // bone. The game's space (left-handed, Y up, metres) is mirrored into glTF's: by default
 // X is negated (position (-x, y, z), quaternion (x, -y, -z, w)).
 //
-// No tinygltf here: the JSON is built with nlohmann::json and the GLB container is written and
-// read by this module. Thread-safe (no globals); one call per character.
+// Clips are added to a GltfDocument (gltf_document.h), the one builder that the model exporter
+// writes into too: a model and its clips go out in one file without a round trip through bytes.
+// Thread-safe (no globals); one call per character.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "drape/anim/animation.h"
+#include "drape/exporters/gltf_document.h"
 #include "drape/havok/animation.h"
 #include "drape/io/error.h"
 #include "drape/io/reader.h"
@@ -43,6 +45,10 @@ struct AnimationGlbOptions {
     // output is absolute (glTF has no additive animation). When false they are written as stored.
     bool bake_additive = true;
     Mirror mirror = Mirror::z;  // the model exporter's convention (docs/model-export.md)
+    // Write the skeleton's reference pose as constant channels on the bones that no track of a
+    // clip drives (the game poses them so), so that a model whose bind pose differs from the
+    // skeleton's still moves as the clip says.
+    bool pose_untracked_bones = false;
 };
 
 struct AnimationGlbReport {
@@ -51,20 +57,19 @@ struct AnimationGlbReport {
     std::vector<std::string> warnings;  // bones not found, tracks without a bone, notes of clips
 };
 
-// A GLB split into its chunks.
-struct Glb {
-    std::string json;
-    std::vector<uint8_t> bin;  // empty when the file has no BIN chunk
-};
-// Reads the 12-byte header and the JSON and BIN chunks (checked; other chunks are skipped).
-Result<Glb> read_glb(Bytes data);
-// Writes a GLB: JSON padded with spaces, BIN with zeros, both to 4 bytes.
-std::vector<uint8_t> write_glb(const std::string& json, std::span<const uint8_t> bin);
-
 // The skeleton as a node hierarchy (one node per bone, named exactly as in the game, local TRS
 // from the reference pose, a skin over them) plus the clips.
 Result<std::vector<uint8_t>> animation_glb(const havok::Skeleton& skeleton, std::span<const anim::Clip> clips,
                                            const AnimationGlbOptions& options = {}, AnimationGlbReport* report = nullptr);
+
+// Adds the clips to a document (a model added by add_model, or one read by
+// GltfDocument::from_glb), matching bones to nodes by name. Root motion goes to the parent node
+// of the skeleton's root bone (a node is inserted when it has none).
+Result<void> add_clips(GltfDocument& doc, const havok::Skeleton& skeleton, std::span<const anim::Clip> clips,
+                       const AnimationGlbOptions& options = {}, AnimationGlbReport* report = nullptr);
+// The skeleton's nodes, a skin over them and the clips, into an empty document.
+Result<void> add_skeleton_and_clips(GltfDocument& doc, const havok::Skeleton& skeleton, std::span<const anim::Clip> clips,
+                                    const AnimationGlbOptions& options = {}, AnimationGlbReport* report = nullptr);
 
 // Adds the clips to an existing .glb (bytes), matching bones to nodes by name. Root motion goes
 // to the parent node of the skeleton's root bone (a node is inserted when it has none).

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "drape/exporters/gltf_document.h"
 #include "drape/flver/flver.h"
 #include "drape/havok/animation.h"
 #include "drape/io/error.h"
@@ -70,9 +71,52 @@ struct GltfOptions {
     // N:\...\HD_M_7200_a.tif) -> PNG path relative to the output file. Textures not in the map
     // stay in the material's extras only.
     std::map<std::string, std::string> textures;
+    // Texture images embedded in the file: lowercase key as above -> PNG bytes. Looked up before
+    // `textures`.
+    std::map<std::string, std::vector<uint8_t>> embedded_textures;
+    // Extra members of a material's extras (by FLVER material index), e.g. its MATBIN path and
+    // parameters.
+    std::map<size_t, nlohmann::json> material_extras;
 };
 
-// Builds the glTF and returns the .glb bytes (binary) or the .gltf JSON text (with the buffer
+struct ModelReport {
+    std::vector<std::string> warnings;  // meshes left out (and why), LOD0 fallbacks, bad joints
+    size_t meshes_written = 0, meshes_dropped = 0, images = 0;
+};
+
+// Where add_model put things in the document.
+struct ModelNodes {
+    int root = -1;                       // the node above the FLVER's roots (named after the model)
+    std::vector<int> flver_node;         // glTF node of each FLVER node
+    std::vector<int> mesh_node;          // glTF node of each written mesh
+    int skin = -1;                       // -1 when no mesh was written (no skin then)
+    std::vector<std::array<double, 16>> world_bind;  // FLVER nodes' world bind matrices, game space, column-major
+};
+
+// Adds the model to `doc`: one node per FLVER node under a root node, dummies, materials,
+// textures, one mesh per FLVER mesh (its LOD0 face set: the face set with the LOD0 flags, else
+// the first, with a warning), one skin when a mesh uses it. A mesh is never left out silently:
+// each one left out has a warning in the report. A model without drawable meshes still gives a
+// valid file (nodes only, no skin).
+Result<ModelNodes> add_model(GltfDocument& doc, const flver::Model& model, const GltfOptions& options, ModelReport* report = nullptr);
+
+// What reparent_to_skeleton changed.
+struct ReparentReport {
+    struct Moved {
+        std::string bone, flver_parent, skeleton_parent;  // "" = a root
+    };
+    std::vector<Moved> reparented;         // shared bones now under the skeleton's parent
+    std::vector<std::string> added_nodes;  // skeleton-only bones added as (non-joint) nodes
+};
+
+// Makes the shared bones' hierarchy the Havok skeleton's, so that clips (local transforms
+// under the skeleton's parents) move them as in the game: every FLVER node whose name is a
+// skeleton bone goes under the node of that bone's skeleton parent (skeleton-only ancestors are
+// added as nodes with their reference pose), keeping every node's world bind pose (the skin and
+// its inverse bind matrices are unchanged). FLVER-only nodes stay under their FLVER parent.
+ReparentReport reparent_to_skeleton(GltfDocument& doc, const ModelNodes& placed, const flver::Model& model, const havok::Skeleton& skeleton);
+
+// add_model into a new document; returns the .glb bytes (binary) or the .gltf JSON text (with the buffer
 // named `bin_uri`).
 Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOptions& options,
                                         std::vector<uint8_t>* bin_out = nullptr, const std::string& bin_uri = {});

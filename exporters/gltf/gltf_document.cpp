@@ -1,0 +1,244 @@
+// The one glTF document: JSON (nlohmann) + one binary buffer, and its GLB container.
+#include "drape/exporters/gltf_document.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace drape::exporters {
+
+using njson = nlohmann::json;
+
+namespace {
+
+constexpr uint32_t k_glb_magic = 0x46546C67;   // "glTF"
+constexpr uint32_t k_chunk_json = 0x4E4F534A;  // "JSON"
+constexpr uint32_t k_chunk_bin = 0x004E4942;   // "BIN\0"
+
+size_t components(const char* type) {
+    if (std::strcmp(type, "SCALAR") == 0) return 1;
+    if (std::strcmp(type, "VEC2") == 0) return 2;
+    if (std::strcmp(type, "VEC3") == 0) return 3;
+    if (std::strcmp(type, "VEC4") == 0) return 4;
+    return 16;  // MAT4
+}
+
+void put_u32(std::vector<uint8_t>& out, uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+
+bool is_int(const njson& j) { return j.is_number_integer() || j.is_number_unsigned(); }
+
+}  // namespace
+
+GltfDocument::GltfDocument() {
+    m_json = {{"asset", {{"version", "2.0"}, {"generator", "drape 0.1.0"}}}};
+}
+
+int GltfDocument::add_view(const void* bytes, size_t size, int target, const std::string& name) {
+    while (m_bin.size() % 4) m_bin.push_back(0);
+    njson view = {{"buffer", 0}, {"byteOffset", m_bin.size()}, {"byteLength", size}};
+    if (target) view["target"] = target;
+    if (!name.empty()) view["name"] = name;
+    const auto* p = static_cast<const uint8_t*>(bytes);
+    if (size) m_bin.insert(m_bin.end(), p, p + size);
+    if (!m_json.contains("bufferViews")) m_json["bufferViews"] = njson::array();
+    m_json["bufferViews"].push_back(std::move(view));
+    return int(m_json["bufferViews"].size()) - 1;
+}
+
+int GltfDocument::add_accessor_bytes(const void* data, size_t bytes, size_t count, int component_type, const char* type, int target) {
+    njson acc = {{"bufferView", add_view(data, bytes, target)}, {"byteOffset", 0}, {"componentType", component_type},
+                {"count", count}, {"type", type}};
+    if (!m_json.contains("accessors")) m_json["accessors"] = njson::array();
+    m_json["accessors"].push_back(std::move(acc));
+    return int(m_json["accessors"].size()) - 1;
+}
+
+int GltfDocument::add_accessor(std::span<const float> values, const char* type, int target, bool min_max) {
+    const size_t comps = components(type);
+    const int a = add_accessor_bytes(values.data(), values.size() * 4, values.size() / comps, k_gltf_float, type, target);
+    if (min_max && values.size() >= comps) {
+        std::vector<float> mn(values.begin(), values.begin() + long(comps)), mx = mn;
+        for (size_t i = 0; i < values.size(); ++i) {
+            mn[i % comps] = std::min(mn[i % comps], values[i]);
+            mx[i % comps] = std::max(mx[i % comps], values[i]);
+        }
+        m_json["accessors"][size_t(a)]["min"] = mn;
+        m_json["accessors"][size_t(a)]["max"] = mx;
+    }
+    return a;
+}
+
+int GltfDocument::add_accessor(std::span<const uint16_t> values, const char* type, int target) {
+    return add_accessor_bytes(values.data(), values.size() * 2, values.size() / components(type), k_gltf_unsigned_short, type, target);
+}
+
+int GltfDocument::add_accessor(std::span<const uint32_t> values, const char* type, int target) {
+    return add_accessor_bytes(values.data(), values.size() * 4, values.size() / components(type), k_gltf_unsigned_int, type, target);
+}
+
+int GltfDocument::add_png_image(const std::string& name, std::span<const uint8_t> png) {
+    const int view = add_view(png.data(), png.size(), 0, name);
+    if (!m_json.contains("images")) m_json["images"] = njson::array();
+    m_json["images"].push_back({{"name", name}, {"bufferView", view}, {"mimeType", "image/png"}});
+    return int(m_json["images"].size()) - 1;
+}
+
+int GltfDocument::node_by_name(const std::string& name) const {
+    if (!m_json.contains("nodes")) return -1;
+    const auto& nodes = m_json["nodes"];
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].contains("name") && nodes[i]["name"] == name) return int(i);
+    return -1;
+}
+
+int GltfDocument::mesh_by_name(const std::string& name) const {
+    if (!m_json.contains("meshes")) return -1;
+    const auto& meshes = m_json["meshes"];
+    for (size_t i = 0; i < meshes.size(); ++i)
+        if (meshes[i].contains("name") && meshes[i]["name"] == name) return int(i);
+    return -1;
+}
+
+Result<void> GltfDocument::add_morph_targets(int mesh, std::span<const std::vector<float>> deltas, std::span<const std::string> names) {
+    if (!m_json.contains("meshes") || mesh < 0 || size_t(mesh) >= m_json["meshes"].size())
+        return make_error("mesh " + std::to_string(mesh) + " is not in the document", "gltf.morph_targets");
+    njson& m = m_json["meshes"][size_t(mesh)];
+    for (auto& prim : m["primitives"]) {
+        const int pos = prim["attributes"]["POSITION"].get<int>();
+        const size_t count = m_json["accessors"][size_t(pos)]["count"].get<size_t>();
+        for (const auto& d : deltas)
+            if (d.size() != count * 3)
+                return make_error("a morph target has " + std::to_string(d.size() / 3) + " vertices for " + std::to_string(count),
+                                  "gltf.morph_targets");
+        njson targets = njson::array();
+        for (const auto& d : deltas) targets.push_back({{"POSITION", add_accessor(d, "VEC3", k_gltf_array_buffer, true)}});
+        prim["targets"] = std::move(targets);
+    }
+    m["weights"] = std::vector<float>(deltas.size(), 0.0f);
+    if (!names.empty()) {
+        if (!m.contains("extras")) m["extras"] = njson::object();
+        m["extras"]["targetNames"] = std::vector<std::string>(names.begin(), names.end());
+    }
+    return {};
+}
+
+std::vector<uint8_t> write_glb(const std::string& json_text, std::span<const uint8_t> bin) {
+    std::string js = json_text;
+    while (js.size() % 4) js.push_back(' ');
+    const size_t bin_padded = (bin.size() + 3) / 4 * 4;
+    const size_t total = 12 + 8 + js.size() + (bin.empty() ? 0 : 8 + bin_padded);
+    std::vector<uint8_t> out;
+    out.reserve(total);
+    put_u32(out, k_glb_magic);
+    put_u32(out, 2);
+    put_u32(out, uint32_t(total));
+    put_u32(out, uint32_t(js.size()));
+    put_u32(out, k_chunk_json);
+    out.insert(out.end(), js.begin(), js.end());
+    if (!bin.empty()) {
+        put_u32(out, uint32_t(bin_padded));
+        put_u32(out, k_chunk_bin);
+        out.insert(out.end(), bin.begin(), bin.end());
+        out.resize(total, 0);
+    }
+    return out;
+}
+
+namespace {
+
+// The document's JSON with its one buffer declared, spliced into the text rather than added to a
+// copy of the JSON tree (a character with every clip holds a tree of ~100 MB).
+std::string with_buffer(const njson& doc, int indent, size_t bin_size, const std::string& uri) {
+    std::string text = doc.dump(indent, ' ', false, njson::error_handler_t::replace);
+    if (bin_size == 0 || text.size() < 2 || text.back() != '}') return text;
+    njson buffer = {{"byteLength", bin_size}};
+    if (!uri.empty()) buffer["uri"] = uri;
+    text.pop_back();
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    text += (text.size() > 1 ? "," : "") + std::string("\"buffers\":[") + buffer.dump() + "]}";
+    return text;
+}
+
+}  // namespace
+
+std::vector<uint8_t> GltfDocument::glb() const {
+    // Buffers are the document's own: one, the BIN chunk (any "buffers" read by from_glb is replaced).
+    if (m_json.contains("buffers")) {
+        njson doc = m_json;
+        doc.erase("buffers");
+        return write_glb(with_buffer(doc, -1, m_bin.size(), ""), m_bin);
+    }
+    return write_glb(with_buffer(m_json, -1, m_bin.size(), ""), m_bin);
+}
+
+std::string GltfDocument::gltf_text(const std::string& bin_uri) const {
+    if (m_json.contains("buffers")) {
+        njson doc = m_json;
+        doc.erase("buffers");
+        return with_buffer(doc, 2, m_bin.size(), bin_uri);
+    }
+    return with_buffer(m_json, 2, m_bin.size(), bin_uri);
+}
+
+Result<Glb> read_glb(Bytes data) {
+    ByteReader r(data);
+    if (!r.expect<uint32_t>(k_glb_magic, "glb.magic") || !r.expect<uint32_t>(2, "glb.version")) return r.error();
+    const uint32_t length = r.u32("glb.length");
+    if (r.failed()) return r.error();
+    if (length > data.size())
+        return make_error_at(8, "glb.length", "declares " + std::to_string(length) + " B, the file has " + std::to_string(data.size()));
+    if (length < 12) return make_error_at(8, "glb.length", "shorter than the header");
+    ByteReader body = r.slice(12, length - 12, "glb.chunks");
+    if (r.failed()) return r.error();
+    Glb g;
+    bool have_json = false, have_bin = false;
+    while (body.remaining() > 0) {
+        const uint32_t size = body.u32("glb.chunk.length");
+        const uint32_t type = body.u32("glb.chunk.type");
+        Bytes chunk = body.take(size, "glb.chunk.data");
+        if (body.failed()) return body.error();
+        if (type == k_chunk_json && !have_json) {
+            g.json.assign(reinterpret_cast<const char*>(chunk.data()), chunk.size());
+            have_json = true;
+        } else if (type == k_chunk_bin && have_json && !have_bin) {
+            g.bin.assign(chunk.begin(), chunk.end());
+            have_bin = true;
+        }
+        if (!body.align(4, "glb.chunk.padding")) return body.error();
+    }
+    if (!have_json) return make_error_at(12, "glb.chunk.type", "no JSON chunk first");
+    return g;
+}
+
+Result<GltfDocument> GltfDocument::from_glb(Bytes data) {
+    auto g = read_glb(data);
+    if (!g) return g.error();
+    std::string& text = g->json;
+    std::vector<uint8_t>& bin = g->bin;
+    GltfDocument doc;
+    doc.m_json = njson::parse(text, nullptr, false);
+    if (doc.m_json.is_discarded() || !doc.m_json.is_object()) return make_error_at(20, "glb.json", "the JSON chunk is not a JSON object");
+    njson& j = doc.m_json;
+    for (const char* key : {"accessors", "bufferViews", "animations", "scenes", "nodes", "meshes", "images", "buffers"})
+        if (j.contains(key) && !j[key].is_array()) return make_error("not an array", std::string("glb.json.") + key);
+    if (j.contains("buffers")) {
+        if (j["buffers"].size() > 1) return make_error("more than one buffer; only self-contained .glb files can be extended", "glb.json.buffers");
+        if (!j["buffers"].empty()) {
+            const njson& b = j["buffers"][0];
+            if (!b.is_object() || b.contains("uri"))
+                return make_error("buffer 0 is not the GLB's own BIN chunk; only self-contained .glb files can be extended", "glb.json.buffers");
+            if (b.contains("byteLength") && is_int(b["byteLength"]) && b["byteLength"].get<uint64_t>() <= bin.size())
+                bin.resize(b["byteLength"].get<uint64_t>());  // drop the chunk's own padding
+        }
+    }
+    if (j.contains("bufferViews"))
+        for (const auto& v : j["bufferViews"])
+            if (!v.is_object() || !v.contains("buffer") || !is_int(v["buffer"]) || v["buffer"].get<int64_t>() != 0)
+                return make_error("a bufferView does not name buffer 0", "glb.json.bufferViews");
+    j.erase("buffers");  // glb() declares the one buffer again
+    doc.m_bin = std::move(bin);
+    return doc;
+}
+
+}  // namespace drape::exporters

@@ -1,0 +1,89 @@
+// drape: the one glTF document builder. A model, its clips and (next) baked cloth motion are
+// added to one in-memory document and written once, as .glb or as .gltf + .bin; nothing is
+// serialised and read back in between.
+//
+//   GltfDocument doc;
+//   auto nodes = add_model(doc, model, options, &model_report);   // gltf.h
+//   reparent_to_skeleton(doc, nodes, havok_skeleton, &bone_report); // shared bones as Havok has them
+//   add_clips(doc, havok_skeleton, clips, clip_options, &clip_report); // animation_glb.h
+//   auto glb = doc.glb();
+//
+// Extension point for baked motion (the cloth baker): add_accessor() for the data,
+// add_morph_targets() on a mesh written by add_model (found by its glTF name through
+// mesh_by_name()), and animations whose channels target a mesh node's "weights" or any node's
+// TRS, appended to json()["animations"].
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "drape/io/error.h"
+#include "drape/io/reader.h"
+
+namespace drape::exporters {
+
+// glTF constants used by the builders.
+inline constexpr int k_gltf_float = 5126;
+inline constexpr int k_gltf_unsigned_int = 5125;
+inline constexpr int k_gltf_unsigned_short = 5123;
+inline constexpr int k_gltf_unsigned_byte = 5121;
+inline constexpr int k_gltf_array_buffer = 34962;
+inline constexpr int k_gltf_element_array_buffer = 34963;
+
+// A GLB split into its chunks (what from_glb starts from; tests read outputs with it).
+struct Glb {
+    std::string json;
+    std::vector<uint8_t> bin;  // empty when the file has no BIN chunk
+};
+// Reads the 12-byte header and the JSON and BIN chunks (checked; other chunks are skipped).
+Result<Glb> read_glb(Bytes data);
+// Writes a GLB: JSON padded with spaces, BIN with zeros, both to 4 bytes.
+std::vector<uint8_t> write_glb(const std::string& json_text, std::span<const uint8_t> bin);
+
+class GltfDocument {
+public:
+    GltfDocument();
+
+    nlohmann::json& json() { return m_json; }
+    const nlohmann::json& json() const { return m_json; }
+    const std::vector<uint8_t>& bin() const { return m_bin; }
+
+    // Appends bytes to the one buffer (4-byte aligned) as a new bufferView; returns its index.
+    // target 0 = none.
+    int add_view(const void* bytes, size_t size, int target = 0, const std::string& name = {});
+    // An accessor over a new bufferView. `type` is "SCALAR", "VEC2", "VEC3", "VEC4" or "MAT4";
+    // `min_max` writes min/max (required for POSITION and animation inputs).
+    int add_accessor(std::span<const float> values, const char* type, int target = 0, bool min_max = false);
+    int add_accessor(std::span<const uint16_t> values, const char* type, int target = 0);
+    int add_accessor(std::span<const uint32_t> values, const char* type, int target = 0);
+    // A PNG embedded in the buffer; returns the image index.
+    int add_png_image(const std::string& name, std::span<const uint8_t> png);
+
+    // Index of the node / mesh of that name, -1 when none (first match).
+    int node_by_name(const std::string& name) const;
+    int mesh_by_name(const std::string& name) const;
+    // Morph targets on every primitive of mesh `mesh`: per target, POSITION displacements
+    // (3 floats per vertex, the primitive's vertex count). Sets the mesh's default weights to 0.
+    Result<void> add_morph_targets(int mesh, std::span<const std::vector<float>> position_deltas, std::span<const std::string> names = {});
+
+    // The document as .glb bytes (JSON chunk + BIN chunk).
+    std::vector<uint8_t> glb() const;
+    // The document as .gltf JSON text with the buffer stored in `bin_uri` (the caller writes bin()).
+    std::string gltf_text(const std::string& bin_uri) const;
+
+    // Reads a self-contained .glb (every buffer the GLB's own BIN chunk) into a document, so that
+    // clips can be added to a model made elsewhere. Checked: chunk sizes, JSON object, buffer 0.
+    static Result<GltfDocument> from_glb(Bytes data);
+
+private:
+    int add_accessor_bytes(const void* data, size_t bytes, size_t count, int component_type, const char* type, int target);
+    nlohmann::json m_json;
+    std::vector<uint8_t> m_bin;
+};
+
+}  // namespace drape::exporters

@@ -1,0 +1,356 @@
+// drape convert: the whole-folder converter (drape::convert) on the Elden Ring game folder of the
+// corpus and on a hostile folder, and clips on the model's own skeleton (re-parenting).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC 12 false positive on string concatenation
+#endif
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "corpus.h"
+#include "drape/anim/anibnd.h"
+#include "drape/convert/convert.h"
+#include "drape/exporters/animation_glb.h"
+#include "drape/exporters/gltf.h"
+#include "drape/game/loaders.h"
+#include "drape/io/file.h"
+#include "flver_fixture.h"
+#include "game_fixtures.h"
+#include "havok_fixtures.h"
+
+using namespace drape;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- a small glTF evaluator, independent of the exporter: node TRS, LINEAR/STEP keys at a key
+// index, world matrices through the node tree --------------------------------------------------
+using M = std::array<double, 16>;  // column-major
+
+M mul(const M& a, const M& b) {
+    M r{};
+    for (int c = 0; c < 4; ++c)
+        for (int row = 0; row < 4; ++row) {
+            double s = 0;
+            for (int k = 0; k < 4; ++k) s += a[size_t(k * 4 + row)] * b[size_t(c * 4 + k)];
+            r[size_t(c * 4 + row)] = s;
+        }
+    return r;
+}
+
+M trs(const std::array<double, 3>& t, const std::array<double, 4>& q, const std::array<double, 3>& s) {
+    const double x = q[0], y = q[1], z = q[2], w = q[3];
+    const double n = std::sqrt(x * x + y * y + z * z + w * w);
+    const double X = x / n, Y = y / n, Z = z / n, W = w / n;
+    M m{};
+    m[0] = (1 - 2 * (Y * Y + Z * Z)) * s[0];
+    m[1] = (2 * (X * Y + Z * W)) * s[0];
+    m[2] = (2 * (X * Z - Y * W)) * s[0];
+    m[4] = (2 * (X * Y - Z * W)) * s[1];
+    m[5] = (1 - 2 * (X * X + Z * Z)) * s[1];
+    m[6] = (2 * (Y * Z + X * W)) * s[1];
+    m[8] = (2 * (X * Z + Y * W)) * s[2];
+    m[9] = (2 * (Y * Z - X * W)) * s[2];
+    m[10] = (1 - 2 * (X * X + Y * Y)) * s[2];
+    m[12] = t[0];
+    m[13] = t[1];
+    m[14] = t[2];
+    m[15] = 1;
+    return m;
+}
+
+struct Gltf {
+    json j;
+    std::vector<uint8_t> bin;
+
+    std::vector<float> floats(int accessor) const {
+        const json& a = j["accessors"][size_t(accessor)];
+        const json& v = j["bufferViews"][a["bufferView"].get<size_t>()];
+        const size_t comps = a["type"] == "SCALAR" ? 1 : a["type"] == "VEC3" ? 3 : a["type"] == "VEC4" ? 4 : 16;
+        const size_t off = v.value("byteOffset", size_t(0)) + a.value("byteOffset", size_t(0));
+        std::vector<float> out(a["count"].get<size_t>() * comps);
+        std::memcpy(out.data(), bin.data() + off, out.size() * 4);
+        return out;
+    }
+
+    // World matrix of every node with animation `anim` at key index `key` (-1: rest pose).
+    std::vector<M> world(int anim, size_t key) const {
+        const json& nodes = j["nodes"];
+        const size_t n = nodes.size();
+        std::vector<std::array<double, 3>> T(n, {0, 0, 0}), S(n, {1, 1, 1});
+        std::vector<std::array<double, 4>> R(n, {0, 0, 0, 1});
+        for (size_t i = 0; i < n; ++i) {
+            if (nodes[i].contains("translation")) for (int c = 0; c < 3; ++c) T[i][size_t(c)] = nodes[i]["translation"][size_t(c)];
+            if (nodes[i].contains("rotation")) for (int c = 0; c < 4; ++c) R[i][size_t(c)] = nodes[i]["rotation"][size_t(c)];
+            if (nodes[i].contains("scale")) for (int c = 0; c < 3; ++c) S[i][size_t(c)] = nodes[i]["scale"][size_t(c)];
+        }
+        if (anim >= 0) {
+            const json& a = j["animations"][size_t(anim)];
+            for (const auto& ch : a["channels"]) {
+                const json& smp = a["samplers"][ch["sampler"].get<size_t>()];
+                const size_t node = ch["target"]["node"];
+                const std::string path = ch["target"]["path"];
+                const auto out = floats(smp["output"]);
+                const size_t comps = path == "rotation" ? 4 : 3;
+                const size_t keys = out.size() / comps;
+                const size_t k = std::min(key, keys - 1);
+                for (size_t c = 0; c < comps; ++c) {
+                    const double v = out[k * comps + c];
+                    if (path == "translation") T[node][c] = v;
+                    else if (path == "rotation") R[node][c] = v;
+                    else S[node][c] = v;
+                }
+            }
+        }
+        std::vector<int> parent(n, -1);
+        for (size_t i = 0; i < n; ++i)
+            if (nodes[i].contains("children"))
+                for (const auto& c : nodes[i]["children"]) parent[c.get<size_t>()] = int(i);
+        std::vector<M> w(n);
+        std::vector<uint8_t> done(n);
+        for (size_t i = 0; i < n; ++i) {
+            std::vector<size_t> chain;
+            for (int k = int(i); k >= 0 && !done[size_t(k)]; k = parent[size_t(k)]) chain.push_back(size_t(k));
+            for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+                const M local = trs(T[*it], R[*it], S[*it]);
+                w[*it] = parent[*it] >= 0 ? mul(w[size_t(parent[*it])], local) : local;
+                done[*it] = 1;
+            }
+        }
+        return w;
+    }
+
+    int animation(const std::string& name) const {
+        if (!j.contains("animations")) return -1;
+        for (size_t i = 0; i < j["animations"].size(); ++i)
+            if (j["animations"][i]["name"] == name) return int(i);
+        return -1;
+    }
+    std::map<std::string, size_t> nodes_by_name() const {
+        std::map<std::string, size_t> m;
+        for (size_t i = 0; i < j["nodes"].size(); ++i)
+            if (j["nodes"][i].contains("name")) m.emplace(j["nodes"][i]["name"].get<std::string>(), i);
+        return m;
+    }
+};
+
+Gltf parse(const std::vector<uint8_t>& glb) {
+    auto g = exporters::read_glb(glb);
+    REQUIRE(g);
+    Gltf out;
+    out.j = json::parse(g->json);
+    out.bin = g->bin;
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("clips on the model's own skeleton: c5000 shared bones move as in the clip-only glb") {
+    const auto chrbnd = test::load(test::corpus("er/game/chr/c5000.chrbnd.dcx"));
+    const auto anibnd = test::load(test::corpus("er/game/chr/c5000.anibnd.dcx"));
+    auto model = game::load_flver(chrbnd, "c5000.chrbnd.dcx", {});
+    REQUIRE(model);
+    auto set = anim::read_clip_set(anibnd, "c5000.anibnd.dcx", {});
+    REQUIRE(set);
+    REQUIRE_FALSE(set->skeletons.empty());
+    REQUIRE(set->clips.size() >= 3);
+    const havok::Skeleton& skel = set->skeletons[0];
+    // Three clips spread over the binder, to keep the test fast.
+    std::vector<anim::Clip> clips = {set->clips[0], set->clips[set->clips.size() / 2], set->clips.back()};
+
+    exporters::GltfDocument merged;
+    exporters::GltfOptions gopt;
+    gopt.name = "c5000";
+    auto placed = exporters::add_model(merged, *model, gopt);
+    REQUIRE(placed);
+    auto rp = exporters::reparent_to_skeleton(merged, *placed, *model, skel);
+    // The figures: 47 of the 187 shared bones have another parent in the FLVER.
+    CHECK(rp.reparented.size() == 47);
+    bool spine = false;
+    for (const auto& m : rp.reparented)
+        if (m.bone == "Spine") spine = m.flver_parent == "Horse_Spine2" && m.skeleton_parent == "Root";
+    CHECK(spine);
+    exporters::AnimationGlbOptions ao;
+    ao.mirror = exporters::Mirror::z;
+    ao.pose_untracked_bones = true;
+    REQUIRE(exporters::add_clips(merged, skel, clips, ao));
+    const Gltf a = parse(merged.glb());
+
+    exporters::AnimationGlbOptions so;
+    so.mirror = exporters::Mirror::z;
+    auto alone = exporters::animation_glb(skel, clips, so);
+    REQUIRE(alone);
+    const Gltf b = parse(*alone);
+
+    std::set<std::string> flver_names;
+    for (const auto& n : model->nodes) flver_names.insert(n.name);
+    std::vector<std::string> shared;
+    for (const auto& name : skel.bone_names)
+        if (flver_names.count(name)) shared.push_back(name);
+    CHECK(shared.size() == 187);
+    const auto an = a.nodes_by_name(), bn = b.nodes_by_name();
+    size_t compared = 0;
+    double worst = 0;
+    std::string worst_bone;
+    for (const auto& clip : clips) {
+        const int ia = a.animation(clip.name), ib = b.animation(clip.name);
+        REQUIRE(ia >= 0);
+        REQUIRE(ib >= 0);
+        for (size_t key : {size_t(0), size_t(std::max(clip.num_frames, 1) / 2), size_t(std::max(clip.num_frames - 1, 0))}) {
+            const auto wa = a.world(ia, key), wb = b.world(ib, key);
+            for (const auto& name : shared) {
+                const M& x = wa[an.at(name)];
+                const M& y = wb[bn.at(name)];
+                const double d = std::sqrt((x[12] - y[12]) * (x[12] - y[12]) + (x[13] - y[13]) * (x[13] - y[13]) + (x[14] - y[14]) * (x[14] - y[14]));
+                if (d > worst) {
+                    worst = d;
+                    worst_bone = clip.name + " " + name;
+                }
+                ++compared;
+            }
+        }
+    }
+    CHECK(compared == clips.size() * 3 * shared.size());
+    CHECK_MESSAGE(worst < 1e-4, "worst " << worst << " m at " << worst_bone);
+    // The skin is unchanged: the rest pose of the merged file puts every joint where its
+    // inverse bind matrix says (world * inverse bind = identity).
+    const auto rest = a.world(-1, 0);
+    const auto& skin = a.j["skins"][0];
+    const auto ibm = a.floats(skin["inverseBindMatrices"]);
+    double off = 0;
+    for (size_t k = 0; k < skin["joints"].size(); ++k) {
+        M inv;
+        for (int c = 0; c < 16; ++c) inv[size_t(c)] = ibm[k * 16 + size_t(c)];
+        const M id = mul(rest[skin["joints"][k].get<size_t>()], inv);
+        for (int c = 0; c < 16; ++c) off = std::max(off, std::fabs(id[size_t(c)] - ((c % 5 == 0) ? 1.0 : 0.0)));
+    }
+    CHECK(off < 1e-4);
+}
+
+namespace {
+
+void write_bytes(const fs::path& p, const std::vector<uint8_t>& b) {
+    fs::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+}
+
+const convert::ItemResult* find_item(const convert::Report& r, const std::string& name) {
+    for (const auto& i : r.items)
+        if (i.name == name) return &i;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("drape convert: a hostile folder converts everything else and reports each bad file") {
+    const fs::path dir = test::scratch_dir("convert_hostile");
+    const fs::path in = dir / "game", out = dir / "sub" / "OUT";
+    test::FlverFixture fx;
+    const auto flver = fx.build();
+    // A truncated DCX.
+    const auto whole = test::make_dcx(test::make_bnd4({{"N:\\c1000\\c1000.flver", flver}}));
+    write_bytes(in / "chr/c1000.chrbnd.dcx", std::vector<uint8_t>(whole.begin(), whole.begin() + long(whole.size() / 2)));
+    // A BND4 whose member names climb out of any folder.
+    write_bytes(in / "chr/c1100.chrbnd.dcx", test::make_dcx(test::make_bnd4({{"..\\..\\x.flver", flver}, {"..\\..\\..\\evil.tpf", {'T', 'P', 'F', 0}}})));
+    // A FLVER whose vertices name bones out of range.
+    test::FlverFixture bad_bones;
+    bad_bones.bone_index = 200;
+    write_bytes(in / "chr/c1200.chrbnd.dcx", test::make_dcx(test::make_bnd4({{"N:\\c1200\\c1200.flver", bad_bones.build()}})));
+    // A good one beside them.
+    write_bytes(in / "chr/c1300.chrbnd.dcx", test::make_dcx(test::make_bnd4({{"N:\\c1300\\c1300.flver", flver}})));
+    // A cloth file whose particle indices are out of range (the synthesized fixture's indices are
+    // arbitrary: drape check finds violations in it).
+    auto types = test::fixture_types(test::ClothGame::elden_ring);
+    REQUIRE(types);
+    write_bytes(in / "chr/c1400.chrbnd.dcx",
+                test::make_dcx(test::make_bnd4({{"N:\\c1400\\c1400.flver", flver},
+                                                {"N:\\c1400\\c1400_c.hkx", test::synthesize_cloth(test::ClothGame::elden_ring, *types)}})));
+    // Not a game file at all.
+    write_bytes(in / "chr/readme.txt", {'h', 'i'});
+
+    convert::Options o;
+    o.jobs = 2;
+    size_t progress_calls = 0;
+    const auto report = convert::convert_folder(in, out, o, [&](const convert::ProgressEvent& e) {
+        ++progress_calls;
+        CHECK(e.done <= e.total);
+    });
+    REQUIRE(report.items.size() == 5);
+    CHECK(progress_calls == 5);
+    CHECK(report.exit_code() == 1);
+    const auto* truncated = find_item(report, "c1000");
+    REQUIRE(truncated);
+    CHECK_FALSE(truncated->ok);
+    CHECK(truncated->error.find("c1000.chrbnd.dcx") != std::string::npos);
+    const auto* climbing = find_item(report, "c1100");
+    REQUIRE(climbing);
+    CHECK(climbing->ok);
+    const auto* bones = find_item(report, "c1200");
+    REQUIRE(bones);
+    // Either refused with a message or converted with a warning; never a crash, never silent.
+    if (bones->ok) CHECK_FALSE(bones->warnings.empty());
+    else CHECK_FALSE(bones->error.empty());
+    const auto* good = find_item(report, "c1300");
+    REQUIRE(good);
+    CHECK(good->ok);
+    CHECK(fs::exists(out / "chr/c1300.glb"));
+    const auto* cloth = find_item(report, "c1400");
+    REQUIRE(cloth);
+    bool told = false;
+    for (const auto& w : cloth->warnings) told = told || w.find("breaks") != std::string::npos;
+    CHECK_MESSAGE(told, "the bad cloth is reported");
+    CHECK(fs::exists(out / "chr/c1300.report.json"));
+    CHECK(fs::exists(out / "summary.json"));
+    CHECK(report.skipped.size() == 1);
+    // Nothing outside OUT, and no temporary file left inside.
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+        const std::string p = e.path().generic_string();
+        const bool inside = p.find("/OUT") != std::string::npos || p.find("/game") != std::string::npos || e.is_directory();
+        CHECK_MESSAGE(inside, p);
+        CHECK(p.find(".tmp") == std::string::npos);
+    }
+    auto summary = json::parse(std::ifstream(out / "summary.json"));
+    CHECK(summary["failed"].get<int>() >= 1);
+    CHECK(summary["results"].size() == 5);
+}
+
+TEST_CASE("drape convert: the Elden Ring game folder of the corpus, every character and every c5000 clip") {
+    const fs::path root = test::corpus("er/game");
+    REQUIRE(fs::is_directory(root));
+    const fs::path out = test::scratch_dir("convert_er");
+    convert::Options o;
+    const auto report = convert::convert_folder(root, out, o);
+    REQUIRE(report.items.size() == 3);
+    for (const auto& r : report.items) {
+        CHECK_MESSAGE(r.ok, r.name << ": " << r.error);
+        CHECK(r.kind == "character");
+        CHECK(r.meshes > 0);
+        // Textured: the MATBINs of material/ name the textures, the texbnds hold them.
+        CHECK_MESSAGE(r.images > 0, r.name << " holds images");
+        CHECK(fs::exists(out / "chr" / (r.name + ".glb")));
+        CHECK_MESSAGE(fs::exists(out / "chr" / (r.name + ".drcloth")), r.name << " has its .drcloth");
+    }
+    CHECK(report.exit_code() == 0);
+    // Every clip of c5000's anibnd is in its .glb.
+    auto set = anim::read_clip_set(test::load(root / "chr/c5000.anibnd.dcx"), "c5000.anibnd.dcx", {});
+    REQUIRE(set);
+    const auto* c5000 = find_item(report, "c5000");
+    REQUIRE(c5000);
+    CHECK(c5000->clips == set->clips.size());
+    CHECK(c5000->reparented_bones == 47);
+    const Gltf g = parse(test::load(out / "chr/c5000.glb"));
+    REQUIRE(g.j.contains("animations"));
+    CHECK(g.j["animations"].size() == set->clips.size());
+    // Base colour bound on the body materials.
+    size_t with_base_colour = 0;
+    for (const auto& m : g.j["materials"]) with_base_colour += m["pbrMetallicRoughness"].contains("baseColorTexture");
+    CHECK(with_base_colour > 0);
+    auto rep = json::parse(std::ifstream(out / "chr/c5000.report.json"));
+    CHECK(rep["bone_match"]["reparented"].size() == 47);
+}

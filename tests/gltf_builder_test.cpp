@@ -1,0 +1,122 @@
+// exporters/gltf: the one document builder (model + clips + morph targets in one GltfDocument)
+// and issue 13 item 3, meshes that vanish.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "drape/exporters/animation_glb.h"
+#include "drape/exporters/gltf.h"
+#include "drape/exporters/gltf_document.h"
+#include "drape/flver/flver.h"
+#include "flver_fixture.h"
+
+using namespace drape;
+using json = nlohmann::json;
+
+namespace {
+
+void set_u32(std::vector<uint8_t>& b, size_t at, uint32_t v) { std::memcpy(b.data() + at, &v, 4); }
+
+json json_of(const std::vector<uint8_t>& glb) {
+    auto g = exporters::read_glb(glb);
+    REQUIRE(g);
+    return json::parse(g->json);
+}
+
+bool any_contains(const std::vector<std::string>& v, const std::string& s) {
+    for (const auto& x : v)
+        if (x.find(s) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("gltf builder: no face set with the LOD0 flags takes the first face set as LOD0, with a warning") {
+    test::FlverFixture fx;
+    auto bytes = fx.build();
+    set_u32(bytes, fx.at.faceset, 0x01000000);  // LOD1 only
+    auto m = flver::read_flver(bytes);
+    REQUIRE(m);
+    REQUIRE(m->meshes[0].lod0() == nullptr);
+    exporters::GltfDocument doc;
+    exporters::ModelReport rep;
+    REQUIRE(exporters::add_model(doc, *m, {}, &rep));
+    CHECK(rep.meshes_written == 1);
+    CHECK(rep.meshes_dropped == 0);
+    CHECK(any_contains(rep.warnings, "no face set has the LOD0 flags"));
+    const json j = json_of(doc.glb());
+    REQUIRE(j.contains("meshes"));
+    CHECK(j["meshes"].size() == 1);
+    CHECK(j.contains("skins"));
+}
+
+TEST_CASE("gltf builder: a model without triangles gives a file with nodes and no skin, and says why") {
+    test::FlverFixture fx;
+    auto bytes = fx.build();
+    set_u32(bytes, fx.at.faceset + 8, 0);  // no indices
+    auto m = flver::read_flver(bytes);
+    REQUIRE(m);
+    exporters::GltfDocument doc;
+    exporters::ModelReport rep;
+    auto placed = exporters::add_model(doc, *m, {}, &rep);
+    REQUIRE(placed);
+    CHECK(rep.meshes_written == 0);
+    CHECK(rep.meshes_dropped == 1);
+    CHECK(any_contains(rep.warnings, "no triangles; left out"));
+    CHECK(any_contains(rep.warnings, "no drawable mesh"));
+    CHECK(placed->skin == -1);
+    const json j = json_of(doc.glb());
+    // Godot 3 refuses a skin that no mesh uses; Blender and Godot open a file of nodes.
+    CHECK_FALSE(j.contains("skins"));
+    CHECK_FALSE(j.contains("meshes"));
+    CHECK(j["nodes"].size() == 1 + m->nodes.size() + m->dummies.size());
+}
+
+TEST_CASE("gltf builder: model, clips and morph targets in one document, written once") {
+    test::FlverFixture fx;
+    auto m = flver::read_flver(fx.build());
+    REQUIRE(m);
+    exporters::GltfDocument doc;
+    exporters::GltfOptions go;
+    go.name = "fixture";
+    auto placed = exporters::add_model(doc, *m, go);
+    REQUIRE(placed);
+    // A one-bone skeleton named like FLVER node 0 and a two-frame clip moving it.
+    havok::Skeleton skel;
+    skel.name = "fixture";
+    skel.bone_names = {m->nodes[0].name};
+    skel.parents = {-1};
+    skel.reference_pose.resize(1);
+    anim::Clip clip;
+    clip.name = "a000_000000";
+    clip.num_tracks = 1;
+    clip.num_frames = 2;
+    clip.duration = 1.0f / 30;
+    clip.frame_duration = 1.0f / 30;
+    clip.track_to_bone = {0};
+    clip.frames.resize(2);
+    clip.frames[1].translation = {0, 1, 0};
+    exporters::AnimationGlbReport arep;
+    REQUIRE(exporters::add_clips(doc, skel, std::span<const anim::Clip>(&clip, 1), {}, &arep));
+    CHECK(arep.animations == 1);
+    // The baker's extension point: morph targets on a written mesh, found by its glTF name.
+    const int mesh = doc.mesh_by_name(exporters::gltf_mesh_name(*m, 0));
+    REQUIRE(mesh >= 0);
+    const size_t verts = test::FlverFixture::k_vertex_count;
+    std::vector<std::vector<float>> deltas = {std::vector<float>(verts * 3, 0.5f)};
+    REQUIRE(doc.add_morph_targets(mesh, deltas));
+    std::vector<std::vector<float>> wrong = {std::vector<float>(3, 0.0f)};
+    CHECK_FALSE(doc.add_morph_targets(mesh, wrong));
+    const auto glb = doc.glb();
+    const json j = json_of(glb);
+    CHECK(j["animations"].size() == 1);
+    CHECK(j["animations"][0]["name"] == "a000_000000");
+    CHECK(j["meshes"][size_t(mesh)]["primitives"][0]["targets"].size() == 1);
+    CHECK(j["meshes"][size_t(mesh)]["weights"].size() == 1);
+    // The document read back from its own bytes is the same document (one codec).
+    auto again = exporters::GltfDocument::from_glb(glb);
+    REQUIRE(again);
+    CHECK(again->json()["animations"] == j["animations"]);
+    CHECK(again->bin().size() == doc.bin().size());
+}

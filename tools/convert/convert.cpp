@@ -1,0 +1,249 @@
+// drape::convert: finding the items of a folder and running them on a pool of jobs.
+#include "drape/convert/convert.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <regex>
+#include <thread>
+
+#include "drape/matbin/matbin.h"
+#include "item.h"
+
+namespace drape::convert {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string lower(std::string s) {
+    for (char& c : s) c = char(std::tolower(uint8_t(c)));
+    return s;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The name without its extensions ("c5000.chrbnd.dcx" -> "c5000").
+std::string stem_of(const std::string& file_name) {
+    const size_t dot = file_name.find('.');
+    return dot == std::string::npos ? file_name : file_name.substr(0, dot);
+}
+
+struct Classified {
+    enum Role { none, model, anibnd, texbnd, tpf, cloth, materials } role = none;
+    std::string key;         // the item the file belongs to
+    bool main_anibnd = false;
+    bool high_res = false;   // texbnd _h
+    bool part = false;       // .partsbnd
+};
+
+Classified classify(const std::string& file_name) {
+    static const std::regex chr_id(R"(^(c\d{4})(_.*)?$)", std::regex::icase);
+    const std::string l = lower(file_name);
+    const std::string stem = stem_of(file_name);
+    Classified c;
+    std::smatch m;
+    const bool is_chr = std::regex_match(stem, m, chr_id);
+    const std::string chr = is_chr ? lower(m[1].str()) : "";
+    const std::string suffix = is_chr && m[2].matched ? lower(m[2].str()) : "";
+    if (ends_with(l, ".chrbnd.dcx") || ends_with(l, ".chrbnd")) {
+        c.role = Classified::model;
+        c.key = is_chr ? chr + suffix : stem;
+    } else if (ends_with(l, ".partsbnd.dcx") || ends_with(l, ".partsbnd")) {
+        c.role = Classified::model;
+        c.part = true;
+        c.key = stem;
+    } else if (ends_with(l, ".flver") || ends_with(l, ".flver.dcx")) {
+        c.role = Classified::model;
+        c.key = stem;
+    } else if (ends_with(l, ".anibnd.dcx") || ends_with(l, ".anibnd")) {
+        c.role = Classified::anibnd;
+        // cNNNN_divNN, cNNNN_aNN*: clips on the main anibnd's skeleton.
+        c.key = is_chr && (suffix.empty() || suffix.rfind("_div", 0) == 0 || suffix.rfind("_a", 0) == 0) ? chr : stem;
+        c.main_anibnd = !is_chr || suffix.empty();
+    } else if (ends_with(l, ".texbnd.dcx") || ends_with(l, ".texbnd")) {
+        c.role = Classified::texbnd;
+        c.key = is_chr && (suffix == "_h" || suffix == "_l") ? chr : stem;
+        c.high_res = suffix == "_h";
+    } else if (ends_with(l, ".tpf") || ends_with(l, ".tpf.dcx")) {
+        c.role = Classified::tpf;
+        c.key = stem;
+    } else if (ends_with(l, "_c.hkx") || ends_with(l, "_c.hkx.dcx")) {
+        c.role = Classified::cloth;
+        c.key = stem.substr(0, stem.size() - 2);
+    } else if (ends_with(l, ".matbinbnd.dcx") || ends_with(l, ".matbinbnd") || ends_with(l, ".mtdbnd.dcx") || ends_with(l, ".mtdbnd")) {
+        c.role = Classified::materials;
+    }
+    return c;
+}
+
+bool wanted(const Options& o, const std::string& key) {
+    if (o.only.empty()) return true;
+    const std::string k = lower(key);
+    return std::any_of(o.only.begin(), o.only.end(), [&](const std::string& s) { return lower(s) == k; });
+}
+
+}  // namespace
+
+size_t Report::failed() const {
+    return size_t(std::count_if(items.begin(), items.end(), [](const ItemResult& r) { return !r.ok; }));
+}
+
+int Report::exit_code() const { return items.empty() || failed() ? 1 : 0; }
+
+nlohmann::ordered_json Report::to_json() const {
+    nlohmann::ordered_json j;
+    size_t characters = 0, parts = 0, clips = 0, cloth_datas = 0, sim_cloths = 0, particles = 0, operators = 0, constraint_sets = 0;
+    std::map<std::string, size_t> classes;
+    for (const auto& r : items) {
+        if (!r.ok) continue;
+        characters += r.kind == "character";
+        parts += r.kind == "part";
+        clips += r.clips;
+        cloth_datas += r.cloth_datas;
+        sim_cloths += r.sim_cloths;
+        particles += r.particles;
+        operators += r.operators;
+        constraint_sets += r.constraint_sets;
+        for (const auto& [k, v] : r.hcl_classes) classes[k] += v;
+    }
+    j["format"] = "drape convert summary 1";
+    j["items"] = items.size();
+    j["converted"] = items.size() - failed();
+    j["failed"] = failed();
+    j["characters"] = characters;
+    j["parts"] = parts;
+    j["clips"] = clips;
+    j["cloth_datas"] = cloth_datas;
+    j["sim_cloths"] = sim_cloths;
+    j["particles"] = particles;
+    j["operators"] = operators;
+    j["constraint_sets"] = constraint_sets;
+    j["hcl_classes"] = classes;
+    j["input_bytes"] = input_bytes;
+    j["seconds"] = seconds;
+    j["jobs"] = jobs;
+    auto& list = j["results"] = nlohmann::ordered_json::array();
+    for (const auto& r : items) list.push_back(item_json(r));
+    j["skipped"] = skipped;
+    return j;
+}
+
+Report convert_folder(const fs::path& root, const fs::path& out, const Options& options, const Progress& progress) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Report report;
+    std::error_code ec;
+    // The files to look at: a folder's files (recursively, symlinks not followed), or one file
+    // with the other files of its folder as companions.
+    fs::path base = root;
+    std::vector<fs::path> files;
+    std::string only_key;
+    if (fs::is_regular_file(root, ec)) {
+        base = root.parent_path();
+        only_key = lower(classify(root.filename().string()).key);
+        for (const auto& de : fs::directory_iterator(base.empty() ? "." : base, ec))
+            if (de.is_regular_file(ec)) files.push_back(de.path());
+    } else {
+        for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back(it->path());
+        }
+    }
+    std::sort(files.begin(), files.end());
+    // Group by (folder, key).
+    std::map<std::pair<std::string, std::string>, ItemInputs> groups;
+    std::vector<fs::path> material_libraries;
+    fs::path player_anibnd;
+    for (const auto& f : files) {
+        const std::string rel = fs::relative(f, base.empty() ? "." : base, ec).generic_string();
+        const std::string folder = fs::path(rel).parent_path().generic_string();
+        const std::string name = f.filename().string();
+        Classified c = classify(name);
+        if (lower(name) == "c0000.anibnd.dcx" && player_anibnd.empty()) player_anibnd = f;
+        if (c.role == Classified::materials) {
+            material_libraries.push_back(f);
+            continue;
+        }
+        if (c.role == Classified::none) {
+            report.skipped.push_back(rel + ": not a model, animation, texture or cloth file");
+            continue;
+        }
+        if (!only_key.empty() && lower(c.key) != only_key) continue;
+        if (!wanted(options, c.key)) continue;
+        ItemInputs& g = groups[{folder, lower(c.key)}];
+        if (g.name.empty()) g.name = c.key;
+        g.folder = folder;
+        g.base = base;
+        switch (c.role) {
+            case Classified::model:
+                if (!g.model.empty()) g.extra_models.push_back(f);
+                else g.model = f;
+                g.part = g.part || c.part;
+                break;
+            case Classified::anibnd:
+                if (c.main_anibnd && g.main_anibnd.empty()) g.main_anibnd = f;
+                else g.clip_anibnds.push_back(f);
+                break;
+            case Classified::texbnd: (c.high_res ? g.texbnd_high : g.texbnd_low) = f; break;
+            case Classified::tpf: g.tpfs.push_back(f); break;
+            case Classified::cloth: g.cloth_files.push_back(f); break;
+            default: break;
+        }
+    }
+    // A folder without material/ or mtd/ inside (chr/ given alone, a single file): the game's
+    // binders beside or above it.
+    if (material_libraries.empty() && !files.empty()) material_libraries = matbin::MaterialLibrary::binders_for(files.front());
+    std::vector<ItemInputs> work;
+    for (auto& [k, g] : groups) {
+        if (g.model.empty() && g.main_anibnd.empty() && g.cloth_files.empty() && g.clip_anibnds.empty()) {
+            for (const auto& t : g.tpfs) report.skipped.push_back(fs::relative(t, base, ec).generic_string() + ": textures of no model");
+            if (!g.texbnd_high.empty()) report.skipped.push_back(fs::relative(g.texbnd_high, base, ec).generic_string() + ": textures of no model");
+            if (!g.texbnd_low.empty()) report.skipped.push_back(fs::relative(g.texbnd_low, base, ec).generic_string() + ": textures of no model");
+            continue;
+        }
+        if (g.part && !player_anibnd.empty()) g.player_anibnd = player_anibnd;
+        g.material_libraries = material_libraries;
+        work.push_back(std::move(g));
+    }
+
+    unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+    jobs = std::max(1u, std::min<unsigned>(jobs, unsigned(std::max<size_t>(work.size(), 1))));
+    report.jobs = jobs;
+    Options per_job = options;
+    per_job.dcx.jobs = 1;  // jobs x decoder threads never exceed the cores
+    report.items.resize(work.size());
+    std::atomic<size_t> next{0};
+    std::mutex progress_mutex;
+    size_t done = 0;
+    SharedCache cache;
+    for (const auto& lib : material_libraries)
+        if (auto a = cache.materials.add_file(lib, per_job.dcx); !a)
+            report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());
+    auto worker = [&] {
+        for (size_t i = next++; i < work.size(); i = next++) {
+            const auto s = std::chrono::steady_clock::now();
+            ItemResult r = convert_item(work[i], out, per_job, cache);
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
+            report.items[i] = std::move(r);
+            std::lock_guard<std::mutex> lock(progress_mutex);
+            ++done;
+            if (progress) progress({done, work.size(), &report.items[i]});
+        }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+    for (const auto& r : report.items) report.input_bytes += r.input_bytes;
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // OUT/summary.json (atomic like every output).
+    const std::string text = report.to_json().dump(1);
+    if (auto w = write_atomic(out / "summary.json", std::vector<uint8_t>(text.begin(), text.end())); !w)
+        report.skipped.push_back("summary.json: " + w.error().to_string());
+    return report;
+}
+
+}  // namespace drape::convert

@@ -1,0 +1,88 @@
+// drape::convert: a whole game folder (or a mod folder, or single files) to one .glb per
+// character and armour part, with its clips, textures, cloth (.drcloth) and a report.
+//
+// Input layout (the game's, as the community's unpackers leave it):
+//   chr/cNNNN.chrbnd.dcx        model (FLVER), cloth (*_c.hkx), TPFs
+//   chr/cNNNN.anibnd.dcx        skeleton and clips; cNNNN_divNN / cNNNN_aNN* anibnds beside it
+//                               hold more clips on the main anibnd's skeleton
+//   chr/cNNNN_h.texbnd.dcx      high-resolution textures, else cNNNN_l.texbnd.dcx (names `_l`)
+//   parts/*.partsbnd.dcx        armour parts (cloth in *_c.hkx), on chr/c0000.anibnd.dcx's skeleton
+//   material/, mtd/             material libraries (MATBIN, MTD) for empty FLVER texture paths
+// Loose files group by name the same way (EliteKnight.flver + EliteKnight.tpf).
+//
+// Output, all inside `out` (member names never reach a path unsanitised):
+//   OUT/<relative folder>/<name>.glb (or .gltf + .bin)   model, skin, clips, dummies, textures
+//   OUT/<relative folder>/<name>.drcloth                 the cloth (one per cloth file)
+//   OUT/<relative folder>/<name>.report.json             bone match, cloth binding, warnings
+//   OUT/summary.json                                     every item with its census or error
+// Each file is written under a temporary name and renamed when complete.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "drape/dcx/dcx.h"
+
+namespace drape::convert {
+
+enum class Format : uint8_t { glb, gltf, fbx };
+
+struct Options {
+    dcx::DecodeOptions dcx;          // jobs is forced to 1: one decoder thread per job
+    unsigned jobs = 0;               // characters converted at once; 0 = every core
+    std::vector<std::string> only;   // item names to convert (cNNNN, a part's stem); empty = all
+    Format format = Format::glb;
+    bool cloth = true;               // write .drcloth files
+    bool textures = true;            // decode and embed textures
+};
+
+// One converted (or failed) character, part, or other group of files.
+struct ItemResult {
+    std::string name;                  // c5000, bd_m_1100, EliteKnight
+    std::string kind;                  // "character", "part", "model", "animations", "cloth"
+    std::string folder;                // relative folder of the inputs ("chr", "" for the root)
+    std::vector<std::string> inputs;   // relative paths
+    std::vector<std::string> outputs;  // relative to OUT
+    bool ok = false;
+    std::string error;                 // one line when !ok
+    std::vector<std::string> warnings;
+    size_t meshes = 0, meshes_dropped = 0, images = 0, bones = 0, clips = 0, clip_failures = 0, reparented_bones = 0;
+    size_t cloth_datas = 0, sim_cloths = 0, particles = 0, constraint_sets = 0, operators = 0;
+    std::map<std::string, size_t> hcl_classes;  // cloth objects per Havok class (seed 000's census)
+    uint64_t input_bytes = 0;
+    double seconds = 0;
+};
+
+struct Report {
+    std::vector<ItemResult> items;     // in name order
+    std::vector<std::string> skipped;  // files that belong to no item (relative paths, with why)
+    uint64_t input_bytes = 0;
+    double seconds = 0;
+    unsigned jobs = 1;
+
+    size_t failed() const;
+    // 0: every item converted; 1: some failed (or nothing was found to convert).
+    int exit_code() const;
+    nlohmann::ordered_json to_json() const;  // what OUT/summary.json holds
+};
+
+struct ProgressEvent {
+    size_t done = 0, total = 0;
+    const ItemResult* finished = nullptr;  // the item just finished
+};
+// Called from worker threads, one call at a time.
+using Progress = std::function<void(const ProgressEvent&)>;
+
+// Converts every item found under `root` (a folder, or one file with its companions in the same
+// folder) into `out`. Never throws for bad input: a file that cannot be read fails its item (with
+// a one-line error in the report) and the others go on.
+Report convert_folder(const std::filesystem::path& root, const std::filesystem::path& out, const Options& options,
+                      const Progress& progress = {});
+
+}  // namespace drape::convert

@@ -1,0 +1,478 @@
+// drape::convert: one item from its input files to its outputs.
+#include "item.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "drape/anim/anibnd.h"
+#include "drape/exporters/animation_glb.h"
+#include "drape/exporters/cloth_export.h"
+#include "drape/exporters/gltf.h"
+#include "drape/exporters/model_meshes.h"
+#include "drape/exporters/textures.h"
+#include "drape/flver/flver.h"
+#include "drape/game/containers.h"
+#include "drape/game/loaders.h"
+#include "drape/game/materials.h"
+#include "drape/havok/cloth.h"
+#include "drape/havok/hkx.h"
+#include "drape/io/file.h"
+#include "drape/tpf/tpf.h"
+
+namespace drape::convert {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+Result<void> write_atomic(const fs::path& path, const std::vector<uint8_t>& bytes) {
+    static std::atomic<unsigned> counter{0};
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return make_error("cannot create folder " + path.parent_path().string() + ": " + ec.message(), "convert.output");
+    fs::path tmp = path;
+    tmp += ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+    if (auto w = write_file(tmp, bytes); !w) {
+        fs::remove(tmp, ec);
+        return w;
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        return make_error("cannot rename into " + path.string() + ": " + ec.message(), "convert.output");
+    }
+    return {};
+}
+
+namespace {
+
+std::string rel(const ItemInputs& in, const fs::path& p) {
+    std::error_code ec;
+    return fs::relative(p, in.base.empty() ? "." : in.base, ec).generic_string();
+}
+
+// A member name shortened for messages: its last path component.
+std::string leaf_name(const std::string& member) {
+    const size_t at = member.find_last_of("\\/>");
+    return at == std::string::npos ? member : member.substr(at + 1);
+}
+
+std::string lower(std::string s) {
+    for (char& c : s) c = char(std::tolower(uint8_t(c)));
+    return s;
+}
+
+bool is_havok(Bytes b) { return havok::is_packfile(b) || havok::is_tagfile(b); }
+
+// Textures of the item, by key, encoded only when a material asks for them.
+struct TextureIndex {
+    struct Source {
+        size_t tpf;
+        size_t texture;
+    };
+    std::vector<std::vector<uint8_t>> tpf_bytes;
+    std::vector<tpf::Tpf> tpfs;
+    std::map<std::string, Source> by_key;  // first wins: high resolution and model binder first
+
+    void add(std::vector<uint8_t> bytes, std::vector<std::string>& warnings, const std::string& from) {
+        tpf_bytes.push_back(std::move(bytes));
+        auto t = tpf::read_tpf(tpf_bytes.back());
+        if (!t) {
+            warnings.push_back(from + ": TPF: " + t.error().to_string());
+            tpf_bytes.pop_back();
+            return;
+        }
+        tpfs.push_back(std::move(*t));
+        const size_t ti = tpfs.size() - 1;
+        for (size_t k = 0; k < tpfs[ti].textures.size(); ++k) by_key.emplace(exporters::texture_key(tpfs[ti].textures[k].name), Source{ti, k});
+    }
+    // The texture a material key names: itself, else its low-resolution twin (`_l` suffix).
+    const Source* resolve(const std::string& key) const {
+        if (auto it = by_key.find(key); it != by_key.end()) return &it->second;
+        if (auto it = by_key.find(key + "_l"); it != by_key.end()) return &it->second;
+        return nullptr;
+    }
+};
+
+struct Census {
+    ItemResult& r;
+    void add_cloth(const havok::File& f, const cloth_export::Report& rep) {
+        r.cloth_datas += rep.cloth_datas;
+        r.sim_cloths += rep.sim_cloths;
+        r.particles += rep.particles;
+        r.constraint_sets += rep.constraint_sets;
+        r.operators += rep.operators;
+        for (const auto& [cls, n] : hcl::census(f)) r.hcl_classes[cls] += n;
+    }
+};
+
+Result<std::vector<uint8_t>> read_input(ItemResult& r, const ItemInputs& in, const fs::path& p) {
+    auto b = read_file(p);
+    if (!b) return std::move(b.error().within(rel(in, p)));
+    r.inputs.push_back(rel(in, p));
+    r.input_bytes += b->size();
+    return b;
+}
+
+}  // namespace
+
+ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options& options, SharedCache& cache) {
+    ItemResult r;
+    r.name = in.name;
+    r.folder = in.folder;
+    r.kind = in.model.empty() ? (in.main_anibnd.empty() && in.clip_anibnds.empty() ? "cloth" : "animations")
+             : in.part           ? "part"
+             : lower(in.model.filename().string()).find(".chrbnd") != std::string::npos ? "character"
+                                                                                        : "model";
+    for (const auto& e : in.extra_models) r.warnings.push_back(rel(in, e) + ": a second model of the same name; not converted");
+    // Output paths: OUT/<folder>/<name>.* through the same sanitiser as member names.
+    const std::string out_rel = (in.folder.empty() ? "" : sanitize_member_path(in.folder) + "/") + sanitize_member_path(in.name);
+    auto out_stem = safe_join(out, out_rel);
+    if (!out_stem) {
+        r.error = out_stem.error().to_string();
+        return r;
+    }
+    const fs::path stem_path = *out_stem;
+    auto fail = [&](const Error& e) {
+        r.ok = false;
+        r.error = e.to_string();
+        return r;
+    };
+
+    // ---- the model binder: FLVER, TPFs, cloth --------------------------------------------
+    std::vector<game::Member> members;
+    std::optional<flver::Model> model;
+    if (!in.model.empty()) {
+        auto bytes = read_input(r, in, in.model);
+        if (!bytes) return fail(bytes.error());
+        std::vector<Error> errors;
+        members = game::open_members_lenient(*bytes, rel(in, in.model), options.dcx, errors);
+        bytes->clear();
+        for (const auto& e : errors) r.warnings.push_back("skipped: " + e.to_string());
+        const game::Member* fm = nullptr;
+        for (const auto& m : members)
+            if (flver::is_flver(m.bytes)) {
+                if (!fm) fm = &m;
+                else r.warnings.push_back(m.name + ": another FLVER in the binder; not converted");
+            }
+        if (!fm) {
+            if (!errors.empty()) return fail(errors.front());
+            return fail(make_error("no FLVER inside", "convert.model").within(rel(in, in.model)));
+        }
+        auto m = flver::read_flver(fm->bytes);
+        if (!m) return fail(std::move(m.error().within(leaf_name(fm->name)).within(rel(in, in.model))));
+        model = std::move(*m);
+    }
+
+    // ---- materials: Elden Ring and Sekiro leave FLVER texture paths empty ------------------
+    if (model) {
+        size_t empty_paths = 0;
+        for (const auto& mat : model->materials)
+            for (const auto& t : mat.textures) empty_paths += t.path.empty();
+        if (empty_paths) {
+            if (cache.materials.size() == 0) {
+                r.warnings.push_back(std::to_string(empty_paths) +
+                                     " material texture paths are empty and no material/ or mtd/ binder is in the folder; those "
+                                     "textures stay unbound");
+            } else {
+                for (auto& w : game::resolve_material_textures(*model, cache.materials)) r.warnings.push_back(w);
+            }
+        }
+    }
+
+    // ---- textures ---------------------------------------------------------------------------
+    exporters::GltfOptions gopt;
+    gopt.name = in.name;
+    if (model && options.textures) {
+        TextureIndex index;
+        const fs::path texbnd = !in.texbnd_high.empty() ? in.texbnd_high : in.texbnd_low;
+        if (!texbnd.empty()) {
+            if (auto b = read_input(r, in, texbnd)) {
+                for (auto& t : game::collect_tpfs(*b, options.dcx)) index.add(std::move(t), r.warnings, rel(in, texbnd));
+            } else {
+                r.warnings.push_back(b.error().to_string());
+            }
+        }
+        for (auto& m : members)
+            if (tpf::is_tpf(m.bytes)) index.add(std::move(m.bytes), r.warnings, m.name);
+        for (const auto& p : in.tpfs)
+            if (auto b = read_input(r, in, p)) {
+                for (auto& t : game::collect_tpfs(*b, options.dcx)) index.add(std::move(t), r.warnings, rel(in, p));
+            } else {
+                r.warnings.push_back(b.error().to_string());
+            }
+        // Only the textures the materials name are decoded.
+        std::set<std::string> keys;
+        for (const auto& mat : model->materials)
+            for (const auto& t : mat.textures)
+                if (!t.path.empty()) keys.insert(exporters::texture_key(t.path));
+        std::map<std::pair<size_t, size_t>, std::vector<uint8_t>> encoded;
+        for (const auto& key : keys) {
+            const TextureIndex::Source* s = index.resolve(key);
+            if (!s) continue;
+            auto it = encoded.find({s->tpf, s->texture});
+            if (it == encoded.end()) {
+                tpf::Tpf one;
+                one.textures.push_back(index.tpfs[s->tpf].textures[s->texture]);
+                auto e = image::encode_tpf_textures(one);
+                if (e.empty() || !e[0].error.empty()) {
+                    r.warnings.push_back("texture " + one.textures[0].name + ": " + (e.empty() ? "not decoded" : e[0].error));
+                    continue;
+                }
+                it = encoded.emplace(std::make_pair(s->tpf, s->texture), std::move(e[0].png)).first;
+            }
+            gopt.embedded_textures[key] = it->second;
+        }
+    }
+    for (auto& m : members)
+        if (tpf::is_tpf(m.bytes) || m.bytes.empty()) m.bytes = {};
+
+    // ---- skeleton and clips -------------------------------------------------------------
+    std::optional<havok::Skeleton> skeleton;
+    std::vector<anim::Clip> clips;
+    if (!in.main_anibnd.empty()) {
+        if (auto b = read_input(r, in, in.main_anibnd)) {
+            auto set = anim::read_clip_set(*b, rel(in, in.main_anibnd), options.dcx);
+            if (!set) {
+                r.warnings.push_back(set.error().to_string());
+            } else {
+                if (!set->skeletons.empty()) skeleton = set->skeletons[0];
+                for (auto& f : set->failures) r.warnings.push_back("clip " + f.member + ": " + f.error.to_string());
+                r.clip_failures += set->failures.size();
+                for (auto& c : set->clips) clips.push_back(std::move(c));
+            }
+        } else {
+            r.warnings.push_back(b.error().to_string());
+        }
+    }
+    for (const auto& p : in.clip_anibnds) {
+        auto b = read_input(r, in, p);
+        if (!b) {
+            r.warnings.push_back(b.error().to_string());
+            continue;
+        }
+        auto set = anim::read_clip_set(*b, rel(in, p), options.dcx);
+        if (!set) {
+            r.warnings.push_back(set.error().to_string());
+            continue;
+        }
+        if (!skeleton && !set->skeletons.empty()) skeleton = set->skeletons[0];
+        for (auto& f : set->failures) r.warnings.push_back("clip " + f.member + ": " + f.error.to_string());
+        r.clip_failures += set->failures.size();
+        for (auto& c : set->clips) clips.push_back(std::move(c));
+    }
+    if (!skeleton && !in.player_anibnd.empty()) {
+        std::call_once(cache.player_once, [&] {
+            dcx::DecodeOptions d = options.dcx;
+            if (auto s = game::load_havok_skeleton(in.player_anibnd, d); s && *s) cache.player_skeleton = **s;
+        });
+        skeleton = cache.player_skeleton;
+        if (skeleton) r.warnings.push_back("skeleton: the player's (" + rel(in, in.player_anibnd) + ")");
+    }
+    if (!clips.empty() && !skeleton) {
+        r.warnings.push_back(std::to_string(clips.size()) + " clips left out: no skeleton (no main anibnd beside them)");
+        clips.clear();
+    }
+
+    // ---- the glTF document: model, re-parented bones, clips -------------------------------
+    std::vector<std::string> outputs;
+    ojson item_report;
+    if (model || skeleton) {
+        exporters::GltfDocument doc;
+        exporters::ModelReport mrep;
+        exporters::AnimationGlbOptions aopt;
+        aopt.mirror = exporters::Mirror::z;
+        exporters::AnimationGlbReport arep;
+        if (model) {
+            auto placed = exporters::add_model(doc, *model, gopt, &mrep);
+            if (!placed) return fail(placed.error());
+            r.meshes = mrep.meshes_written;
+            r.meshes_dropped = mrep.meshes_dropped;
+            r.images = mrep.images;
+            r.bones = model->nodes.size();
+            for (const auto& w : mrep.warnings) r.warnings.push_back(w);
+            if (skeleton) {
+                auto match = exporters::match_skeleton(*model, exporters::skeleton_from_havok(*skeleton));
+                auto rp = exporters::reparent_to_skeleton(doc, *placed, *model, *skeleton);
+                r.reparented_bones = rp.reparented.size();
+                ojson bones = {{"skeleton", skeleton->name},
+                               {"matched", match.matched.size()},
+                               {"flver_only", match.flver_only},
+                               {"skeleton_only", match.havok_only},
+                               {"parent_mismatches", match.parent_mismatches.size()}};
+                ojson moved = ojson::array();
+                for (const auto& m : rp.reparented)
+                    moved.push_back({{"bone", m.bone}, {"flver_parent", m.flver_parent}, {"skeleton_parent", m.skeleton_parent}});
+                bones["reparented"] = std::move(moved);
+                bones["added_skeleton_nodes"] = rp.added_nodes;
+                ojson poses = ojson::array();
+                for (const auto& p : match.pose_mismatches)
+                    poses.push_back({{"bone", p.name}, {"translation_m", p.translation_error}, {"rotation_deg", p.rotation_error_deg}});
+                bones["pose_mismatches"] = std::move(poses);
+                item_report["bone_match"] = std::move(bones);
+                aopt.pose_untracked_bones = true;
+            }
+        } else {
+            // Clips without a model: the skeleton itself carries them.
+            aopt.root_name = in.name + "_root";
+        }
+        if (skeleton) {
+            Result<void> a = model ? exporters::add_clips(doc, *skeleton, clips, aopt, &arep)
+                                   : exporters::add_skeleton_and_clips(doc, *skeleton, clips, aopt, &arep);
+            if (!a) return fail(a.error());
+            r.clips = arep.animations;
+            for (const auto& w : arep.warnings) r.warnings.push_back(w);
+        }
+        clips.clear();
+        clips.shrink_to_fit();
+        if (options.format == Format::fbx) {
+            // CALL SITE (materials branch): FBX through Assimp from doc.glb() once it is in main.
+            return fail(make_error("--format fbx is not built in yet (it comes with the materials branch); use glb or gltf",
+                                   "convert.format"));
+        }
+        if (options.format == Format::gltf) {
+            fs::path gltf = stem_path;
+            gltf += ".gltf";
+            fs::path bin = stem_path;
+            bin += ".bin";
+            const std::string text = doc.gltf_text(bin.filename().string());
+            if (auto w = write_atomic(bin, doc.bin()); !w) return fail(w.error());
+            if (auto w = write_atomic(gltf, std::vector<uint8_t>(text.begin(), text.end())); !w) return fail(w.error());
+            outputs.push_back(out_rel + ".gltf");
+            outputs.push_back(out_rel + ".bin");
+        } else {
+            fs::path glb = stem_path;
+            glb += ".glb";
+            if (auto w = write_atomic(glb, doc.glb()); !w) return fail(w.error());
+            outputs.push_back(out_rel + ".glb");
+        }
+    }
+
+    // ---- cloth ------------------------------------------------------------------------------
+    if (options.cloth) {
+        // Havok members of the binder, and loose *_c.hkx files.
+        std::vector<game::Member> havok_members;
+        for (auto& m : members)
+            if (is_havok(m.bytes) || havok::is_compendium(m.bytes)) havok_members.push_back(std::move(m));
+        members.clear();
+        for (const auto& p : in.cloth_files) {
+            auto b = read_input(r, in, p);
+            if (!b) {
+                r.warnings.push_back(b.error().to_string());
+                continue;
+            }
+            std::vector<Error> errors;
+            for (auto& m : game::open_members_lenient(*b, rel(in, p), options.dcx, errors)) havok_members.push_back(std::move(m));
+            for (const auto& e : errors) r.warnings.push_back("skipped: " + e.to_string());
+        }
+        auto comps = game::compendiums_for(havok_members, {});
+        havok::CompendiumSet none;
+        if (!comps) r.warnings.push_back("compendium: " + comps.error().to_string());
+        const havok::CompendiumSet& set = comps ? *comps : none;
+        const auto meshes = model ? exporters::cloth_model_meshes(*model) : std::vector<cloth_export::ModelMesh>{};
+        ojson cloth_reports = ojson::array();
+        size_t written = 0;
+        for (const auto& m : havok_members) {
+            if (!is_havok(m.bytes)) continue;
+            auto f = havok::read_hkx(m.bytes, set.lookup());
+            if (!f) {
+                // A Havok member that is not cloth (ragdoll, physics) may fail to read; only report it.
+                r.warnings.push_back(m.name + ": " + f.error().to_string());
+                continue;
+            }
+            auto c = hcl::read_cloth(*f);
+            if (!c) {
+                r.warnings.push_back(m.name + ": cloth: " + c.error().to_string());
+                continue;
+            }
+            if (c->cloth_datas.empty()) continue;
+            cloth_export::Options o;
+            o.game = game::game_of_sdk(f->sdk);
+            o.sdk = f->sdk;
+            o.source_file = leaf_name(m.name);
+            if (auto anim = havok::read_animation_container(*f)) o.skeletons = anim->skeletons;
+            o.meshes = meshes;
+            if (model) o.model_file = leaf_name(in.model.filename().string());
+            const auto violations = hcl::check(*c, o.skeletons);
+            if (!violations.empty())
+                r.warnings.push_back(m.name + ": the cloth breaks " + std::to_string(violations.size()) + " of drape check's rules, e.g. " +
+                                     violations[0].object + " " + violations[0].member + ": " + violations[0].message +
+                                     " (exported as the game stores it; the report lists them all)");
+            cloth_export::Report rep;
+            auto bytes = cloth_export::export_cloth(*c, o, &rep);
+            if (!bytes) {
+                r.warnings.push_back(m.name + ": cloth export: " + bytes.error().to_string());
+                continue;
+            }
+            const std::string suffix = written == 0 ? "" : "_" + std::to_string(written + 1);
+            fs::path p = stem_path;
+            p += suffix + ".drcloth";
+            if (auto w = write_atomic(p, *bytes); !w) return fail(w.error());
+            outputs.push_back(out_rel + suffix + ".drcloth");
+            ++written;
+            Census{r}.add_cloth(*f, rep);
+            ojson cr = {{"source", m.name}, {"file", out_rel + suffix + ".drcloth"}, {"cloth_datas", rep.cloth_datas},
+                        {"sim_cloths", rep.sim_cloths}, {"particles", rep.particles}, {"constraint_sets", rep.constraint_sets},
+                        {"operators", rep.operators}};
+            ojson binds = ojson::array();
+            for (const auto& b : rep.bindings)
+                binds.push_back({{"cloth_data", b.cloth_data}, {"buffer", b.buffer}, {"mesh", b.mesh_index >= 0 ? ojson(b.mesh_name) : ojson()},
+                                 {"max_bind_error", b.max_error}, {"vertices_checked", b.vertices_checked},
+                                 {"within_tolerance", b.within_tolerance}});
+            cr["display_buffers"] = std::move(binds);
+            ojson dropped = ojson::array();
+            for (const auto& d : rep.dropped)
+                if (d.count) dropped.push_back({{"member", d.class_name + "." + d.member}, {"count", d.count}, {"reason", d.reason}});
+            cr["dropped"] = std::move(dropped);
+            ojson rules = ojson::array();
+            for (const auto& v : violations) rules.push_back(v.object + " " + v.member + ": " + v.message);
+            cr["rule_violations"] = std::move(rules);
+            cloth_reports.push_back(std::move(cr));
+        }
+        if (!cloth_reports.empty()) item_report["cloth"] = std::move(cloth_reports);
+    }
+
+    if (outputs.empty()) return fail(make_error("nothing to convert: no model, skeleton or cloth could be read", "convert.item"));
+    r.ok = true;
+    r.outputs = outputs;
+    // <name>.report.json: the item's summary plus the bone match and cloth figures.
+    ojson rep = item_json(r);
+    for (auto& [k, v] : item_report.items()) rep[k] = v;
+    r.outputs.push_back(out_rel + ".report.json");
+    rep["outputs"] = r.outputs;
+    const std::string text = rep.dump(1, ' ', false, ojson::error_handler_t::replace);
+    fs::path rp = stem_path;
+    rp += ".report.json";
+    if (auto w = write_atomic(rp, std::vector<uint8_t>(text.begin(), text.end())); !w) return fail(w.error());
+    return r;
+}
+
+ojson item_json(const ItemResult& r) {
+    ojson j = {{"name", r.name}, {"kind", r.kind}, {"folder", r.folder}, {"ok", r.ok}};
+    if (!r.ok) j["error"] = r.error;
+    j["inputs"] = r.inputs;
+    j["outputs"] = r.outputs;
+    j["meshes"] = r.meshes;
+    j["meshes_dropped"] = r.meshes_dropped;
+    j["images"] = r.images;
+    j["bones"] = r.bones;
+    j["clips"] = r.clips;
+    j["clip_failures"] = r.clip_failures;
+    j["reparented_bones"] = r.reparented_bones;
+    j["cloth_datas"] = r.cloth_datas;
+    j["sim_cloths"] = r.sim_cloths;
+    j["particles"] = r.particles;
+    j["constraint_sets"] = r.constraint_sets;
+    j["operators"] = r.operators;
+    j["hcl_classes"] = r.hcl_classes;
+    j["warnings"] = r.warnings;
+    j["input_bytes"] = r.input_bytes;
+    j["seconds"] = r.seconds;
+    return j;
+}
+
+}  // namespace drape::convert
