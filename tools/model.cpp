@@ -8,8 +8,13 @@
 #include "drape/exporters/gltf.h"
 #include "drape/exporters/textures.h"
 #include "drape/game/loaders.h"
+#include "drape/game/materials.h"
 #include "drape/io/file.h"
+#include "drape/matbin/matbin.h"
 #include "drape/tpf/tpf.h"
+#ifdef DRAPE_HAVE_FBX
+#include "drape/exporters/fbx.h"
+#endif
 
 namespace drape::cli {
 
@@ -20,6 +25,7 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
     struct Opts {
         std::string input, output, skeleton;
         std::vector<std::string> textures;
+        std::string materials, format;
         bool text = false;
     };
     auto o = std::make_shared<Opts>();
@@ -32,6 +38,12 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
                     "TPF files (or DCX/binders holding TPFs) with the model's textures; decoded to PNG in OUT_tex/.\n"
                     "TPFs inside the input binder are used too");
     cmd->add_flag("--gltf", o->text, "Write .gltf + .bin instead of .glb (also chosen by an .gltf output name)");
+    cmd->add_option("--materials", o->materials,
+                    "Material definitions for FLVERs whose texture paths are empty (Elden Ring, Sekiro): a folder\n"
+                    "(its *.matbinbnd.dcx / *.mtdbnd.dcx, also in material/ and mtd/) or one binder. Default: the\n"
+                    "material/ or mtd/ folder of the input's game folder (searched up to two folders above it)");
+    cmd->add_option("--format", o->format, "glb, gltf or fbx (FBX through Assimp; default: by the output's extension)")
+        ->check(CLI::IsMember({"glb", "gltf", "fbx"}));
     cmd->callback([o, &global, &exit_code] {
         dcx::DecodeOptions dopt;
         dopt.oodle_path = global.oodle_path;
@@ -45,7 +57,39 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
         for (const auto& w : model->warnings) std::cerr << "warning: " << o->input << ": " << w << "\n";
         std::filesystem::path out(o->output);
         exporters::GltfOptions gopt;
-        gopt.binary = !(o->text || out.extension() == ".gltf");
+        std::string format = o->format;
+        if (format.empty()) format = out.extension() == ".fbx" ? "fbx" : (o->text || out.extension() == ".gltf") ? "gltf" : "glb";
+        gopt.binary = format != "gltf";
+#ifndef DRAPE_HAVE_FBX
+        if (format == "fbx") {
+            std::cerr << "error: --format fbx: this drape was built without Assimp\n";
+            exit_code = k_exit_usage;
+            return;
+        }
+#endif
+        // Materials: FLVERs that leave texture paths empty name them in their MATBIN / MTD.
+        bool empty_paths = false;
+        for (const auto& m : model->materials)
+            for (const auto& t : m.textures) empty_paths = empty_paths || t.path.empty();
+        if (empty_paths || !o->materials.empty()) {
+            std::vector<std::filesystem::path> files;
+            if (o->materials.empty())
+                files = matbin::MaterialLibrary::binders_for(o->input);
+            else if (std::filesystem::is_directory(o->materials))
+                files = matbin::MaterialLibrary::binders_in(o->materials);
+            else
+                files = {o->materials};
+            if (!o->materials.empty() && files.empty()) std::cerr << "warning: --materials: no material binder in " << o->materials << "\n";
+            matbin::MaterialLibrary library;
+            for (const auto& f : files)
+                if (auto a = library.add_file(f, dopt); !a) std::cerr << "warning: materials: " << a.error().to_string() << "\n";
+            if (library.size() > 0) {
+                for (const auto& w : game::resolve_material_textures(*model, library)) std::cerr << "warning: " << w << "\n";
+                if (!global.quiet)
+                    std::cout << "materials: " << game::resolved_material_count(*model) << " of " << model->materials.size()
+                              << " resolved through " << library.size() << " definitions\n";
+            }
+        }
         // Textures: TPFs inside the input binder (a .partsbnd holds the part's TPF) and --textures.
         std::vector<std::vector<uint8_t>> tpfs;
         if (auto in = read_file(o->input)) tpfs = game::collect_tpfs(*in, dopt);
@@ -58,6 +102,7 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
             }
             auto more = game::collect_tpfs(*tb, dopt);
             if (more.empty()) std::cerr << "warning: --textures: no TPF in " << t << "\n";
+            for (auto& m : more) tpfs.push_back(std::move(m));
         }
         // Decoded to PNG in OUT_tex/ beside the output.
         std::vector<image::EncodedTexture> encoded;
@@ -105,7 +150,15 @@ void register_model(CLI::App& app, GlobalOptions& global, int& exit_code) {
             }
             if (!global.quiet) std::cout << text.substr(0, text.find('\n')) << " -> " << report_path.string() << "\n";
         }
-        auto r = exporters::write_gltf(*model, out, gopt);
+        Result<void> r;
+#ifdef DRAPE_HAVE_FBX
+        if (format == "fbx") {
+            auto glb = exporters::gltf_bytes(*model, gopt);
+            auto fbx = glb ? exporters::fbx_from_glb(*glb) : Result<std::vector<uint8_t>>(glb.error());
+            r = fbx ? write_file(out, *fbx) : Result<void>(fbx.error());
+        } else
+#endif
+            r = exporters::write_gltf(*model, out, gopt);
         if (!r) {
             std::cerr << "error: " << r.error().to_string() << "\n";
             exit_code = k_exit_input;
