@@ -86,7 +86,7 @@ public:
         m_positions.resize(mesh.vertices.positions.size());
     }
     std::vector<std::string> bone_names() const override { return m_sample.skeleton.bone_names; }
-    std::vector<DisplayBuffer> display_buffers() const override { return {{SampleFacts::cape_mesh, uint32_t(m_positions.size())}}; }
+    std::vector<DisplayBuffer> display_buffers() const override { return {{SampleFacts::cape_mesh, "", uint32_t(m_positions.size())}}; }
     Result<void> step(std::span<const bake::Mat4> bones, float) override {
         ++steps;
         const double t = double(steps) / 30.0;

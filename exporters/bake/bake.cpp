@@ -371,6 +371,18 @@ std::vector<Scene::Mesh> Scene::meshes() const {
     return out;
 }
 
+Result<std::vector<uint32_t>> Scene::triangles(int mesh) const {
+    const json& doc = impl->doc;
+    if (!doc.contains("meshes") || mesh < 0 || size_t(mesh) >= doc["meshes"].size()) return make_error("no mesh " + std::to_string(mesh));
+    const json& prims = doc["meshes"][size_t(mesh)].value("primitives", json::array());
+    if (prims.empty() || !prims[0].contains("indices")) return std::vector<uint32_t>{};
+    auto idx = read_accessor(doc, impl->bin, prims[0]["indices"].get<int>());
+    if (!idx) return idx.error();
+    std::vector<uint32_t> out;
+    for (double x : *idx) out.push_back(uint32_t(x));
+    return out;
+}
+
 Result<int> Scene::add_sway(const std::string& name, int node, double seconds, double rate) {
     json& doc = impl->doc;
     if (node < 0 || size_t(node) >= node_count()) return make_error("no node " + std::to_string(node) + " to sway");
@@ -562,18 +574,21 @@ Result<std::vector<uint8_t>> bake(Bytes glb, Cloth& cloth, const BakeOptions& op
         animation = *a;
     }
     rep.animation = scene->animation_names()[size_t(animation)];
-    // Display buffers to meshes: named as the mesh's default node, same vertex count.
+    // Display buffers to meshes: the glTF mesh the cloth file names, else the mesh whose default
+    // node is named as the buffer, with the buffer's vertex count.
     const auto meshes = scene->meshes();
     const auto buffers = cloth.display_buffers();
     std::vector<int> buffer_mesh(buffers.size(), -1);
     std::vector<bool> taken(meshes.size(), false);
     for (size_t b = 0; b < buffers.size(); ++b)
-        for (size_t m = 0; m < meshes.size(); ++m)
-            if (!taken[m] && meshes[m].default_node == buffers[b].name && meshes[m].positions.size() == buffers[b].vertices) {
+        for (size_t m = 0; m < meshes.size(); ++m) {
+            const bool named = buffers[b].mesh.empty() ? meshes[m].default_node == buffers[b].name : meshes[m].name == buffers[b].mesh;
+            if (!taken[m] && named && meshes[m].positions.size() == buffers[b].vertices) {
                 buffer_mesh[b] = int(m);
                 taken[m] = true;
                 break;
             }
+        }
     const double duration = scene->animation_duration(animation);
     const size_t frames = size_t(std::floor(duration * options.rate + 1e-9)) + 1;
     std::vector<double> times;
@@ -587,26 +602,57 @@ Result<std::vector<uint8_t>> bake(Bytes glb, Cloth& cloth, const BakeOptions& op
     if (motions.empty()) return make_error("no display buffer of the cloth matches a mesh of the model (by default node name and vertex count)");
     const float dt = float(1.0 / options.rate);
     std::vector<Mat4> game(bones.size(), identity());
+    std::vector<Mat4> world;
     auto pose = [&](double t) -> Result<void> {
         auto w = scene->world_matrices(animation, t);
         if (!w) return w.error();
+        world = std::move(*w);
         for (size_t i = 0; i < bones.size(); ++i)
-            if (bone_nodes[i] >= 0) game[i] = game_from_gltf((*w)[size_t(bone_nodes[i])]);
+            if (bone_nodes[i] >= 0) game[i] = game_from_gltf(world[size_t(bone_nodes[i])]);
         return {};
     };
+    // The display meshes as the engine skins them, in the game's space.
+    std::vector<Vec3f> skinned;
+    auto hand_in = [&]() -> Result<void> {
+        for (size_t b = 0; b < buffers.size(); ++b) {
+            if (buffer_mesh[b] < 0) continue;
+            const Scene::Mesh& m = meshes[size_t(buffer_mesh[b])];
+            const auto skin = skin_matrices(m, world);
+            skinned.resize(m.positions.size());
+            for (size_t v = 0; v < m.positions.size(); ++v) {
+                const auto p = transform_point(skin[v], m.positions[v]);
+                skinned[v] = {float(p[0]), float(p[1]), float(-p[2])};
+            }
+            if (auto r = cloth.set_skinned_display(b, skinned); !r) return r.error();
+        }
+        return {};
+    };
+    for (size_t b = 0; b < buffers.size(); ++b) {
+        if (buffer_mesh[b] < 0) continue;
+        auto tris = scene->triangles(meshes[size_t(buffer_mesh[b])].mesh);
+        if (!tris) return tris.error();
+        if (auto r = cloth.set_display_triangles(b, *tris); !r) return r.error();
+    }
     if (auto p = pose(times[0]); !p) return p.error();
+    if (auto h = hand_in(); !h) return h.error();
+    if (auto s = cloth.start(game); !s) return s.error();
     for (int i = 0; i < options.warmup_steps; ++i)
         if (auto s = cloth.step(game, dt); !s) return s.error();
     std::vector<Vec3f> buf;
     for (size_t k = 0; k < frames; ++k) {
         if (auto p = pose(times[k]); !p) return p.error();
+        if (auto h = hand_in(); !h) return h.error();
         if (auto s = cloth.step(game, dt); !s) return s.error();
         size_t mi = 0;
         for (size_t b = 0; b < buffers.size(); ++b) {
             if (buffer_mesh[b] < 0) continue;
             buf.assign(buffers[b].vertices, Vec3f{0, 0, 0});
             if (auto d = cloth.display_positions(b, buf); !d) return d.error();
-            for (auto& p : buf) p[2] = -p[2];  // game -> glTF
+            for (auto& p : buf) {
+                if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2]))
+                    return make_error("the cloth's display buffer " + buffers[b].name + " is not finite at frame " + std::to_string(k));
+                p[2] = -p[2];  // game -> glTF
+            }
             motions[mi++].frames.push_back(buf);
         }
     }

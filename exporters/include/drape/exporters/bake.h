@@ -56,6 +56,8 @@ public:
         std::vector<int> skin_joints;    // the skin's joints (node indices)
     };
     std::vector<Mesh> meshes() const;  // every mesh a node draws, in node order
+    // The first primitive's triangle indices of glTF mesh `mesh` (empty when it has none).
+    Result<std::vector<uint32_t>> triangles(int mesh) const;
 
     // Adds an animation `name` that turns and sways `node` about the vertical axis and side to
     // side (a procedural motion for characters without a clip): `seconds` long, keyed at `rate`.
@@ -92,7 +94,7 @@ Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<
 
 // ---- driving a cloth -------------------------------------------------------------------
 
-// What the bake needs of a running cloth; implemented over drape's runtime (runtime.h).
+// What the bake needs of a running cloth; implemented over drape's runtime (bake_runtime.h).
 class Cloth {
 public:
     virtual ~Cloth() = default;
@@ -100,9 +102,17 @@ public:
     virtual std::vector<std::string> bone_names() const = 0;
     struct DisplayBuffer {
         std::string name;  // the FLVER mesh's default node the buffer is bound to (seed 000)
+        std::string mesh;  // the glTF mesh it drives when the cloth file records it (else empty)
         uint32_t vertices = 0;
     };
     virtual std::vector<DisplayBuffer> display_buffers() const = 0;
+    // Once, before the first step: the display meshes' triangles (glTF indices, the model's
+    // winding) and the bones of the first frame, to put the cloth on its animated pose.
+    virtual Result<void> set_display_triangles(size_t, std::span<const uint32_t>) { return {}; }
+    virtual Result<void> start(std::span<const Mat4>) { return {}; }
+    // Each frame before the step: a display mesh as the engine skinned it (game space), which
+    // the cloth's input conversion reads (seed 000: the game hands the cloth its skinned mesh).
+    virtual Result<void> set_skinned_display(size_t, std::span<const Vec3f>) { return {}; }
     // World matrices of the transform set's bones in the game's space (column-major), then one
     // step of `dt` seconds.
     virtual Result<void> step(std::span<const Mat4> bones, float dt) = 0;
