@@ -25,5 +25,6 @@ void register_check(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_model(CLI::App&, GlobalOptions&, int&);
 void register_cloth(CLI::App&, GlobalOptions&, int&);
 void register_animation(CLI::App& app, GlobalOptions& global, int& exit_code);
+void register_bake(CLI::App& app, GlobalOptions& global, int& exit_code);
 
 }  // namespace drape::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     drape::cli::register_model(app, global, exit_code);
     drape::cli::register_cloth(app, global, exit_code);
     drape::cli::register_animation(app, global, exit_code);
+    drape::cli::register_bake(app, global, exit_code);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
