@@ -1,9 +1,10 @@
 # drape: the two commands are `make demo` and `make test`. Both install what is missing first.
 #
-#   make deps    install the Debian 12 packages the build and tests need (apt-get, as root)
+#   make deps    install the Debian 12 packages building and running drape need (apt-get, as root)
+#   make deps-test  also what the tests need (doctest, clang, Blender, Godot 3, Node.js + the glTF validator)
 #   make build   release build (g++) in build/release
 #   make test    release build (g++) + ASan/UBSan build (clang), every test in both
-#   make demo    build, then run the main job on samples/game into out/
+#   make demo    build the drape CLI, then run the main job on samples/game into out/ (needs only make deps)
 #   make fuzz    build the libFuzzer targets (clang) in build/fuzz; FUZZ_TIME=60 make fuzz-run runs each
 #   make bench   build and run the Google Benchmark suite (release)
 
@@ -15,18 +16,21 @@ BUILD_FUZZ := build/fuzz
 BUILD_BENCH := build/bench
 FUZZ_TIME ?= 60
 
-# Build and unit tests.
-PACKAGES := g++ clang libclang-rt-14-dev cmake ninja-build pkg-config zlib1g-dev libzstd-dev \
-	libtinygltf-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler libcli11-dev doctest-dev \
-	libbenchmark-dev libbullet-dev python3 python3-pil
-# External clients the model and animation tests import the outputs into: Blender (its glTF
-# importer needs numpy), Godot 3 (headless), Node.js for the Khronos glTF validator (npm, below).
-PACKAGES += blender python3-numpy godot3-server nodejs
+# What building and running drape needs: `make deps` (and `make demo`) install only these.
+PACKAGES := g++ cmake ninja-build pkg-config zlib1g-dev libzstd-dev libdeflate-dev \
+	libtinygltf-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler libcli11-dev libassimp-dev
+# What the tests need on top (`make deps-test`, run by make build/test/fuzz/bench): doctest, clang
+# and its sanitizer runtimes, Google Benchmark and Bullet (benchmarks only), Python with Pillow, and the external clients the
+# model and animation tests import the outputs into: Blender (its glTF importer needs numpy),
+# Godot 3 (headless), Node.js for the Khronos glTF validator (npm, below).
+TEST_PACKAGES := clang libclang-rt-14-dev doctest-dev libbenchmark-dev libbullet-dev python3 python3-pil \
+	blender python3-numpy godot3-server nodejs
 
-.PHONY: deps build test test-release test-asan demo fuzz fuzz-run bench clean
+.PHONY: deps deps-test deps-extra build test test-release test-asan demo fuzz fuzz-run bench clean
 
-deps:
-	@missing=""; for p in $(PACKAGES); do \
+# $(call apt_install,PACKAGES): installs the missing ones (as root), else names them and fails.
+define apt_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -39,6 +43,13 @@ deps:
 	    echo "run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; \
 	  fi; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(PACKAGES))
+
+deps-test:
+	$(call apt_install,$(PACKAGES) $(TEST_PACKAGES))
 	@$(MAKE) --no-print-directory deps-extra
 
 # npm tools live in the build tree, never in the repository.
@@ -60,13 +71,13 @@ $(BUILD_ASAN)/build.ninja:
 	cmake -S . -B $(BUILD_ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
 	  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang -DDRAPE_SANITIZE=ON
 
-build: deps $(BUILD_RELEASE)/build.ninja
+build: deps-test $(BUILD_RELEASE)/build.ninja
 	ninja -C $(BUILD_RELEASE) -j $(JOBS)
 
 test-release: build
 	cd $(BUILD_RELEASE) && DRAPE_GLTF_VALIDATOR=$(CURDIR)/$(VALIDATOR) ctest -j $(JOBS) --output-on-failure
 
-test-asan: deps $(BUILD_ASAN)/build.ninja
+test-asan: deps-test $(BUILD_ASAN)/build.ninja
 	ninja -C $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  DRAPE_SKIP_EXTERNAL=1 ctest -j $(JOBS) --output-on-failure
@@ -74,20 +85,28 @@ test-asan: deps $(BUILD_ASAN)/build.ninja
 # Both builds; ctest prints its summary line after each.
 test: test-release test-asan
 
-# The main job on the synthetic sample game: identify every file, then `drape convert` the whole
-# folder (glTF with textures and clips, .drcloth, reports, out/summary.json).
-demo: build
-	@rm -rf out samples/game/generated && mkdir -p out
-	$(BUILD_RELEASE)/tests/drape_make_sample samples/game/generated
-	$(BUILD_RELEASE)/tools/drape inspect $$(find samples/game -type f -not -name '*.md' | sort)
-	$(BUILD_RELEASE)/tools/drape convert samples/game -o out/ || echo "make demo: some sample inputs did not convert (out/summary.json says which and why)"
+# The main job on the sample game (samples/game, committed, laid out as a game folder): identify
+# every file, then `drape convert` the whole folder (glTF with textures and clips, .drcloth,
+# reports, out/summary.json). Builds only the drape CLI (build/demo, no tests): needs only `make deps`.
+BUILD_DEMO := build/demo
+DRAPE := $(BUILD_DEMO)/tools/drape
+$(BUILD_DEMO)/build.ninja:
+	cmake -S . -B $(BUILD_DEMO) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
+	  -DDRAPE_BUILD_TESTS=OFF >/dev/null
+
+demo: deps $(BUILD_DEMO)/build.ninja
+	ninja -C $(BUILD_DEMO) -j $(JOBS) drape
+	@rm -rf out && mkdir -p out
+	$(DRAPE) inspect samples/game/chr/c9999.chrbnd.dcx samples/game/chr/c9999.anibnd.dcx samples/game/chr/c9999_h.texbnd.dcx
+	$(DRAPE) convert samples/game -o out/
 	@echo "out/ holds:"; find out -type f | sort | sed 's/^/  /'
+	@echo "open out/chr/c9999.glb (Blender: File > Import > glTF 2.0) to see the character and its clip."
 
 $(BUILD_FUZZ)/build.ninja:
 	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DCMAKE_C_COMPILER=clang -DDRAPE_BUILD_FUZZERS=ON -DDRAPE_BUILD_TESTS=OFF
 
-fuzz: deps $(BUILD_FUZZ)/build.ninja
+fuzz: deps-test $(BUILD_FUZZ)/build.ninja
 	ninja -C $(BUILD_FUZZ) -j $(JOBS)
 
 fuzz-run: fuzz
@@ -99,9 +118,9 @@ fuzz-run: fuzz
 $(BUILD_BENCH)/build.ninja:
 	cmake -S . -B $(BUILD_BENCH) -G Ninja -DCMAKE_BUILD_TYPE=Release -DDRAPE_BUILD_BENCH=ON -DDRAPE_BUILD_TESTS=OFF
 
-bench: deps $(BUILD_BENCH)/build.ninja
+bench: deps-test $(BUILD_BENCH)/build.ninja
 	ninja -C $(BUILD_BENCH) -j $(JOBS) drape_bench
 	$(BUILD_BENCH)/bench/drape_bench --benchmark_min_time=0.5
 
 clean:
-	rm -rf build out samples/game/generated
+	rm -rf build out

@@ -29,5 +29,6 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_bench(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_unpack(CLI::App& app, GlobalOptions& global, int& exit_code);
 void register_convert(CLI::App& app, GlobalOptions& global, int& exit_code);
+void register_bake(CLI::App& app, GlobalOptions& global, int& exit_code);
 
 }  // namespace drape::cli

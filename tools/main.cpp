@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     drape::cli::register_bench(app, global, exit_code);
     drape::cli::register_unpack(app, global, exit_code);
     drape::cli::register_convert(app, global, exit_code);
+    drape::cli::register_bake(app, global, exit_code);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -1,0 +1,17 @@
+// drape: the bake's Cloth over drape's runtime (runtime/include/drape/runtime.h): every cloth
+// data of a .drcloth runs as one runtime instance in the game's space; the transform-set bones of
+// all of them are matched to the model's nodes by name. Built when the runtime is (the
+// exporters library then defines DRAPE_BAKE_HAVE_RUNTIME).
+#pragma once
+
+#include <memory>
+
+#include "drape/exporters/bake.h"
+
+namespace drape::bake {
+
+// Loads the .drcloth (zstd-wrapped or not) into the runtime and creates one instance per cloth
+// data, in state 0 (#01#Default in the games' files). Fails with the runtime's message.
+Result<std::unique_ptr<Cloth>> runtime_cloth(Bytes drcloth);
+
+}  // namespace drape::bake

@@ -1,0 +1,63 @@
+// drape bake: a cloth's motion over a clip (or a sway of the root) into a .glb (exporters/bake).
+#include <iostream>
+
+#include "commands.h"
+#include "drape/exporters/bake.h"
+#include "drape/io/file.h"
+#ifdef DRAPE_BAKE_HAVE_RUNTIME
+#include "drape/exporters/bake_runtime.h"
+#endif
+
+namespace drape::cli {
+
+void register_bake(CLI::App& app, GlobalOptions& global, int& exit_code) {
+    auto* cmd = app.add_subcommand(
+        "bake",
+        "Run the cloth (a .drcloth from drape cloth) over a clip of the model (a .glb from drape model + drape\n"
+        "animation), or over a procedural sway of the root, and write its motion into the .glb: one sparse\n"
+        "morph target per frame on each cloth mesh and a weights channel on the clip. Blender and Godot play it.");
+    struct Args {
+        std::string model, cloth, output, clip;
+        bool sway = false;
+        double rate = 30;
+    };
+    auto a = std::make_shared<Args>();
+    cmd->add_option("model", a->model, "The model .glb (with its clips)")->required()->check(CLI::ExistingFile);
+    cmd->add_option("cloth", a->cloth, "The model's .drcloth")->required()->check(CLI::ExistingFile);
+    auto* clip = cmd->add_option("--clip", a->clip, "The clip to bake (glTF animation name, e.g. a000_002000); default: the first");
+    cmd->add_flag("--sway", a->sway, "Bake a procedural sway of the root instead of a clip (4 s)")->excludes(clip);
+    cmd->add_option("--rate", a->rate, "Frames per second baked (default 30, the games' cloth rate)")->check(CLI::Range(1.0, 240.0));
+    cmd->add_option("-o,--output", a->output, "The baked .glb")->required();
+    cmd->callback([a, &global, &exit_code] {
+        exit_code = k_exit_input;
+#ifndef DRAPE_BAKE_HAVE_RUNTIME
+        (void)global;
+        std::cerr << "error: this drape is built without the cloth runtime (runtime/include/drape/runtime.h)\n";
+#else
+        auto glb = read_file(a->model);
+        if (!glb) return void(std::cerr << "error: " << glb.error().to_string() << "\n");
+        auto bytes = read_file(a->cloth);
+        if (!bytes) return void(std::cerr << "error: " << bytes.error().to_string() << "\n");
+        auto cloth = bake::runtime_cloth(*bytes);
+        if (!cloth) return void(std::cerr << "error: " << a->cloth << ": " << cloth.error().to_string() << "\n");
+        bake::BakeOptions o;
+        o.clip = a->clip;
+        o.sway = a->sway;
+        o.rate = a->rate;
+        bake::BakeReport rep;
+        auto out = bake::bake(*glb, **cloth, o, &rep);
+        if (!out) return void(std::cerr << "error: " << out.error().to_string() << "\n");
+        if (auto w = write_file(a->output, *out); !w) return void(std::cerr << "error: " << w.error().to_string() << "\n");
+        if (!global.quiet) {
+            std::cout << "wrote " << a->output << " (" << out->size() << " B): " << rep.frames << " frames of " << rep.animation << " at " << o.rate
+                      << " Hz on";
+            for (const auto& m : rep.meshes) std::cout << " " << m;
+            std::cout << "; " << rep.write.stored_vertices << " vertex offsets, +" << rep.write.bytes_added << " B, cloth up to "
+                      << rep.max_offset << " m off its skinned place\n";
+        }
+        exit_code = k_exit_ok;
+#endif
+    });
+}
+
+}  // namespace drape::cli
