@@ -25,7 +25,8 @@
 #include "drape/flver/flver.h"
 #include "flver_corpus.h"
 #include "flver_fixture.h"
-#include "model.h"
+#include "drape/exporters/textures.h"
+#include "drape/tpf/tpf.h"
 #include "commands.h"
 #include <algorithm>
 
@@ -67,8 +68,11 @@ const std::vector<Output>& outputs() {
             Output t = base;
             t.path = dir / "EliteKnight_textured.glb";
             exporters::GltfOptions opt;
-            std::vector<std::string> warnings;
-            if (!drape::cli::add_textures({test::load(test::corpus("ds3/EliteKnight.tpf"))}, t.path, opt.textures, warnings)) break;
+            const auto tpf_bytes = test::load(test::corpus("ds3/EliteKnight.tpf"));
+            auto tpf = tpf::read_tpf(tpf_bytes);
+            if (!tpf) break;
+            const auto encoded = image::encode_tpf_textures(*tpf);
+            if (!image::write_textures(encoded, dir / "EliteKnight_textured_tex", "EliteKnight_textured_tex/", opt.textures)) break;
             if (exporters::write_gltf(t.model, t.path, opt)) o.push_back(std::move(t));
             break;
         }

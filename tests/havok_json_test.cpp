@@ -1,16 +1,16 @@
-// tools/havok_json: the object graph dump behind `drape inspect FILE.hkx --json`.
+// exporters/json/havok_json: the object graph dump behind `drape inspect FILE.hkx --json`.
 #include <doctest/doctest.h>
 
 #include <fstream>
 
 #include "corpus.h"
 #include "havok_corpus.h"
-#include "havok_json.h"
+#include "drape/exporters/havok_json.h"
 
 TEST_CASE("havok json: the BB skeleton's object graph, pointers as refs, members by name") {
     auto f = drape::test::load_hkx("bb/skeleton.HKX");
     REQUIRE(f);
-    const nlohmann::json j = drape::cli::havok_json(*f, 0);
+    const nlohmann::json j = drape::exporters::havok_json(*f, 0);
     CHECK(j["form"] == "packfile");
     CHECK(j["sdk"] == "hk_2014.1.0-r1");
     REQUIRE(j["objects"].size() == 3);  // root, animation container, skeleton (MANIFEST classes)
@@ -26,7 +26,7 @@ TEST_CASE("havok json: the BB skeleton's object graph, pointers as refs, members
         CHECK(sk["members"]["parentIndices"][i] == peer["parent_indices"][i]);
     }
     // cut arrays say how much was left out
-    const nlohmann::json cut = drape::cli::havok_json(*f, 8);
+    const nlohmann::json cut = drape::exporters::havok_json(*f, 8);
     const auto& bones = cut["objects"][2]["members"]["bones"];
     REQUIRE(bones.size() == 9);
     CHECK(bones[8]["truncated"] == peer["bone_count"].get<size_t>() - 8);
@@ -35,7 +35,7 @@ TEST_CASE("havok json: the BB skeleton's object graph, pointers as refs, members
 TEST_CASE("havok json: a tagfile with its compendium (ER weapon animation)") {
     auto f = drape::test::load_hkx("er/WP_A_0550_1.anibnd", "a614_040050_1.hkx");
     REQUIRE(f);
-    const nlohmann::json j = drape::cli::havok_json(*f);
+    const nlohmann::json j = drape::exporters::havok_json(*f);
     CHECK(j["form"] == "tagfile");
     CHECK(j["sdk"] == "20180100");
     CHECK(j.contains("compendium"));

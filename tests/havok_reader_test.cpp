@@ -95,8 +95,9 @@ TEST_CASE("havok: every Havok file of the corpus loads, loose or in binders, com
             CHECK_MESSAGE(c, (c ? "" : c.error().to_string()));
         }
     }
-    // MANIFEST: sekiro c1140 (4 tagfiles) + WP_A_2300 (2) + ER WP_A_0550_1 (10) use compendiums.
-    CHECK(with_tcrf == 16);
+    // MANIFEST: sekiro c1140 (4 tagfiles) + WP_A_2300 (2) + ER WP_A_0550_1 (10) + ER c5000.anibnd (67)
+    // use compendiums.
+    CHECK(with_tcrf == 83);
     CHECK(loaded >= 30);
 }
 

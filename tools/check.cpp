@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "commands.h"
-#include "containers.h"
 #include "drcloth_check.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
+#include "drape/game/containers.h"
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
 #include "drape/havok/hkx.h"
@@ -66,16 +66,16 @@ bool check_path(const std::string& path, const GlobalOptions& global) {
     dcx::DecodeOptions opt;
     opt.oodle_path = global.oodle_path;
     opt.jobs = global.jobs;
-    auto opened = open_members(*data, path, opt);
+    auto opened = game::open_members(*data, path, opt);
     if (!opened) {
         std::cout << path << ": error: " << opened.error().to_string() << "\n";
         return false;
     }
-    std::vector<Member> members;
+    std::vector<game::Member> members;
     const bool loose = opened->size() == 1 && (*opened)[0].name == path;
     for (auto& m : *opened)
         if (loose || is_havok(m.bytes)) members.push_back(std::move(m));
-    auto set = compendiums_for(members, std::filesystem::path(path).parent_path());
+    auto set = game::compendiums_for(members, std::filesystem::path(path).parent_path());
     if (!set) {
         std::cout << path << ": error: compendium: " << set.error().to_string() << "\n";
         return false;

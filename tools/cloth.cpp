@@ -3,28 +3,19 @@
 #include <iostream>
 
 #include "commands.h"
-#include "containers.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
 #include "drape/exporters/cloth_export.h"
+#include "drape/exporters/model_meshes.h"
+#include "drape/flver/flver.h"
+#include "drape/game/containers.h"
+#include "drape/game/loaders.h"
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
 #include "drape/havok/hkx.h"
 #include "drape/io/file.h"
-#include "model_meshes.h"
 
 namespace drape::cli {
-
-namespace {
-
-std::string game_of(const havok::File& f) {
-    if (f.sdk == "20180100") return "Elden Ring";
-    if (f.sdk == "20160200") return "Sekiro";
-    if (f.sdk == "20150100") return "Dark Souls Remastered";
-    return "";  // DS3 and Bloodborne share hk_2014.1.0-r1
-}
-
-}  // namespace
 
 void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
     auto* cmd = app.add_subcommand(
@@ -48,18 +39,18 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
         dcx::DecodeOptions dopt;
         dopt.oodle_path = global.oodle_path;
         dopt.jobs = global.jobs;
-        auto members = open_members(args->input, std::filesystem::path(args->input).filename().string(), dopt);
+        auto members = game::open_members(args->input, std::filesystem::path(args->input).filename().string(), dopt);
         if (!members) {
             std::cerr << "error: " << members.error().to_string() << "\n";
             return;
         }
-        auto comps = compendiums_for(*members, std::filesystem::path(args->input).parent_path());
+        auto comps = game::compendiums_for(*members, std::filesystem::path(args->input).parent_path());
         if (!comps) {
             std::cerr << "error: " << comps.error().to_string() << "\n";
             return;
         }
         // The first Havok member that holds cloth.
-        const Member* source = nullptr;
+        const game::Member* source = nullptr;
         havok::File file;
         hcl::ClothContainer cloth;
         for (const auto& m : *members) {
@@ -85,7 +76,7 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
             return;
         }
         cloth_export::Options o;
-        o.game = game_of(file);
+        o.game = game::game_of_sdk(file.sdk);
         o.sdk = file.sdk;
         o.source_file = source->name;
         o.zstd = args->zstd;
@@ -93,9 +84,9 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
 
         // The model: --model, else a FLVER in the same binder.
         if (!args->no_model) {
-            std::vector<Member> model_members;
+            std::vector<game::Member> model_members;
             if (!args->model.empty()) {
-                auto mm = open_members(args->model, std::filesystem::path(args->model).filename().string(), dopt);
+                auto mm = game::open_members(args->model, std::filesystem::path(args->model).filename().string(), dopt);
                 if (!mm) {
                     std::cerr << "error: " << mm.error().to_string() << "\n";
                     return;
@@ -105,13 +96,13 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 model_members = *members;
             }
             for (const auto& m : model_members) {
-                if (m.bytes.size() < 6 || std::memcmp(m.bytes.data(), "FLVER\0", 6) != 0) continue;
-                auto meshes = model_meshes(m.bytes);
-                if (!meshes) {
-                    std::cerr << "error: " << meshes.error().to_string() << " (in " << m.name << ")\n";
+                if (!flver::is_flver(m.bytes)) continue;
+                auto model = flver::read_flver(m.bytes);
+                if (!model) {
+                    std::cerr << "error: " << model.error().to_string() << " (in " << m.name << ")\n";
                     return;
                 }
-                o.meshes = std::move(*meshes);
+                o.meshes = exporters::cloth_model_meshes(*model);
                 o.model_file = m.name;
                 break;
             }

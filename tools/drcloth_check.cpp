@@ -2,14 +2,15 @@
 
 #include <ostream>
 
+#include "drape/game/identify.h"
 #include "drape/havok/cloth.h"
-#include "drape/schema/cloth_generated.h"
+#include "drape/schema/cloth_v1_generated.h"
 #include "drcloth_read.h"
 
 namespace drape::cli {
 
 bool looks_like_drcloth(Bytes b) {
-    if (b.size() >= 8 && std::memcmp(b.data() + 4, "DRCL", 4) == 0) return true;
+    if (game::is_drcloth(b)) return true;
     return b.size() >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD;
 }
 
@@ -53,7 +54,7 @@ bool check_drcloth(const std::string& label, Bytes bytes, std::ostream& out, boo
         // Nothing is dropped silently: what the exporter left out of this file, with the reason.
         std::vector<uint8_t> plain;
         if (drcloth_to_hcl(bytes, nullptr, &plain)) {
-            const auto* f = cloth::GetClothFile(plain.data());
+            const auto* f = cloth_v1::GetClothFile(plain.data());
             for (flatbuffers::uoffset_t i = 0; f->dropped() && i < f->dropped()->size(); ++i) {
                 const auto* d = f->dropped()->Get(i);
                 if (d->count() == 0) continue;
@@ -71,7 +72,7 @@ Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
     std::vector<uint8_t> plain;
     auto c = drcloth_to_hcl(bytes, nullptr, &plain);
     if (!c) return c.error();
-    const auto* f = cloth::GetClothFile(plain.data());
+    const auto* f = cloth_v1::GetClothFile(plain.data());
     nlohmann::ordered_json j;
     if (f->format_version()) j["format_version"] = std::to_string(f->format_version()->major()) + "." + std::to_string(f->format_version()->minor());
     if (const auto* s = f->source()) {
@@ -89,7 +90,7 @@ Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
         for (flatbuffers::uoffset_t b = 0; cd->buffer_definitions() && b < cd->buffer_definitions()->size(); ++b) {
             const auto* bd = cd->buffer_definitions()->Get(b);
             nlohmann::ordered_json bj = {{"name", bd->name() ? bd->name()->str() : ""},
-                                         {"kind", cloth::EnumNameBufferKind(bd->kind())},
+                                         {"kind", cloth_v1::EnumNameBufferKind(bd->kind())},
                                          {"vertices", bd->num_vertices()},
                                          {"triangles", bd->num_triangles()}};
             if (bd->bound_mesh() && bd->bound_mesh()->size()) {
@@ -103,7 +104,7 @@ Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
             const auto* sc = cd->sim_cloth_datas()->Get(s);
             nlohmann::ordered_json sets = nlohmann::ordered_json::array();
             for (flatbuffers::uoffset_t k = 0; sc->static_constraint_sets() && k < sc->static_constraint_sets()->size(); ++k)
-                sets.push_back(cloth::EnumNameConstraintKind(sc->static_constraint_sets()->Get(k)->kind()));
+                sets.push_back(cloth_v1::EnumNameConstraintKind(sc->static_constraint_sets()->Get(k)->kind()));
             sims.push_back({{"name", sc->name() ? sc->name()->str() : ""},
                             {"particles", sc->particle_datas() ? sc->particle_datas()->size() : 0},
                             {"fixed_particles", sc->fixed_particles() ? sc->fixed_particles()->size() : 0},
@@ -113,7 +114,7 @@ Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
         auto& ops = d["operators"] = nlohmann::ordered_json::array();
         for (flatbuffers::uoffset_t o = 0; cd->operators() && o < cd->operators()->size(); ++o) {
             const auto* op = cd->operators()->Get(o);
-            ops.push_back({{"name", op->name() ? op->name()->str() : ""}, {"kind", cloth::EnumNameOperatorKind(op->kind())}});
+            ops.push_back({{"name", op->name() ? op->name()->str() : ""}, {"kind", cloth_v1::EnumNameOperatorKind(op->kind())}});
         }
         auto& states = d["states"] = nlohmann::ordered_json::array();
         for (flatbuffers::uoffset_t s = 0; cd->cloth_state_datas() && s < cd->cloth_state_datas()->size(); ++s)

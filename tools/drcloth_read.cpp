@@ -6,11 +6,11 @@
 
 #include <cstring>
 
-#include "drape/schema/cloth_generated.h"
+#include "drape/schema/cloth_v1_generated.h"
 
 namespace drape::cli {
 
-namespace fb = drape::cloth;
+namespace fb = drape::cloth_v1;
 
 namespace {
 

@@ -4,14 +4,14 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "drape/exporters/havok_json.h"
+#include "drape/game/containers.h"
 #include "drape/game/identify.h"
 #include "drape/io/file.h"
 #include "drcloth_check.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
 #include "drape/havok/hkx.h"
-#include "havok_json.h"
-#include "containers.h"
 
 namespace drape::cli {
 
@@ -57,17 +57,6 @@ nlohmann::ordered_json to_json(const game::Node& n) {
     return j;
 }
 
-// foo.bhd / foo.chrbhd / foo.hkxbhd -> the .bdt beside it (same stem, "bhd" -> "bdt").
-std::filesystem::path bdt_beside(const std::filesystem::path& bhd) {
-    std::string ext = bhd.extension().string();
-    auto pos = ext.rfind("bhd");
-    if (pos == std::string::npos) return {};
-    ext.replace(pos, 3, "bdt");
-    auto p = bhd;
-    p.replace_extension(ext);
-    return p;
-}
-
 // `inspect --json`: the object graph of every Havok file, attached to its node. Walks the same
 // DCX/BND4 layers as game::walk (same member order), resolving compendiums among siblings.
 void attach_havok(nlohmann::ordered_json& j, Bytes bytes, const dcx::DecodeOptions& dopt, const havok::CompendiumSet* set,
@@ -76,7 +65,7 @@ void attach_havok(nlohmann::ordered_json& j, Bytes bytes, const dcx::DecodeOptio
     if (havok::is_packfile(bytes) || havok::is_tagfile(bytes)) {
         havok::CompendiumSet empty;
         auto f = havok::read_hkx(bytes, (set ? *set : empty).lookup());
-        if (f) j["objects"] = havok_json(*f);
+        if (f) j["objects"] = exporters::havok_json(*f);
         else j["objects_error"] = f.error().to_string();
         return;
     }
@@ -162,8 +151,8 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 continue;
             }
             game::Node node;
-            if (game::identify(*bytes) == game::Kind::bhf4 && std::filesystem::exists(bdt_beside(path))) {
-                auto bdt = read_file(bdt_beside(path));
+            if (game::identify(*bytes) == game::Kind::bhf4 && std::filesystem::exists(game::bdt_beside(path))) {
+                auto bdt = read_file(game::bdt_beside(path));
                 if (!bdt) {
                     std::cerr << "error: " << bdt.error().to_string() << "\n";
                     exit_code = k_exit_input;
@@ -179,7 +168,7 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 bool havok_file = havok::is_packfile(*bytes) || havok::is_tagfile(*bytes);
                 if (*objects || havok_file) {
                     // a loose tagfile's compendium sits beside it
-                    auto folder = compendiums_for({Member{path.string(), *bytes}}, path.parent_path());
+                    auto folder = game::compendiums_for({game::Member{path.string(), *bytes}}, path.parent_path());
                     havok::CompendiumSet none;
                     attach_havok(j, *bytes, options.dcx, folder ? &*folder : &none);
                 }

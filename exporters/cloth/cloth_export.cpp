@@ -8,11 +8,11 @@
 #include <cmath>
 #include <map>
 
-#include "drape/schema/cloth_generated.h"
+#include "drape/schema/cloth_v1_generated.h"
 
 namespace drape::cloth_export {
 
-namespace fb = drape::cloth;
+namespace fb = drape::cloth_v1;
 
 namespace {
 

@@ -329,6 +329,8 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
             Role role = texture_role(t);
             if (role == Role::none || have[int(role)]) continue;
             int ti = gltf_texture(texture_key(t.path));
+            // Low-resolution texbnds name their textures with an `_l` suffix (c5000_BD_a_l).
+            if (ti < 0) ti = gltf_texture(texture_key(t.path) + "_l");
             if (ti < 0) continue;
             have[int(role)] = true;
             if (role == Role::albedo) {
@@ -344,6 +346,19 @@ Result<std::vector<uint8_t>> gltf_bytes(const flver::Model& model, const GltfOpt
             }
         }
         ex["textures"] = Value(texs);
+        if (!m.definition.empty()) {
+            // The MATBIN / MTD the textures were resolved from (drape::game::resolve_material_textures).
+            Value::Object def, params;
+            def["member"] = str(m.definition);
+            def["shader"] = str(m.shader);
+            for (const auto& p : m.params) {
+                Value::Array values;
+                for (double v : p.values) values.push_back(Value(v));
+                params[p.name] = values.size() == 1 ? values[0] : Value(values);
+            }
+            def["params"] = Value(params);
+            ex["definition"] = Value(def);
+        }
         gm.extras = Value(ex);
         g.materials.push_back(gm);
     }

@@ -23,6 +23,23 @@ Skeleton skeleton_from_flver(const flver::Model& model) {
     return s;
 }
 
+Skeleton skeleton_from_havok(const havok::Skeleton& s) {
+    Skeleton out;
+    for (size_t i = 0; i < s.bone_names.size(); ++i) {
+        SkeletonBone b;
+        b.name = s.bone_names[i];
+        b.parent = i < s.parents.size() ? s.parents[i] : -1;
+        if (i < s.reference_pose.size()) {
+            const auto& t = s.reference_pose[i];
+            b.translation = {t.translation[0], t.translation[1], t.translation[2]};
+            b.rotation = {t.rotation[0], t.rotation[1], t.rotation[2], t.rotation[3]};
+            b.scale = {t.scale[0], t.scale[1], t.scale[2]};
+        }
+        out.bones.push_back(b);
+    }
+    return out;
+}
+
 namespace {
 
 std::vector<xf::Mat4> world_matrices(const Skeleton& s) {

@@ -3,6 +3,9 @@
 #include <cstring>
 
 #include "drape/bnd/bnd4.h"
+#include "drape/flver/flver.h"
+#include "drape/havok/hkx.h"
+#include "drape/tpf/tpf.h"
 #include "drape/io/file.h"
 
 namespace drape::game {
@@ -47,20 +50,25 @@ bool ends_with_ci(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
+bool is_tae(Bytes d) { return starts(d, "TAE ", 4); }
+bool is_emevd(Bytes d) { return starts(d, "EVD\0", 4); }
+bool is_drcloth(Bytes d) { return starts(d, "DRCL", 4, 4); }
+
 Kind identify(Bytes d, std::string_view name) {
     if (d.empty()) return Kind::empty;
-    if (starts(d, "DCX\0", 4) || starts(d, "DCP\0", 4)) return Kind::dcx;
-    if (starts(d, "BND4", 4)) return Kind::bnd4;
-    if (starts(d, "BHF4", 4)) return Kind::bhf4;
-    if (starts(d, "BDF4", 4)) return Kind::bdf4;
-    if (starts(d, "TPF\0", 4)) return Kind::tpf;
-    if (starts(d, "FLVER\0", 6)) return Kind::flver;
-    if (starts(d, "\x57\xE0\xE0\x57\x10\xC0\xC0\x10", 8)) return Kind::havok_packfile;
-    if (starts(d, "TAG0", 4, 4)) return Kind::havok_tagfile;
-    if (starts(d, "TCM0", 4, 4)) return Kind::havok_compendium;
-    if (starts(d, "TAE ", 4)) return Kind::tae;
-    if (starts(d, "EVD\0", 4)) return Kind::emevd;
-    if (starts(d, "DRCL", 4, 4)) return Kind::drcloth;
+    // One sniffer per format, each in its reader's module.
+    if (dcx::is_dcx(d)) return Kind::dcx;
+    if (bnd::is_bnd4(d)) return Kind::bnd4;
+    if (bnd::is_bhf4(d)) return Kind::bhf4;
+    if (bnd::is_bdf4(d)) return Kind::bdf4;
+    if (tpf::is_tpf(d)) return Kind::tpf;
+    if (flver::is_flver(d)) return Kind::flver;
+    if (havok::is_packfile(d)) return Kind::havok_packfile;
+    if (havok::is_tagfile(d)) return Kind::havok_tagfile;
+    if (havok::is_compendium(d)) return Kind::havok_compendium;
+    if (is_tae(d)) return Kind::tae;
+    if (is_emevd(d)) return Kind::emevd;
+    if (is_drcloth(d)) return Kind::drcloth;
     if (ends_with_ci(name, ".param")) return Kind::param;
     bool text = true;
     for (size_t i = 0; i < d.size() && i < 4096 && text; ++i) {

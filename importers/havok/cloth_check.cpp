@@ -42,10 +42,13 @@ void check_sim_cloth(Checker& c, const ClothData& cd, const SimClothData& s) {
     for (size_t i = 0; i < s.sim_op_ids.size(); ++i) c.below(s.sim_op_ids[i], cd.operators.size(), o, at("simOpIds", i), "operator count");
     const auto& m = s.collidable_transform_map;
     const size_t nc = s.per_instance_collidables.size();
-    if (m.transform_indices.size() != nc)
+    // A map of -1 with no entries drives none of the sim cloth's collidables: not an index error
+    // but a finding of its own (hcl::findings, "unmapped_collidables").
+    const bool unmapped = m.transform_set_index < 0 && m.transform_indices.empty() && m.offsets.empty();
+    if (!unmapped && m.transform_indices.size() != nc)
         c.add(o, "collidableTransformMap.transformIndices",
               std::to_string(m.transform_indices.size()) + " bones for " + std::to_string(nc) + " collidables");
-    if (m.offsets.size() != nc)
+    if (!unmapped && m.offsets.size() != nc)
         c.add(o, "collidableTransformMap.offsets", std::to_string(m.offsets.size()) + " offsets for " + std::to_string(nc) + " collidables");
     if (m.transform_set_index >= 0) c.below(uint64_t(m.transform_set_index), cd.transform_sets.size(), o, "collidableTransformMap.transformSetIndex", "transform set count");
     for (const ConstraintSet& cs : s.static_constraint_sets) {

@@ -252,6 +252,20 @@ hclBendLinkConstraintSet::Link -
   stretchStiffness f32
 hclBendLinkConstraintSet hclConstraintSet
   links arr<hclBendLinkConstraintSet::Link>
+hclBendStiffnessConstraintSet::Link -
+  weightA f32
+  weightB f32
+  weightC f32
+  weightD f32
+  bendStiffness f32
+  restCurvature f32
+  particleA u16
+  particleB u16
+  particleC u16
+  particleD u16
+hclBendStiffnessConstraintSet hclConstraintSet
+  links arr<hclBendStiffnessConstraintSet::Link>
+  useRestPoseConfig hkBool
 hclCompressibleLinkConstraintSet::Link -
   particleA u16
   particleB u16

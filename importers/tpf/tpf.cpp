@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 namespace drape::tpf {
 
@@ -27,6 +28,8 @@ const char* platform_name(uint8_t p) {
 
 // ---------------------------------------------------------------------------------------
 // TPF
+
+bool is_tpf(Bytes data) { return data.size() >= 4 && std::memcmp(data.data(), "TPF\0", 4) == 0; }
 
 Result<Tpf> read_tpf(Bytes data) {
     ByteReader r(data);

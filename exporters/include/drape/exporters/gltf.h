@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "drape/flver/flver.h"
+#include "drape/havok/animation.h"
 #include "drape/io/error.h"
 
 namespace drape::exporters {
@@ -59,6 +60,8 @@ BoneMatchReport match_skeleton(const flver::Model& model, const Skeleton& skelet
                                float tolerance_rotation_deg = 0.1f);
 // The FLVER's own nodes as a Skeleton (Euler bind rotations turned into quaternions).
 Skeleton skeleton_from_flver(const flver::Model& model);
+// A Havok skeleton as a Skeleton (names, parents, reference pose).
+Skeleton skeleton_from_havok(const havok::Skeleton& skeleton);
 
 struct GltfOptions {
     bool binary = true;  // .glb; false: .gltf + .bin beside it

@@ -90,6 +90,13 @@ struct Texture {
     float unk14 = 0, unk18 = 0, unk1c = 0;
 };
 
+// A shader parameter of the material's MATBIN / MTD (drape::matbin::Param, flattened).
+struct MaterialParam {
+    std::string name;
+    std::string type;            // "bool", "int", "int2", "float" .. "float5"
+    std::vector<double> values;  // bools as 0 / 1
+};
+
 struct Material {
     std::string name;
     std::string mtd;  // MTD (DS3) or MATBIN/matxml (ER) path
@@ -97,6 +104,11 @@ struct Material {
     int32_t flags = 0;
     int32_t gx_offset = 0;  // 0 = no GX list (the list itself is not decoded)
     int32_t index = 0;
+    // Filled by drape::game::resolve_material_textures (not by the FLVER reader): the MATBIN /
+    // MTD the `mtd` path names, its shader and parameters; empty when not resolved.
+    std::string definition;  // member name in its binder
+    std::string shader;
+    std::vector<MaterialParam> params;
 };
 
 // A node (bone) with its bind pose relative to its parent (SoulsFormats FLVER.Node).

@@ -18,6 +18,13 @@ enum class Kind : uint8_t {
 };
 const char* kind_name(Kind k);
 
+// Sniffers of the formats that have no reader module here (the others: dcx::is_dcx,
+// bnd::is_bnd4/is_bhf4/is_bdf4, tpf::is_tpf, flver::is_flver, havok::is_packfile/is_tagfile/
+// is_compendium). A .drcloth is recognised by its FlatBuffers identifier "DRCL" at offset 4.
+bool is_tae(Bytes data);
+bool is_emevd(Bytes data);
+bool is_drcloth(Bytes data);
+
 // Identifies bytes by their magic (`name` helps only for formats without one, e.g. PARAM).
 Kind identify(Bytes data, std::string_view name = {});
 

@@ -58,6 +58,8 @@ inline constexpr uint32_t k_max_name_units = 1024;
 // Reads a PC TPF (little-endian). Console TPFs (headerless swizzled data) are refused with an
 // error naming the platform. Every texture's data range and name are checked.
 Result<Tpf> read_tpf(Bytes data);
+// True when the bytes start like a TPF ("TPF\0").
+bool is_tpf(Bytes data);
 
 // ---------------------------------------------------------------------------------------
 // DDS

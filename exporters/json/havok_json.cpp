@@ -1,8 +1,8 @@
-#include "havok_json.h"
+#include "drape/exporters/havok_json.h"
 
 #include <cmath>
 
-namespace drape::cli {
+namespace drape::exporters {
 
 using drape::havok::Kind;
 using drape::havok::Value;
@@ -68,4 +68,4 @@ nlohmann::json havok_json(const drape::havok::File& file, size_t max_array) {
     return j;
 }
 
-}  // namespace drape::cli
+}  // namespace drape::exporters

@@ -1,0 +1,202 @@
+// drape: MaterialLibrary: indexes the member names of material binders, parses on lookup.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <system_error>
+#include <unordered_map>
+
+#include "drape/bnd/bnd4.h"
+#include "drape/io/file.h"
+#include "drape/matbin/matbin.h"
+
+namespace drape::matbin {
+
+namespace {
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_material_binder_name(const std::string& file_name) {
+    const std::string n = lower(file_name);
+    for (const char* suffix : {".matbinbnd.dcx", ".matbinbnd", ".mtdbnd.dcx", ".mtdbnd"})
+        if (ends_with(n, suffix)) return true;
+    return false;
+}
+
+}  // namespace
+
+std::string material_key(std::string_view path) {
+    const size_t slash = path.find_last_of("/\\");
+    std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    const size_t dot = base.find_last_of('.');
+    if (dot != std::string_view::npos) base = base.substr(0, dot);
+    return lower(base);
+}
+
+struct MaterialLibrary::Impl {
+    struct Source {
+        std::string name;
+        std::vector<uint8_t> bytes;  // the decompressed binder (or the loose file)
+        bnd::Binder binder;          // entries view into bytes
+        bool loose = false;
+    };
+    struct Member {
+        size_t source = 0;
+        size_t entry = 0;  // index into binder.entries (unused for a loose file)
+        std::string name;  // as stored
+    };
+    std::vector<std::unique_ptr<Source>> sources;  // stable addresses: entries point into bytes
+    std::vector<std::string> source_names;
+    std::vector<Member> members;
+    std::unordered_map<std::string, std::vector<size_t>> by_key;  // material_key -> members, in added order
+
+    mutable std::mutex mutex;
+    mutable std::map<size_t, std::unique_ptr<Result<Material>>> parsed;
+
+    Result<Material> parse(size_t i) const {
+        const Member& mb = members[i];
+        const Source& s = *sources[mb.source];
+        Result<Material> r = make_error("unread");
+        if (s.loose) {
+            r = read_material(s.bytes);
+        } else {
+            const auto& e = s.binder.entries[mb.entry];
+            if (e.compressed(s.binder.bit_big_endian)) {
+                auto b = bnd::entry_bytes(s.binder, e);
+                if (!b) {
+                    Error err = std::move(b).error();
+                    err.within(mb.name).within(s.name);
+                    return err;
+                }
+                r = read_material(*b);
+            } else {
+                r = read_material(e.data);
+            }
+        }
+        if (!r) {
+            Error err = std::move(r).error();
+            if (!s.loose) err.within(mb.name);
+            err.within(s.name);
+            return err;
+        }
+        r->member = mb.name;
+        return r;
+    }
+
+    const Result<Material>& cached(size_t i) const {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto& slot = parsed[i];
+        if (!slot) slot = std::make_unique<Result<Material>>(parse(i));
+        return *slot;
+    }
+};
+
+MaterialLibrary::MaterialLibrary() : m(std::make_unique<Impl>()) {}
+MaterialLibrary::~MaterialLibrary() = default;
+MaterialLibrary::MaterialLibrary(MaterialLibrary&&) noexcept = default;
+MaterialLibrary& MaterialLibrary::operator=(MaterialLibrary&&) noexcept = default;
+
+Result<void> MaterialLibrary::add_bytes(std::vector<uint8_t> bytes, std::string name, const dcx::DecodeOptions& options) {
+    auto src = std::make_unique<Impl::Source>();
+    src->name = name;
+    if (dcx::is_dcx(bytes)) {
+        auto d = dcx::decompress(bytes, options);
+        if (!d) return std::move(d).error().within(name);
+        bytes = std::move(*d);
+    }
+    src->bytes = std::move(bytes);
+    const size_t source_index = m->sources.size();
+    if (is_matbin(src->bytes) || is_mtd(src->bytes)) {
+        src->loose = true;
+        m->by_key[material_key(name)].push_back(m->members.size());
+        m->members.push_back({source_index, 0, name});
+    } else if (bnd::is_bnd4(src->bytes)) {
+        auto b = bnd::read_bnd4(src->bytes);
+        if (!b) return std::move(b).error().within(name);
+        src->binder = std::move(*b);
+        for (size_t i = 0; i < src->binder.entries.size(); ++i) {
+            const auto& e = src->binder.entries[i];
+            m->by_key[material_key(e.name)].push_back(m->members.size());
+            m->members.push_back({source_index, i, e.name});
+        }
+    } else {
+        return make_error_at(0, "material_library", "neither a material binder (BND4) nor a MATBIN or MTD").within(name);
+    }
+    m->sources.push_back(std::move(src));
+    m->source_names.push_back(std::move(name));
+    return {};
+}
+
+Result<void> MaterialLibrary::add_file(const std::filesystem::path& path, const dcx::DecodeOptions& options) {
+    auto bytes = read_file(path);
+    if (!bytes) return std::move(bytes).error();
+    return add_bytes(std::move(*bytes), path.filename().string(), options);
+}
+
+std::vector<std::filesystem::path> MaterialLibrary::binders_in(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> out;
+    for (const auto& d : {dir, dir / "material", dir / "mtd"}) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(d, ec)) continue;
+        std::vector<std::filesystem::path> here;
+        for (std::filesystem::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_regular_file(ec) && is_material_binder_name(it->path().filename().string())) here.push_back(it->path());
+        std::sort(here.begin(), here.end());
+        out.insert(out.end(), here.begin(), here.end());
+    }
+    return out;
+}
+
+std::vector<std::filesystem::path> MaterialLibrary::binders_for(const std::filesystem::path& input) {
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::absolute(input, ec).parent_path();
+    for (int up = 0; up < 3 && !dir.empty(); ++up) {
+        auto found = binders_in(dir);
+        if (!found.empty()) return found;
+        if (dir == dir.parent_path()) break;
+        dir = dir.parent_path();
+    }
+    return {};
+}
+
+size_t MaterialLibrary::size() const { return m->members.size(); }
+const std::vector<std::string>& MaterialLibrary::sources() const { return m->source_names; }
+
+Result<const Material*> MaterialLibrary::find(std::string_view path) const {
+    auto it = m->by_key.find(material_key(path));
+    if (it == m->by_key.end()) return static_cast<const Material*>(nullptr);
+    const auto& candidates = it->second;
+    if (candidates.size() > 1) {
+        // Same name in several folders: the MATBIN that says it was built from `path` wins.
+        const std::string want = lower(path);
+        for (size_t i : candidates) {
+            const auto& r = m->cached(i);
+            if (r && lower(r->source_path) == want) return &*r;
+        }
+    }
+    const auto& r = m->cached(candidates.front());
+    if (!r) return r.error();
+    return &*r;
+}
+
+std::vector<std::string> MaterialLibrary::member_names() const {
+    std::vector<std::string> out;
+    out.reserve(m->members.size());
+    for (const auto& mb : m->members) out.push_back(mb.name);
+    return out;
+}
+
+Result<Material> MaterialLibrary::parse_member(size_t i) const {
+    if (i >= m->members.size()) return make_error("member " + std::to_string(i) + " out of range", "material_library");
+    return m->parse(i);
+}
+
+}  // namespace drape::matbin

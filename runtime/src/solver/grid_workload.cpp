@@ -1,0 +1,73 @@
+// drape solver: the benchmark grid (grid_workload.h states the workload).
+#include "solver/grid_workload.h"
+
+#include <cmath>
+
+namespace drape::solver {
+
+void build_grid_workload(GridWorkload& w, uint32_t n, uint32_t capsules) {
+    w.n = n;
+    w.particles.assign(size_t(n) * n, ParticleDesc{1.0f, 1.0f, 0.0f, 0.0f});
+    w.rest.assign(size_t(n) * n, Float4{});
+    const float step = 2.0f / float(n - 1);
+    for (uint32_t j = 0; j < n; ++j)
+        for (uint32_t i = 0; i < n; ++i) {
+            w.rest[w.index(i, j)] = {-1.0f + step * float(i), 2.5f - step * float(j), 0.0f, 0.0f};
+            if (j == 0) w.particles[w.index(i, j)] = {0.0f, 0.0f, 0.0f, 0.0f};  // the top row is pinned
+        }
+    auto link = [&](std::vector<LinkDesc>& to, uint32_t a, uint32_t b) {
+        const Float4 &pa = w.rest[a], &pb = w.rest[b];
+        const float dx = pb.x - pa.x, dy = pb.y - pa.y, dz = pb.z - pa.z;
+        to.push_back({uint16_t(a), uint16_t(b), std::sqrt((dx * dx + dy * dy) + dz * dz), 1.0f});
+    };
+    w.structural.clear();
+    w.shear.clear();
+    w.bend.clear();
+    for (uint32_t j = 0; j < n; ++j)
+        for (uint32_t i = 0; i < n; ++i) {
+            if (i + 1 < n) link(w.structural, w.index(i, j), w.index(i + 1, j));
+            if (j + 1 < n) link(w.structural, w.index(i, j), w.index(i, j + 1));
+        }
+    for (uint32_t j = 0; j + 1 < n; ++j)
+        for (uint32_t i = 0; i + 1 < n; ++i) {
+            link(w.shear, w.index(i, j), w.index(i + 1, j + 1));
+            link(w.shear, w.index(i + 1, j), w.index(i, j + 1));
+        }
+    for (uint32_t j = 0; j < n; ++j)
+        for (uint32_t i = 0; i < n; ++i) {
+            if (i + 2 < n) link(w.bend, w.index(i, j), w.index(i + 2, j));
+            if (j + 2 < n) link(w.bend, w.index(i, j), w.index(i, j + 2));
+        }
+    w.sets.assign(3, ConstraintSetDesc{});
+    std::vector<LinkDesc>* lists[3] = {&w.structural, &w.shear, &w.bend};
+    for (int s = 0; s < 3; ++s) {
+        w.sets[s].kind = ConstraintKind::standard_link;
+        w.sets[s].links = lists[s]->data();
+        w.sets[s].count = uint32_t(lists[s]->size());
+    }
+    w.collidables.clear();
+    for (uint32_t c = 0; c < capsules && c < 2; ++c) {
+        CollidableDesc d;
+        d.shape.kind = ShapeKind::capsule;
+        const float y = 2.5f - (c == 0 ? 0.6f : 1.4f);
+        d.shape.start = {-0.6f, y, -0.05f, 0};
+        d.shape.end = {0.6f, y, -0.05f, 0};
+        d.shape.radius = 0.1f;
+        w.collidables.push_back(d);
+    }
+    SimClothDesc& s = w.desc;
+    s = SimClothDesc{};
+    s.particles = w.particles.data();
+    s.particle_count = uint32_t(w.particles.size());
+    s.rest_positions = w.rest.data();
+    s.gravity = {0, -9.81f, 0, 0};
+    s.global_damping_per_second = 0;
+    s.sub_steps = 1;
+    s.solve_iterations = 1;
+    s.constraint_sets = w.sets.data();
+    s.constraint_set_count = 3;
+    s.collidables = w.collidables.empty() ? nullptr : w.collidables.data();
+    s.collidable_count = uint32_t(w.collidables.size());
+}
+
+}  // namespace drape::solver

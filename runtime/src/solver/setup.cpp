@@ -1,0 +1,567 @@
+// drape solver: building the immutable Setup from a description, into caller memory.
+//
+// Every index of the description is checked here once (particles, reference vertices, bones,
+// execution entries), so the step needs no checks. The link schedule is computed here: for each
+// run of consecutive link sets in the execution order, link k goes to level
+// 1 + max(level of the last earlier link on particle a, ... on particle b). Links of one level
+// share no particle, and every particle sees its links in file order, so solving level by level
+// (four links of a level at a time) gives the bits of the sequential solve.
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "solver/arena.h"
+#include "solver/solver.h"
+
+namespace drape::solver {
+namespace {
+
+bool is_link_kind(ConstraintKind k) {
+    return k == ConstraintKind::standard_link || k == ConstraintKind::stretch_link || k == ConstraintKind::bend_link ||
+           k == ConstraintKind::compressible_link;
+}
+
+struct Errors {
+    char* text;
+    size_t size;
+    bool fail(const char* fmt, ...) {
+        if (text && size) {
+            va_list ap;
+            va_start(ap, fmt);
+            std::vsnprintf(text, size, fmt, ap);
+            va_end(ap);
+        }
+        return false;
+    }
+};
+
+// The execution order with -1 entries kept; nullptr execution = every set in order.
+struct Execution {
+    const SimClothDesc& d;
+    uint32_t count() const { return d.execution ? d.execution_count : d.constraint_set_count; }
+    int32_t at(uint32_t i) const { return d.execution ? d.execution[i] : int32_t(i); }
+    bool has_collision() const {
+        for (uint32_t i = 0; i < count(); ++i)
+            if (at(i) < 0) return true;
+        return false;
+    }
+};
+
+bool check_vertex(const SimClothDesc& d, uint32_t buffer, uint32_t vertex, Errors& e, uint32_t set, uint32_t item) {
+    if (buffer >= d.buffer_count)
+        return e.fail("constraint set %u: reference buffer %u out of %u buffers", set, buffer, d.buffer_count);
+    if (d.buffer_vertex_counts == nullptr || vertex >= d.buffer_vertex_counts[buffer])
+        return e.fail("constraint set %u item %u: reference vertex %u out of buffer %u's %u vertices", set, item, vertex,
+                      buffer, d.buffer_vertex_counts ? d.buffer_vertex_counts[buffer] : 0u);
+    return true;
+}
+
+bool validate(const SimClothDesc& d, Errors& e) {
+    const uint32_t n = d.particle_count;
+    if (n == 0 || d.particles == nullptr || d.rest_positions == nullptr) return e.fail("sim cloth has no particles");
+    if (n > 65535) return e.fail("sim cloth: %u particles, more than a u16 index holds", n);
+    if (d.sub_steps == 0 || d.solve_iterations == 0) return e.fail("subSteps and numberOfSolveIterations must be >= 1");
+    if (d.constraint_set_count && d.constraint_sets == nullptr) return e.fail("constraint sets missing");
+    auto p_ok = [&](uint32_t p) { return p < n; };
+    for (uint32_t s = 0; s < d.constraint_set_count; ++s) {
+        const ConstraintSetDesc& c = d.constraint_sets[s];
+        switch (c.kind) {
+            case ConstraintKind::standard_link:
+            case ConstraintKind::stretch_link:
+                if (c.count && !c.links) return e.fail("constraint set %u: links missing", s);
+                for (uint32_t i = 0; i < c.count; ++i)
+                    if (!p_ok(c.links[i].particle_a) || !p_ok(c.links[i].particle_b))
+                        return e.fail("constraint set %u link %u: particle out of %u", s, i, n);
+                break;
+            case ConstraintKind::bend_link:
+                if (c.count && !c.bend_links) return e.fail("constraint set %u: bend links missing", s);
+                for (uint32_t i = 0; i < c.count; ++i)
+                    if (!p_ok(c.bend_links[i].particle_a) || !p_ok(c.bend_links[i].particle_b))
+                        return e.fail("constraint set %u link %u: particle out of %u", s, i, n);
+                break;
+            case ConstraintKind::compressible_link:
+                if (c.count && !c.compressible_links) return e.fail("constraint set %u: compressible links missing", s);
+                for (uint32_t i = 0; i < c.count; ++i)
+                    if (!p_ok(c.compressible_links[i].particle_a) || !p_ok(c.compressible_links[i].particle_b))
+                        return e.fail("constraint set %u link %u: particle out of %u", s, i, n);
+                break;
+            case ConstraintKind::bend_stiffness:
+                if (c.count && !c.bend_stiffness_links) return e.fail("constraint set %u: bend stiffness links missing", s);
+                for (uint32_t i = 0; i < c.count; ++i) {
+                    const BendStiffnessDesc& b = c.bend_stiffness_links[i];
+                    if (!p_ok(b.particle_a) || !p_ok(b.particle_b) || !p_ok(b.particle_c) || !p_ok(b.particle_d))
+                        return e.fail("constraint set %u link %u: particle out of %u", s, i, n);
+                }
+                break;
+            case ConstraintKind::local_range:
+                if (c.count && !c.local_constraints) return e.fail("constraint set %u: local constraints missing", s);
+                if (c.shape_type > 1) return e.fail("constraint set %u: local range shape type %u (0 sphere, 1 cylinder)", s, c.shape_type);
+                for (uint32_t i = 0; i < c.count; ++i) {
+                    if (!p_ok(c.local_constraints[i].particle_index))
+                        return e.fail("constraint set %u item %u: particle out of %u", s, i, n);
+                    if (!check_vertex(d, c.reference_buffer, c.local_constraints[i].reference_vertex, e, s, i)) return false;
+                }
+                break;
+            case ConstraintKind::transition:
+                if (c.count && !c.transition_particles) return e.fail("constraint set %u: transition particles missing", s);
+                for (uint32_t i = 0; i < c.count; ++i) {
+                    if (!p_ok(c.transition_particles[i].particle_index))
+                        return e.fail("constraint set %u item %u: particle out of %u", s, i, n);
+                    if (!check_vertex(d, c.reference_buffer, c.transition_particles[i].reference_vertex, e, s, i)) return false;
+                }
+                break;
+            case ConstraintKind::volume_mx:
+                if ((c.frame_count && !c.frame_datas) || (c.apply_count && !c.apply_datas))
+                    return e.fail("constraint set %u: volume data missing", s);
+                for (uint32_t i = 0; i < c.frame_count; ++i)
+                    if (!p_ok(c.frame_datas[i].particle_index)) return e.fail("constraint set %u frame %u: particle out of %u", s, i, n);
+                for (uint32_t i = 0; i < c.apply_count; ++i)
+                    if (!p_ok(c.apply_datas[i].particle_index)) return e.fail("constraint set %u apply %u: particle out of %u", s, i, n);
+                break;
+            default:
+                return e.fail("constraint set %u: unknown kind %u", s, unsigned(c.kind));
+        }
+    }
+    if (d.execution) {
+        for (uint32_t i = 0; i < d.execution_count; ++i)
+            if (d.execution[i] < -1 || d.execution[i] >= int32_t(d.constraint_set_count))
+                return e.fail("constraint execution %u: %d out of %u sets", i, d.execution[i], d.constraint_set_count);
+    }
+    if (d.collidable_count && !d.collidables) return e.fail("collidables missing");
+    if (d.collidable_count > 32) return e.fail("%u collidables: collision masks hold 32", d.collidable_count);
+    for (uint32_t i = 0; i < d.collidable_count; ++i) {
+        const CollidableDesc& c = d.collidables[i];
+        if (c.bone >= 0 && uint32_t(c.bone) >= d.transform_count)
+            return e.fail("collidable %u: bone %d out of %u transforms", i, c.bone, d.transform_count);
+        if (unsigned(c.shape.kind) > unsigned(ShapeKind::convex_geometry)) return e.fail("collidable %u: unknown shape", i);
+        if (c.shape.kind == ShapeKind::convex_geometry && c.shape.tetrahedra_count && !c.shape.tetrahedra_equations)
+            return e.fail("collidable %u: tetrahedra missing", i);
+    }
+    if (d.triangle_index_count % 3) return e.fail("%u triangle indices: not whole triangles", d.triangle_index_count);
+    if (d.triangle_index_count && !d.triangle_indices) return e.fail("triangle indices missing");
+    for (uint32_t i = 0; i < d.triangle_index_count; ++i)
+        if (d.triangle_indices[i] >= n) return e.fail("triangle index %u: particle %u out of %u", i, d.triangle_indices[i], n);
+    return true;
+}
+
+void take_links(Arena& a, LinkArrays& l, uint32_t capacity) {
+    l.a = a.take<uint32_t>(capacity);
+    l.b = a.take<uint32_t>(capacity);
+    l.min_length = a.take<float>(capacity);
+    l.max_length = a.take<float>(capacity);
+    l.k_push = a.take<float>(capacity);
+    l.k_pull = a.take<float>(capacity);
+    l.w_a = a.take<float>(capacity);
+    l.w_b = a.take<float>(capacity);
+}
+
+void put_link(LinkArrays& l, uint32_t i, uint32_t pa, uint32_t pb, float min_len, float max_len, float k_push, float k_pull,
+              const float* inv_mass) {
+    l.a[i] = pa;
+    l.b[i] = pb;
+    l.min_length[i] = min_len;
+    l.max_length[i] = max_len;
+    l.k_push[i] = k_push;
+    l.k_pull[i] = k_pull;
+    const float ia = inv_mass[pa], ib = inv_mass[pb], sum = ia + ib;
+    l.w_a[i] = sum > 0 ? ia / sum : 0.0f;
+    l.w_b[i] = sum > 0 ? ib / sum : 0.0f;
+}
+
+void copy_link(const LinkArrays& from, uint32_t i, LinkArrays& to, uint32_t j) {
+    to.a[j] = from.a[i];
+    to.b[j] = from.b[i];
+    to.min_length[j] = from.min_length[i];
+    to.max_length[j] = from.max_length[i];
+    to.k_push[j] = from.k_push[i];
+    to.k_pull[j] = from.k_pull[i];
+    to.w_a[j] = from.w_a[i];
+    to.w_b[j] = from.w_b[i];
+}
+
+uint32_t link_count(const ConstraintSetDesc& c) { return is_link_kind(c.kind) ? c.count : 0; }
+
+// The sequential links of one set, in the unified form (solver.h LinkArrays).
+void fill_set_links(const ConstraintSetDesc& c, LinkArrays& l, uint32_t& at, const float* inv_mass) {
+    for (uint32_t i = 0; i < c.count; ++i, ++at) {
+        switch (c.kind) {
+            case ConstraintKind::standard_link: {
+                const LinkDesc& k = c.links[i];
+                put_link(l, at, k.particle_a, k.particle_b, k.rest_length, k.rest_length, k.stiffness, k.stiffness, inv_mass);
+                break;
+            }
+            case ConstraintKind::stretch_link: {  // no push: target = len whenever len <= rest
+                const LinkDesc& k = c.links[i];
+                put_link(l, at, k.particle_a, k.particle_b, 0.0f, k.rest_length, 0.0f, k.stiffness, inv_mass);
+                break;
+            }
+            case ConstraintKind::bend_link: {
+                const BendLinkDesc& k = c.bend_links[i];
+                put_link(l, at, k.particle_a, k.particle_b, k.bend_min_length, k.stretch_max_length, k.bend_stiffness,
+                         k.stretch_stiffness, inv_mass);
+                break;
+            }
+            case ConstraintKind::compressible_link: {
+                const CompressibleLinkDesc& k = c.compressible_links[i];
+                put_link(l, at, k.particle_a, k.particle_b, k.compression_length, k.rest_length, k.stiffness, k.stiffness,
+                         inv_mass);
+                break;
+            }
+            default:
+                break;
+        }
+    }
+}
+
+Shape make_shape(const ShapeDesc& s, Arena& a) {
+    Shape r;
+    r.kind = s.kind;
+    switch (s.kind) {
+        case ShapeKind::sphere:
+            r.p0 = {s.sphere.x, s.sphere.y, s.sphere.z, 0};
+            r.r0 = s.sphere.w;
+            break;
+        case ShapeKind::plane:
+            r.p0 = s.plane_equation;
+            break;
+        case ShapeKind::capsule:
+        case ShapeKind::tapered_capsule: {
+            const Float4& p0 = s.kind == ShapeKind::capsule ? s.start : s.small;
+            const Float4& p1 = s.kind == ShapeKind::capsule ? s.end : s.big;
+            r.p0 = {p0.x, p0.y, p0.z, 0};
+            r.p1 = {p1.x, p1.y, p1.z, 0};
+            r.r0 = s.kind == ShapeKind::capsule ? s.radius : s.small_radius;
+            r.r1 = s.kind == ShapeKind::capsule ? s.radius : s.big_radius;
+            const Float4 axis{r.p1.x - r.p0.x, r.p1.y - r.p0.y, r.p1.z - r.p0.z, 0};
+            const float l2 = dot3(axis, axis);
+            r.inv_axis_length_sq = l2 > 0 ? 1.0f / l2 : 0.0f;
+            break;
+        }
+        case ShapeKind::convex_geometry: {
+            Matrix4* t = a.take<Matrix4>(s.tetrahedra_count);
+            if (t)
+                for (uint32_t i = 0; i < s.tetrahedra_count; ++i) t[i] = s.tetrahedra_equations[i];
+            r.tetrahedra = t;
+            r.tetrahedra_count = s.tetrahedra_count;
+            r.local_from_world = s.local_from_world;
+            break;
+        }
+    }
+    return r;
+}
+
+// Lays out (and, when not measuring, fills) the whole setup. Returns false when out of room.
+bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
+    const bool fill = !a.measuring();
+    const uint32_t n = d.particle_count;
+    const uint32_t padded = (n + 1 + 3) & ~3u;  // at least one spare particle: the lane filler of link batches
+    s.particle_count = n;
+    s.padded_count = padded;
+    s.inv_mass = a.take<float>(padded);
+    s.mass_share = a.take<float>(padded);
+    s.radius = a.take<float>(padded);
+    s.friction = a.take<float>(padded);
+    s.collision_mask = a.take<uint32_t>(padded);
+    s.dynamic_mask = a.take<uint32_t>(padded);
+    s.rest_positions = a.take<Float4>(padded);
+    s.gravity = d.gravity;
+    s.gravity.w = 0;
+    s.global_damping_per_second = d.global_damping_per_second;
+    s.sub_steps = d.sub_steps;
+    s.solve_iterations = d.solve_iterations;
+    s.adapt_constraint_stiffness = d.adapt_constraint_stiffness;
+    s.do_normals = d.do_normals;
+    s.transform_count = d.transform_count;
+    s.buffer_count = d.buffer_count;
+    if (fill) {
+        float total = d.total_mass;
+        if (!(total > 0)) {
+            total = 0;
+            for (uint32_t i = 0; i < n; ++i) total += d.particles[i].mass;
+        }
+        const float inv_total = total > 0 ? 1.0f / total : 0.0f;
+        for (uint32_t i = 0; i < n; ++i) {
+            const ParticleDesc& p = d.particles[i];
+            s.inv_mass[i] = p.inv_mass;
+            s.mass_share[i] = p.mass * inv_total;
+            s.radius[i] = p.radius;
+            s.friction[i] = p.friction < 0 ? 0.0f : (p.friction > 1 ? 1.0f : p.friction);
+            s.collision_mask[i] = d.collision_masks ? d.collision_masks[i] : ~0u;
+            s.dynamic_mask[i] = p.inv_mass > 0 ? ~0u : 0u;
+            s.rest_positions[i] = d.rest_positions[i];
+        }
+    }
+    s.triangle_count = d.triangle_index_count / 3;
+    s.triangles = a.take<uint32_t>(d.triangle_index_count);
+    if (fill)
+        for (uint32_t i = 0; i < d.triangle_index_count; ++i) s.triangles[i] = d.triangle_indices[i];
+
+    // Passes: runs of link sets merge into one scheduled pass.
+    const Execution ex{d};
+    const uint32_t max_passes = ex.count() + 1;
+    s.passes = a.take<Pass>(max_passes);
+    uint32_t runs = 0, bends = 0, ranges = 0, transitions = 0, volumes = 0;
+    for (uint32_t i = 0; i < ex.count(); ++i) {
+        const int32_t e = ex.at(i);
+        if (e < 0) continue;
+        const ConstraintKind k = d.constraint_sets[e].kind;
+        if (is_link_kind(k)) {
+            const bool continues = i > 0 && ex.at(i - 1) >= 0 && is_link_kind(d.constraint_sets[ex.at(i - 1)].kind);
+            if (!continues) ++runs;
+        } else if (k == ConstraintKind::bend_stiffness) ++bends;
+        else if (k == ConstraintKind::local_range) ++ranges;
+        else if (k == ConstraintKind::transition) ++transitions;
+        else if (k == ConstraintKind::volume_mx) ++volumes;
+    }
+    s.link_runs = a.take<LinkSchedule>(runs);
+    s.bend_stiffness_sets = a.take<BendStiffnessSet>(bends);
+    s.local_range_sets = a.take<LocalRangeSet>(ranges);
+    s.transition_sets = a.take<TransitionSet>(transitions);
+    s.volume_sets = a.take<VolumeSet>(volumes);
+    uint32_t* last_level = a.take<uint32_t>(padded);  // schedule scratch (kept: it is small)
+
+    uint32_t pass = 0, run = 0, bend = 0, range = 0, transition = 0, volume = 0;
+    auto add_pass = [&](PassKind k, uint32_t index) {
+        if (fill) s.passes[pass] = Pass{k, index};
+        ++pass;
+    };
+    for (uint32_t i = 0; i < ex.count(); ++i) {
+        const int32_t e = ex.at(i);
+        if (e < 0) {
+            add_pass(PassKind::collision, 0);
+            continue;
+        }
+        const ConstraintSetDesc& c = d.constraint_sets[e];
+        if (is_link_kind(c.kind)) {
+            if (i > 0 && ex.at(i - 1) >= 0 && is_link_kind(d.constraint_sets[ex.at(i - 1)].kind)) continue;  // joined below
+            uint32_t end = i, total = 0;
+            while (end < ex.count() && ex.at(end) >= 0 && is_link_kind(d.constraint_sets[ex.at(end)].kind))
+                total += link_count(d.constraint_sets[ex.at(end++)]);
+            LinkSchedule tmp;
+            LinkSchedule& ls = fill ? s.link_runs[run] : tmp;
+            take_links(a, ls.sequential, total);
+            ls.sequential.count = total;
+            const uint32_t capacity = 3 * total + 4;
+            take_links(a, ls.links, capacity);
+            ls.level_batches4 = a.take<uint32_t>(total + 1);
+            ls.level_singles = a.take<uint32_t>(total + 1);
+            uint32_t* level_of = a.take<uint32_t>(total + 1);
+            uint32_t* level_fill = a.take<uint32_t>(total + 2);
+            if (fill) {
+                uint32_t at = 0;
+                for (uint32_t j = i; j < end; ++j) fill_set_links(d.constraint_sets[ex.at(j)], ls.sequential, at, s.inv_mass);
+                for (uint32_t p = 0; p < padded; ++p) last_level[p] = 0;
+                uint32_t levels = 0;
+                for (uint32_t k = 0; k < total; ++k) {
+                    const uint32_t pa = ls.sequential.a[k], pb = ls.sequential.b[k];
+                    const uint32_t lv = (last_level[pa] > last_level[pb] ? last_level[pa] : last_level[pb]) + 1;
+                    last_level[pa] = last_level[pb] = lv;
+                    level_of[k] = lv - 1;
+                    if (lv > levels) levels = lv;
+                }
+                for (uint32_t l = 0; l <= levels; ++l) level_fill[l] = 0;
+                for (uint32_t k = 0; k < total; ++k) ++level_fill[level_of[k]];
+                // Level l: n links -> n/4 batches, plus one padded batch for 2-3 left over, or one single.
+                uint32_t start = 0;
+                for (uint32_t l = 0; l < levels; ++l) {
+                    const uint32_t m = level_fill[l];
+                    const uint32_t b4 = m / 4 + (m % 4 >= 2 ? 1 : 0);
+                    const uint32_t singles = m % 4 == 1 ? 1 : 0;
+                    ls.level_batches4[l] = b4;
+                    ls.level_singles[l] = singles;
+                    level_fill[l] = start;  // now: next free slot of the level
+                    start += b4 * 4 + singles;
+                }
+                ls.level_count = levels;
+                ls.links.count = start;
+                // Place links: a level's batches first (lanes in file order), its single last.
+                uint32_t* next = level_fill;
+                const uint32_t filler = n;  // the spare particle, pinned, never read by anything else
+                for (uint32_t k = 0; k < total; ++k) copy_link(ls.sequential, k, ls.links, next[level_of[k]]++);
+                uint32_t base = 0;
+                for (uint32_t l = 0; l < levels; ++l) {
+                    const uint32_t slots = ls.level_batches4[l] * 4 + ls.level_singles[l];
+                    for (uint32_t j = next[l]; j < base + slots; ++j) {
+                        ls.links.a[j] = ls.links.b[j] = filler;
+                        ls.links.min_length[j] = ls.links.max_length[j] = 0;
+                        ls.links.k_push[j] = ls.links.k_pull[j] = 0;
+                        ls.links.w_a[j] = ls.links.w_b[j] = 0;
+                    }
+                    base += slots;
+                }
+            }
+            add_pass(PassKind::links, run++);
+            continue;
+        }
+        switch (c.kind) {
+            case ConstraintKind::bend_stiffness: {
+                BendStiffnessSet tmp;
+                BendStiffnessSet& b = fill ? s.bend_stiffness_sets[bend] : tmp;
+                b.count = c.count;
+                b.particles = a.take<uint32_t>(4 * size_t(c.count));
+                b.weights = a.take<float>(4 * size_t(c.count));
+                b.stiffness = a.take<float>(c.count);
+                b.rest_curvature = a.take<float>(c.count);
+                b.inv_mass_sum = a.take<float>(c.count);
+                if (fill)
+                    for (uint32_t j = 0; j < c.count; ++j) {
+                        const BendStiffnessDesc& k = c.bend_stiffness_links[j];
+                        const uint32_t p[4] = {k.particle_a, k.particle_b, k.particle_c, k.particle_d};
+                        const float w[4] = {k.weight_a, k.weight_b, k.weight_c, k.weight_d};
+                        for (int q = 0; q < 4; ++q) {
+                            b.particles[4 * j + q] = p[q];
+                            b.weights[4 * j + q] = w[q];
+                        }
+                        float st = k.bend_stiffness;
+                        if (c.clamp_bend_stiffness) st = st < 0 ? 0.0f : (st > 1 ? 1.0f : st);
+                        b.stiffness[j] = st;
+                        b.rest_curvature[j] = k.rest_curvature;
+                        b.inv_mass_sum[j] = (((w[0] * w[0]) * s.inv_mass[p[0]] + (w[1] * w[1]) * s.inv_mass[p[1]]) +
+                                             (w[2] * w[2]) * s.inv_mass[p[2]]) +
+                                            (w[3] * w[3]) * s.inv_mass[p[3]];
+                    }
+                add_pass(PassKind::bend_stiffness, bend++);
+                break;
+            }
+            case ConstraintKind::local_range: {
+                LocalRangeSet tmp;
+                LocalRangeSet& r = fill ? s.local_range_sets[range] : tmp;
+                r.count = c.count;
+                r.particle = a.take<uint32_t>(c.count);
+                r.vertex = a.take<uint32_t>(c.count);
+                r.maximum_distance = a.take<float>(c.count);
+                r.max_normal_distance = a.take<float>(c.count);
+                r.min_normal_distance = a.take<float>(c.count);
+                r.stiffness = c.stiffness;
+                r.shape_type = c.shape_type;
+                r.apply_normal_component = c.apply_normal_component;
+                r.reference_buffer = c.reference_buffer;
+                if (fill)
+                    for (uint32_t j = 0; j < c.count; ++j) {
+                        const LocalRangeDesc& k = c.local_constraints[j];
+                        r.particle[j] = k.particle_index;
+                        r.vertex[j] = k.reference_vertex;
+                        r.maximum_distance[j] = k.maximum_distance;
+                        r.max_normal_distance[j] = k.max_normal_distance;
+                        r.min_normal_distance[j] = k.min_normal_distance;
+                    }
+                add_pass(PassKind::local_range, range++);
+                break;
+            }
+            case ConstraintKind::transition: {
+                TransitionSet tmp;
+                TransitionSet& t = fill ? s.transition_sets[transition] : tmp;
+                t.count = c.count;
+                t.particle = a.take<uint32_t>(c.count);
+                t.vertex = a.take<uint32_t>(c.count);
+                t.to_anim_delay = a.take<float>(c.count);
+                t.to_sim_delay = a.take<float>(c.count);
+                t.to_sim_max_distance = a.take<float>(c.count);
+                t.to_anim_period = c.to_anim_period;
+                t.to_anim_plus_delay_period = c.to_anim_plus_delay_period;
+                t.to_sim_period = c.to_sim_period;
+                t.to_sim_plus_delay_period = c.to_sim_plus_delay_period;
+                t.reference_buffer = c.reference_buffer;
+                t.state_index = transition;
+                if (fill)
+                    for (uint32_t j = 0; j < c.count; ++j) {
+                        const TransitionDesc& k = c.transition_particles[j];
+                        t.particle[j] = k.particle_index;
+                        t.vertex[j] = k.reference_vertex;
+                        t.to_anim_delay[j] = k.to_anim_delay;
+                        t.to_sim_delay[j] = k.to_sim_delay;
+                        t.to_sim_max_distance[j] = k.to_sim_max_distance;
+                    }
+                add_pass(PassKind::transition, transition++);
+                break;
+            }
+            case ConstraintKind::volume_mx: {
+                VolumeSet tmp;
+                VolumeSet& v = fill ? s.volume_sets[volume] : tmp;
+                v.frame_count = c.frame_count;
+                v.apply_count = c.apply_count;
+                v.frame_vectors = a.take<Float4>(c.frame_count);
+                v.frame_particles = a.take<uint32_t>(c.frame_count);
+                v.frame_weights = a.take<float>(c.frame_count);
+                v.apply_vectors = a.take<Float4>(c.apply_count);
+                v.apply_particles = a.take<uint32_t>(c.apply_count);
+                v.apply_stiffness = a.take<float>(c.apply_count);
+                v.state_index = volume;
+                if (fill) {
+                    for (uint32_t j = 0; j < c.frame_count; ++j) {
+                        v.frame_vectors[j] = c.frame_datas[j].frame_vector;
+                        v.frame_particles[j] = c.frame_datas[j].particle_index;
+                        v.frame_weights[j] = c.frame_datas[j].weight_or_stiffness;
+                    }
+                    for (uint32_t j = 0; j < c.apply_count; ++j) {
+                        v.apply_vectors[j] = c.apply_datas[j].frame_vector;
+                        v.apply_particles[j] = c.apply_datas[j].particle_index;
+                        v.apply_stiffness[j] = c.apply_datas[j].weight_or_stiffness;
+                    }
+                }
+                add_pass(PassKind::volume_mx, volume++);
+                break;
+            }
+            default:
+                break;
+        }
+    }
+    if (!ex.has_collision()) add_pass(PassKind::collision, 0);
+    s.pass_count = pass;
+    s.link_run_count = runs;
+    s.bend_stiffness_set_count = bends;
+    s.local_range_set_count = ranges;
+    s.transition_set_count = transitions;
+    s.volume_set_count = volumes;
+
+    s.collidable_count = d.collidable_count;
+    s.collidables = a.take<Collidable>(d.collidable_count);
+    for (uint32_t i = 0; i < d.collidable_count; ++i) {
+        const CollidableDesc& c = d.collidables[i];
+        Shape shape = make_shape(c.shape, a);
+        if (fill) {
+            Collidable& o = s.collidables[i];
+            o.shape = shape;
+            o.bone = c.bone;
+            o.offset = c.offset;
+            o.initial_transform = c.transform;
+            o.initial_linear_velocity = c.linear_velocity;
+            o.initial_angular_velocity = c.angular_velocity;
+            o.enabled = c.enabled;
+        }
+    }
+    return !a.overflowed();
+}
+
+}  // namespace
+
+size_t setup_bytes(const SimClothDesc& desc) {
+    Errors e{nullptr, 0};
+    if (!validate(desc, e)) return 0;
+    Arena a(nullptr, 0);
+    a.take<Setup>(1);
+    Setup s;
+    layout(desc, a, s);
+    return a.used() + 16;
+}
+
+const Setup* build_setup(const SimClothDesc& desc, void* memory, size_t size, char* error, size_t error_size) {
+    Errors e{error, error_size};
+    if (!validate(desc, e)) return nullptr;
+    if (memory == nullptr || (reinterpret_cast<uintptr_t>(memory) & 15) != 0) {
+        e.fail("setup memory must be 16-byte aligned");
+        return nullptr;
+    }
+    Arena a(memory, size);
+    Setup* s = a.take<Setup>(1);
+    if (s == nullptr || !layout(desc, a, *s)) {
+        e.fail("setup memory: %zu bytes, %zu needed", size, setup_bytes(desc));
+        return nullptr;
+    }
+    s->bytes = a.used();
+    return s;
+}
+
+}  // namespace drape::solver

@@ -1,0 +1,946 @@
+// drape solver: the per-instance state and the step (notify + simulate).
+//
+// Per substep: move the collidables (translation += v*h, rotation by the half-angle quaternion),
+// integrate (Verlet with damping and gravity, plus the action's forces), then the passes in the
+// execution order, solve_iterations times. Collision uses the collidables after they are moved
+// (seed 000, "Elden Ring").
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+
+#include "solver/arena.h"
+#include "solver/lanes.h"
+#include "solver/solver.h"
+
+namespace drape::solver {
+
+using namespace lanes;
+
+// ---- state -----------------------------------------------------------------------------
+
+namespace {
+
+bool layout_state(const Setup& s, const StateOptions& o, Arena& a, State& st) {
+    const bool fill = !a.measuring();
+    st.particle_count = s.particle_count;
+    st.padded_count = s.padded_count;
+    st.positions = a.take<Float4>(s.padded_count);
+    st.previous_positions = a.take<Float4>(s.padded_count);
+    st.normals = a.take<Float4>(s.padded_count);
+    st.forces = a.take<Float4>(s.padded_count);
+    st.collidable_count = s.collidable_count;
+    st.runtime_collidable_capacity = o.runtime_collidable_capacity;
+    st.collidables = a.take<CollidableState>(s.collidable_count + o.runtime_collidable_capacity);
+    st.runtime_shapes = a.take<Shape>(o.runtime_collidable_capacity);
+    st.transition_count = s.transition_set_count;
+    st.transitions = a.take<TransitionState>(s.transition_set_count);
+    for (uint32_t i = 0; i < s.transition_set_count; ++i) {
+        float* d = a.take<float>(s.transition_sets[i].count);
+        if (fill) st.transitions[i].start_distance = d;
+    }
+    st.volume_count = s.volume_set_count;
+    st.volumes = a.take<VolumeState>(s.volume_set_count);
+    st.scratch = a.take<float>(4 * size_t(s.padded_count));
+    return !a.overflowed();
+}
+
+Quaternion quaternion_from_matrix(const Matrix4& m) {
+    // Shepperd's method on the rotation part (columns c0..c2).
+    const float m00 = m.c0.x, m11 = m.c1.y, m22 = m.c2.z;
+    const float trace = (m00 + m11) + m22;
+    Quaternion q;
+    if (trace > 0) {
+        const float s = std::sqrt(trace + 1.0f) * 2.0f;
+        q.w = 0.25f * s;
+        q.x = (m.c1.z - m.c2.y) / s;
+        q.y = (m.c2.x - m.c0.z) / s;
+        q.z = (m.c0.y - m.c1.x) / s;
+    } else if (m00 > m11 && m00 > m22) {
+        const float s = std::sqrt(((1.0f + m00) - m11) - m22) * 2.0f;
+        q.w = (m.c1.z - m.c2.y) / s;
+        q.x = 0.25f * s;
+        q.y = (m.c1.x + m.c0.y) / s;
+        q.z = (m.c2.x + m.c0.z) / s;
+    } else if (m11 > m22) {
+        const float s = std::sqrt(((1.0f + m11) - m00) - m22) * 2.0f;
+        q.w = (m.c2.x - m.c0.z) / s;
+        q.x = (m.c1.x + m.c0.y) / s;
+        q.y = 0.25f * s;
+        q.z = (m.c2.y + m.c1.z) / s;
+    } else {
+        const float s = std::sqrt(((1.0f + m22) - m00) - m11) * 2.0f;
+        q.w = (m.c0.y - m.c1.x) / s;
+        q.x = (m.c2.x + m.c0.z) / s;
+        q.y = (m.c2.y + m.c1.z) / s;
+        q.z = 0.25f * s;
+    }
+    return q;
+}
+
+// Rotation matrix of a unit quaternion, with the translation.
+Matrix4 matrix_from(const Quaternion& q, const Float4& t) {
+    const float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+    const float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z, wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+    Matrix4 m;
+    m.c0 = {1.0f - 2.0f * (yy + zz), 2.0f * (xy + wz), 2.0f * (xz - wy), 0};
+    m.c1 = {2.0f * (xy - wz), 1.0f - 2.0f * (xx + zz), 2.0f * (yz + wx), 0};
+    m.c2 = {2.0f * (xz + wy), 2.0f * (yz - wx), 1.0f - 2.0f * (xx + yy), 0};
+    m.c3 = {t.x, t.y, t.z, 1};
+    return m;
+}
+
+// Inverse of a rigid transform (rotation transposed).
+Matrix4 rigid_inverse(const Matrix4& m) {
+    Matrix4 r;
+    r.c0 = {m.c0.x, m.c1.x, m.c2.x, 0};
+    r.c1 = {m.c0.y, m.c1.y, m.c2.y, 0};
+    r.c2 = {m.c0.z, m.c1.z, m.c2.z, 0};
+    const Float4 t = m.c3;
+    r.c3 = {-dot3(Float4{m.c0.x, m.c0.y, m.c0.z, 0}, t), -dot3(Float4{m.c1.x, m.c1.y, m.c1.z, 0}, t),
+            -dot3(Float4{m.c2.x, m.c2.y, m.c2.z, 0}, t), 1};
+    return r;
+}
+
+// M * (x, y, z, w): ((c0*x + c1*y) + c2*z) + c3*w.
+Float4 mul(const Matrix4& m, const Float4& v) {
+    return {((m.c0.x * v.x + m.c1.x * v.y) + m.c2.x * v.z) + m.c3.x * v.w,
+            ((m.c0.y * v.x + m.c1.y * v.y) + m.c2.y * v.z) + m.c3.y * v.w,
+            ((m.c0.z * v.x + m.c1.z * v.y) + m.c2.z * v.z) + m.c3.z * v.w,
+            ((m.c0.w * v.x + m.c1.w * v.y) + m.c2.w * v.z) + m.c3.w * v.w};
+}
+Float4 point(const Matrix4& m, const Float4& p) { return mul(m, Float4{p.x, p.y, p.z, 1}); }
+Float4 direction(const Matrix4& m, const Float4& p) { return mul(m, Float4{p.x, p.y, p.z, 0}); }
+Matrix4 mul(const Matrix4& a, const Matrix4& b) { return {mul(a, b.c0), mul(a, b.c1), mul(a, b.c2), mul(a, b.c3)}; }
+
+void set_collidable(CollidableState& c, const Matrix4& transform, const Float4& v, const Float4& w) {
+    c.rotation = quaternion_from_matrix(transform);
+    c.translation = {transform.c3.x, transform.c3.y, transform.c3.z, 0};
+    c.linear_velocity = v;
+    c.angular_velocity = w;
+    c.world = matrix_from(c.rotation, c.translation);
+    c.world_to_local = rigid_inverse(c.world);
+}
+
+}  // namespace
+
+size_t state_bytes(const Setup& setup, const StateOptions& options) {
+    Arena a(nullptr, 0);
+    a.take<State>(1);
+    State st;
+    layout_state(setup, options, a, st);
+    return a.used() + 16;
+}
+
+State* build_state(const Setup& setup, const StateOptions& options, void* memory, size_t size) {
+    if (memory == nullptr || (reinterpret_cast<uintptr_t>(memory) & 15) != 0) return nullptr;
+    Arena a(memory, size);
+    State* st = a.take<State>(1);
+    if (st == nullptr || !layout_state(setup, options, a, *st)) return nullptr;
+    st->bytes = a.used();
+    reset_state(setup, *st, nullptr);
+    return st;
+}
+
+void reset_state(const Setup& s, State& st, const Float4* positions) {
+    for (uint32_t i = 0; i < s.padded_count; ++i) {
+        const Float4 p = positions && i < s.particle_count ? positions[i] : s.rest_positions[i];
+        st.positions[i] = p;
+        st.previous_positions[i] = p;
+        st.normals[i] = {0, 0, 0, 0};
+        st.forces[i] = {0, 0, 0, 0};
+    }
+    st.last_substep_length = 0;
+    st.damping = 1;
+    st.substep_length = 0;
+    st.time_step = 0;
+    st.started = false;
+    for (uint32_t i = 0; i < s.collidable_count; ++i) {
+        const Collidable& c = s.collidables[i];
+        set_collidable(st.collidables[i], c.initial_transform, c.initial_linear_velocity, c.initial_angular_velocity);
+        st.collidables[i].shape = &c.shape;
+        st.collidables[i].enabled = c.enabled;
+        st.collidables[i].all_particles = false;
+    }
+    st.runtime_collidable_count = 0;
+    for (uint32_t i = 0; i < st.transition_count; ++i) {
+        st.transitions[i].mode = TransitionMode::simulated;
+        st.transitions[i].time = 0;
+        st.transitions[i].divisor = 1;
+        for (uint32_t j = 0; j < s.transition_sets[i].count; ++j) st.transitions[i].start_distance[j] = 0;
+    }
+    for (uint32_t i = 0; i < st.volume_count; ++i) {
+        st.volumes[i].frame = Matrix4{};
+        st.volumes[i].eigenvectors[0] = {1, 0, 0, 0};
+        st.volumes[i].eigenvectors[1] = {0, 1, 0, 0};
+        st.volumes[i].eigenvectors[2] = {0, 0, 1, 0};
+    }
+}
+
+// ---- notify ----------------------------------------------------------------------------
+
+void notify(const Setup& s, State& st, const StepInputs& in) {
+    st.time_step = in.dt / st.slow_motion;
+    const float h = substep_length(in.dt, s.sub_steps, st.slow_motion);
+    // Previous positions rescaled when the step length changes, so the velocity is kept.
+    if (st.started && st.last_substep_length > 0 && h != st.last_substep_length) {
+        const float ratio = h * (1.0f / st.last_substep_length);
+        for (uint32_t i = 0; i < s.particle_count; ++i) {
+            Float4& q = st.previous_positions[i];
+            const Float4& p = st.positions[i];
+            q.x = p.x - (p.x - q.x) * ratio;
+            q.y = p.y - (p.y - q.y) * ratio;
+            q.z = p.z - (p.z - q.z) * ratio;
+        }
+    }
+    st.substep_length = h;
+    st.last_substep_length = h;
+    st.damping = damping_factor(s.global_damping_per_second, h);
+    st.started = true;
+
+    // Transition blend time, advanced before the particles are bounded.
+    for (uint32_t i = 0; i < st.transition_count; ++i) {
+        TransitionState& t = st.transitions[i];
+        const TransitionSet& set = s.transition_sets[i];
+        if (t.mode == TransitionMode::simulated) continue;
+        t.time += st.time_step;
+        if (t.mode == TransitionMode::to_simulation && t.time >= set.to_sim_plus_delay_period) {
+            t.mode = TransitionMode::simulated;
+            t.time = 0;
+        }
+    }
+
+    // Collidables driven by their bones: velocities that reach bone*offset in this step.
+    if (in.transforms && in.transform_count >= s.transform_count) {
+        for (uint32_t i = 0; i < s.collidable_count; ++i) {
+            const Collidable& c = s.collidables[i];
+            if (c.bone < 0) continue;
+            const Matrix4 goal = mul(in.transforms[c.bone], c.offset);
+            CollidableState& cs = st.collidables[i];
+            drive_velocities(cs.rotation, cs.translation, quaternion_from_matrix(goal), goal.c3, st.time_step,
+                             cs.linear_velocity, cs.angular_velocity);
+        }
+    }
+
+    // Run-time collidables: the engine's transform and velocities at this notify.
+    const uint32_t rc = in.runtime_collidable_count < st.runtime_collidable_capacity ? in.runtime_collidable_count
+                                                                                     : st.runtime_collidable_capacity;
+    st.runtime_collidable_count = 0;
+    for (uint32_t i = 0; i < rc; ++i) {
+        const RuntimeCollidable& r = in.runtime_collidables[i];
+        if (r.shape.kind == ShapeKind::convex_geometry) continue;
+        Shape& sh = st.runtime_shapes[st.runtime_collidable_count];
+        sh = Shape{};
+        sh.kind = r.shape.kind;
+        if (r.shape.kind == ShapeKind::sphere) {
+            sh.p0 = {r.shape.sphere.x, r.shape.sphere.y, r.shape.sphere.z, 0};
+            sh.r0 = r.shape.sphere.w;
+        } else if (r.shape.kind == ShapeKind::plane) {
+            sh.p0 = r.shape.plane_equation;
+        } else {
+            const bool cap = r.shape.kind == ShapeKind::capsule;
+            const Float4& a = cap ? r.shape.start : r.shape.small;
+            const Float4& b = cap ? r.shape.end : r.shape.big;
+            sh.p0 = {a.x, a.y, a.z, 0};
+            sh.p1 = {b.x, b.y, b.z, 0};
+            sh.r0 = cap ? r.shape.radius : r.shape.small_radius;
+            sh.r1 = cap ? r.shape.radius : r.shape.big_radius;
+            const Float4 ax{sh.p1.x - sh.p0.x, sh.p1.y - sh.p0.y, sh.p1.z - sh.p0.z, 0};
+            const float l2 = dot3(ax, ax);
+            sh.inv_axis_length_sq = l2 > 0 ? 1.0f / l2 : 0.0f;
+        }
+        CollidableState& cs = st.collidables[s.collidable_count + st.runtime_collidable_count];
+        set_collidable(cs, r.transform, r.linear_velocity, r.angular_velocity);
+        cs.shape = &sh;
+        cs.enabled = r.enabled;
+        cs.all_particles = true;
+        ++st.runtime_collidable_count;
+    }
+}
+
+// ---- kernels ---------------------------------------------------------------------------
+
+namespace {
+
+// One unified link on lanes (solver.h LinkArrays states the arithmetic).
+template <class V, class M>
+inline void link_kernel(V& ax, V& ay, V& az, V& bx, V& by, V& bz, V min_len, V max_len, V k_push, V k_pull, V w_a, V w_b,
+                        V zero) {
+    const V dx = bx - ax, dy = by - ay, dz = bz - az;
+    const V len2 = (dx * dx + dy * dy) + dz * dz;
+    const V len = vsqrt(len2);
+    const V target = vmin(vmax(len, min_len), max_len);
+    const M longer = gt(len, max_len);
+    const V k = select(longer, k_pull, k_push);
+    const V f = select(gt(len, zero), ((len - target) / len) * k, zero);
+    const V fa = f * w_a, fb = f * w_b;
+    ax = ax + dx * fa;
+    ay = ay + dy * fa;
+    az = az + dz * fa;
+    bx = bx - dx * fb;
+    by = by - dy * fb;
+    bz = bz - dz * fb;
+}
+
+inline void link_scalar(Float4* p, const LinkArrays& l, uint32_t i) {
+    Float4& a = p[l.a[i]];
+    float ax = a.x, ay = a.y, az = a.z;
+    Float4& b = p[l.b[i]];
+    float bx = b.x, by = b.y, bz = b.z;
+    link_kernel<float, bool>(ax, ay, az, bx, by, bz, l.min_length[i], l.max_length[i], l.k_push[i], l.k_pull[i], l.w_a[i],
+                             l.w_b[i], 0.0f);
+    a.x = ax; a.y = ay; a.z = az;
+    b.x = bx; b.y = by; b.z = bz;
+}
+
+inline void link_batch4(Float4* p, const LinkArrays& l, uint32_t i) {
+    Float4 &a0 = p[l.a[i]], &a1 = p[l.a[i + 1]], &a2 = p[l.a[i + 2]], &a3 = p[l.a[i + 3]];
+    Float4 &b0 = p[l.b[i]], &b1 = p[l.b[i + 1]], &b2 = p[l.b[i + 2]], &b3 = p[l.b[i + 3]];
+    F4 ax, ay, az, aw, bx, by, bz, bw;
+    transpose(a0, a1, a2, a3, ax, ay, az, aw);
+    transpose(b0, b1, b2, b3, bx, by, bz, bw);
+    link_kernel<F4, M4>(ax, ay, az, bx, by, bz, load4(l.min_length + i), load4(l.max_length + i), load4(l.k_push + i),
+                        load4(l.k_pull + i), load4(l.w_a + i), load4(l.w_b + i), splat4(0.0f));
+    untranspose(ax, ay, az, aw, a0, a1, a2, a3);
+    untranspose(bx, by, bz, bw, b0, b1, b2, b3);
+}
+
+void solve_links(const LinkSchedule& ls, Float4* p, SolveMode mode) {
+    if (mode == SolveMode::sequential) {
+        for (uint32_t i = 0; i < ls.sequential.count; ++i) link_scalar(p, ls.sequential, i);
+        return;
+    }
+    uint32_t at = 0;
+    for (uint32_t l = 0; l < ls.level_count; ++l) {
+        for (uint32_t b = 0; b < ls.level_batches4[l]; ++b, at += 4) link_batch4(p, ls.links, at);
+        for (uint32_t k = 0; k < ls.level_singles[l]; ++k, ++at) link_scalar(p, ls.links, at);
+    }
+}
+
+void solve_bend_stiffness(const BendStiffnessSet& b, const Setup& s, Float4* p) {
+    for (uint32_t j = 0; j < b.count; ++j) {
+        const float im = b.inv_mass_sum[j];
+        if (!(im > 0)) continue;
+        const uint32_t* i = b.particles + 4 * j;
+        const float* w = b.weights + 4 * j;
+        // Curvature vector c = ((wa*pa + wb*pb) + wc*pc) + wd*pd.
+        const float cx = ((w[0] * p[i[0]].x + w[1] * p[i[1]].x) + w[2] * p[i[2]].x) + w[3] * p[i[3]].x;
+        const float cy = ((w[0] * p[i[0]].y + w[1] * p[i[1]].y) + w[2] * p[i[2]].y) + w[3] * p[i[3]].y;
+        const float cz = ((w[0] * p[i[0]].z + w[1] * p[i[1]].z) + w[2] * p[i[2]].z) + w[3] * p[i[3]].z;
+        const float len = std::sqrt((cx * cx + cy * cy) + cz * cz);
+        if (!(len > 0)) continue;
+        // Move each particle along w_i * c so that |c| goes to the rest curvature.
+        const float g = (b.stiffness[j] * ((len - b.rest_curvature[j]) / len)) / im;
+        for (int q = 0; q < 4; ++q) {
+            const float f = (g * w[q]) * s.inv_mass[i[q]];
+            p[i[q]].x = p[i[q]].x - cx * f;
+            p[i[q]].y = p[i[q]].y - cy * f;
+            p[i[q]].z = p[i[q]].z - cz * f;
+        }
+    }
+}
+
+void solve_local_range(const LocalRangeSet& r, const Setup& s, Float4* p, const StepInputs& in) {
+    if (r.reference_buffer >= in.buffer_count || in.buffer_positions == nullptr) return;
+    const Float4* ref = in.buffer_positions[r.reference_buffer];
+    const Float4* nrm = in.buffer_normals ? in.buffer_normals[r.reference_buffer] : nullptr;
+    if (ref == nullptr) return;
+    for (uint32_t j = 0; j < r.count; ++j) {
+        const uint32_t i = r.particle[j];
+        if (!s.dynamic_mask[i]) continue;
+        const Float4 c = ref[r.vertex[j]];
+        const Float4 n = nrm ? nrm[r.vertex[j]] : Float4{0, 0, 0, 0};
+        Float4 d{p[i].x - c.x, p[i].y - c.y, p[i].z - c.z, 0};
+        const float nd = nrm ? dot3(d, n) : 0.0f;
+        float nd_new = nd;
+        if (r.apply_normal_component && nrm) {
+            nd_new = nd > r.max_normal_distance[j] ? r.max_normal_distance[j] : nd;
+            nd_new = nd_new < r.min_normal_distance[j] ? r.min_normal_distance[j] : nd_new;
+        }
+        const float maxd = r.maximum_distance[j];
+        Float4 t;
+        if (r.shape_type == 1) {  // cylinder: the radial limit across the normal
+            Float4 q{d.x - n.x * nd, d.y - n.y * nd, d.z - n.z * nd, 0};
+            const float l2 = dot3(q, q);
+            if (l2 > maxd * maxd) {
+                const float k = maxd / std::sqrt(l2);
+                q = {q.x * k, q.y * k, q.z * k, 0};
+            }
+            t = {(c.x + q.x) + n.x * nd_new, (c.y + q.y) + n.y * nd_new, (c.z + q.z) + n.z * nd_new, 0};
+        } else {  // sphere
+            if (nd_new != nd) {
+                const float k = nd_new - nd;
+                d = {d.x + n.x * k, d.y + n.y * k, d.z + n.z * k, 0};
+            }
+            const float l2 = dot3(d, d);
+            if (l2 > maxd * maxd) {
+                const float k = maxd / std::sqrt(l2);
+                d = {d.x * k, d.y * k, d.z * k, 0};
+            }
+            t = {c.x + d.x, c.y + d.y, c.z + d.z, 0};
+        }
+        if (r.stiffness == 1.0f) {
+            p[i].x = t.x; p[i].y = t.y; p[i].z = t.z;
+        } else {
+            p[i].x = p[i].x + (t.x - p[i].x) * r.stiffness;
+            p[i].y = p[i].y + (t.y - p[i].y) * r.stiffness;
+            p[i].z = p[i].z + (t.z - p[i].z) * r.stiffness;
+        }
+    }
+}
+
+}  // namespace
+
+// Transition bounds (seed 000): towards the animation ((1 - (1/period)*t) * start) * (1/s),
+// towards the simulation (((1/period)*t) * toSimMaxDistance) * (1/s); t the particle's own blend
+// time (the set's time less its delay, within [0, period]).
+float transition_bound(TransitionMode mode, float period, float time, float delay, float start, float to_sim_max,
+                       float divisor) {
+    float t = time - delay;
+    t = t < 0 ? 0.0f : (t > period ? period : t);
+    const float inv_period = 1.0f / period;
+    const float inv_s = 1.0f / divisor;
+    if (mode == TransitionMode::to_animation) return ((1.0f - inv_period * t) * start) * inv_s;
+    return ((inv_period * t) * to_sim_max) * inv_s;
+}
+
+namespace {
+
+void solve_transition(const TransitionSet& set, TransitionState& ts, const Setup& s, Float4* p, const StepInputs& in) {
+    if (ts.mode == TransitionMode::simulated) return;
+    if (set.reference_buffer >= in.buffer_count || in.buffer_positions == nullptr) return;
+    const Float4* ref = in.buffer_positions[set.reference_buffer];
+    if (ref == nullptr) return;
+    const bool to_anim = ts.mode == TransitionMode::to_animation;
+    const float period = to_anim ? set.to_anim_period : set.to_sim_period;
+    for (uint32_t j = 0; j < set.count; ++j) {
+        const uint32_t i = set.particle[j];
+        if (!s.dynamic_mask[i]) continue;
+        const float bound = transition_bound(ts.mode, period, ts.time, to_anim ? set.to_anim_delay[j] : set.to_sim_delay[j],
+                                             ts.start_distance[j], set.to_sim_max_distance[j], ts.divisor);
+        const Float4 c = ref[set.vertex[j]];
+        const Float4 d{p[i].x - c.x, p[i].y - c.y, p[i].z - c.z, 0};
+        const float l2 = dot3(d, d);
+        if (!(l2 > bound * bound)) continue;
+        const float k = bound / std::sqrt(l2);
+        p[i].x = c.x + d.x * k;
+        p[i].y = c.y + d.y * k;
+        p[i].z = c.z + d.z * k;
+    }
+}
+
+// Symmetric 3x3 as a[0..2][0..2].
+struct Sym3 {
+    float m[3][3];
+};
+
+// Frame of a volume set: shape matching. A = sum w_i (p_i - c) f_i^T; its rotation R from the
+// polar decomposition A = R S, with S^2 = A^T A diagonalised by a Jacobi solve warm-started from
+// the last step's eigenvectors (seed 000: hclVolumeConstraintMxInstanceData at +0x60).
+void volume_frame(const VolumeSet& v, VolumeState& vs, const Float4* p) {
+    float cx = 0, cy = 0, cz = 0, wsum = 0;
+    for (uint32_t j = 0; j < v.frame_count; ++j) {
+        const float w = v.frame_weights[j];
+        const Float4& q = p[v.frame_particles[j]];
+        cx = cx + q.x * w;
+        cy = cy + q.y * w;
+        cz = cz + q.z * w;
+        wsum = wsum + w;
+    }
+    if (!(wsum > 0)) return;
+    const float inv_w = 1.0f / wsum;
+    cx = cx * inv_w; cy = cy * inv_w; cz = cz * inv_w;
+    float A[3][3] = {};
+    for (uint32_t j = 0; j < v.frame_count; ++j) {
+        const float w = v.frame_weights[j];
+        const Float4& q = p[v.frame_particles[j]];
+        const float d[3] = {(q.x - cx) * w, (q.y - cy) * w, (q.z - cz) * w};
+        const float f[3] = {v.frame_vectors[j].x, v.frame_vectors[j].y, v.frame_vectors[j].z};
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) A[r][c] = A[r][c] + d[r] * f[c];
+    }
+    // S2 = A^T A
+    float S2[3][3];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) S2[r][c] = (A[0][r] * A[0][c] + A[1][r] * A[1][c]) + A[2][r] * A[2][c];
+    // V: columns = eigenvectors (warm start)
+    float V[3][3];
+    for (int c = 0; c < 3; ++c) {
+        const Float4& e = vs.eigenvectors[c];
+        V[0][c] = e.x; V[1][c] = e.y; V[2][c] = e.z;
+    }
+    // B = V^T S2 V
+    float T[3][3], B[3][3];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) T[r][c] = (S2[r][0] * V[0][c] + S2[r][1] * V[1][c]) + S2[r][2] * V[2][c];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) B[r][c] = (V[0][r] * T[0][c] + V[1][r] * T[1][c]) + V[2][r] * T[2][c];
+    // Cyclic Jacobi: a fixed number of sweeps (warm-started, one or two suffice step to step).
+    for (int sweep = 0; sweep < 4; ++sweep) {
+        static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+        for (const auto& pr : pairs) {
+            const int a = pr[0], b = pr[1];
+            const float apq = B[a][b];
+            if (apq == 0.0f) continue;
+            const float theta = (B[b][b] - B[a][a]) / (2.0f * apq);
+            const float t = (theta >= 0 ? 1.0f : -1.0f) / (std::fabs(theta) + std::sqrt(theta * theta + 1.0f));
+            const float c = 1.0f / std::sqrt(t * t + 1.0f), sn = t * c;
+            for (int k = 0; k < 3; ++k) {  // B = J^T B J
+                const float bka = B[k][a], bkb = B[k][b];
+                B[k][a] = c * bka - sn * bkb;
+                B[k][b] = sn * bka + c * bkb;
+            }
+            for (int k = 0; k < 3; ++k) {
+                const float bak = B[a][k], bbk = B[b][k];
+                B[a][k] = c * bak - sn * bbk;
+                B[b][k] = sn * bak + c * bbk;
+            }
+            for (int k = 0; k < 3; ++k) {
+                const float vka = V[k][a], vkb = V[k][b];
+                V[k][a] = c * vka - sn * vkb;
+                V[k][b] = sn * vka + c * vkb;
+            }
+        }
+    }
+    const float l0 = B[0][0], l1 = B[1][1], l2 = B[2][2];
+    const float eps = 1e-20f;
+    for (int c = 0; c < 3; ++c) vs.eigenvectors[c] = {V[0][c], V[1][c], V[2][c], 0};
+    if (!(l0 > eps && l1 > eps && l2 > eps)) {  // degenerate group: keep the last rotation, move the origin
+        vs.frame.c3 = {cx, cy, cz, 1};
+        return;
+    }
+    const float is[3] = {1.0f / std::sqrt(l0), 1.0f / std::sqrt(l1), 1.0f / std::sqrt(l2)};
+    // S^-1 = V diag(is) V^T; R = A S^-1
+    float Si[3][3];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) Si[r][c] = ((V[r][0] * is[0]) * V[c][0] + (V[r][1] * is[1]) * V[c][1]) + (V[r][2] * is[2]) * V[c][2];
+    float R[3][3];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) R[r][c] = (A[r][0] * Si[0][c] + A[r][1] * Si[1][c]) + A[r][2] * Si[2][c];
+    vs.frame.c0 = {R[0][0], R[1][0], R[2][0], 0};
+    vs.frame.c1 = {R[0][1], R[1][1], R[2][1], 0};
+    vs.frame.c2 = {R[0][2], R[1][2], R[2][2], 0};
+    vs.frame.c3 = {cx, cy, cz, 1};
+}
+
+}  // namespace
+
+// The volume batch target (seed 000): ((c0*x + t) + c1*y) + c2*z.
+Float4 volume_target(const Matrix4& frame, const Float4& v) {
+    return {((frame.c0.x * v.x + frame.c3.x) + frame.c1.x * v.y) + frame.c2.x * v.z,
+            ((frame.c0.y * v.x + frame.c3.y) + frame.c1.y * v.y) + frame.c2.y * v.z,
+            ((frame.c0.z * v.x + frame.c3.z) + frame.c1.z * v.y) + frame.c2.z * v.z, 0};
+}
+
+namespace {
+
+void solve_volume(const VolumeSet& v, VolumeState& vs, const Setup& s, Float4* p) {
+    volume_frame(v, vs, p);
+    for (uint32_t j = 0; j < v.apply_count; ++j) {
+        const uint32_t i = v.apply_particles[j];
+        if (!s.dynamic_mask[i]) continue;
+        const Float4 t = volume_target(vs.frame, v.apply_vectors[j]);
+        const float k = v.apply_stiffness[j];
+        p[i].x = p[i].x + (t.x - p[i].x) * k;
+        p[i].y = p[i].y + (t.y - p[i].y) * k;
+        p[i].z = p[i].z + (t.z - p[i].z) * k;
+    }
+}
+
+// ---- collision ---------------------------------------------------------------------------
+
+// A shape in world space for this substep.
+struct WorldShape {
+    ShapeKind kind;
+    float c0x, c0y, c0z, c1x, c1y, c1z;  // centres / end points (plane: normal in c0, offset in r0)
+    float r0, r1;
+    float ux, uy, uz, length, sin_t, cos_t;  // capsules: unit axis c0->c1, its length, cone terms
+    float inv_l2;
+    bool degenerate_cone;  // tapered capsule where one sphere holds the other: the bigger sphere alone
+};
+
+WorldShape world_shape(const CollidableState& cs) {
+    const Shape& sh = *cs.shape;
+    WorldShape w{};
+    w.kind = sh.kind;
+    if (sh.kind == ShapeKind::plane) {
+        const Float4 n = direction(cs.world, sh.p0);
+        const Float4 o = cs.world.c3;
+        w.c0x = n.x; w.c0y = n.y; w.c0z = n.z;
+        w.r0 = sh.p0.w - dot3(n, o);
+        return w;
+    }
+    const Float4 a = point(cs.world, sh.p0), b = point(cs.world, sh.p1);
+    w.c0x = a.x; w.c0y = a.y; w.c0z = a.z;
+    w.c1x = b.x; w.c1y = b.y; w.c1z = b.z;
+    w.r0 = sh.r0;
+    w.r1 = sh.r1;
+    if (sh.kind == ShapeKind::sphere) {
+        w.c1x = a.x; w.c1y = a.y; w.c1z = a.z;
+        w.r1 = sh.r0;
+        w.inv_l2 = 0;
+        return w;
+    }
+    const Float4 ax{b.x - a.x, b.y - a.y, b.z - a.z, 0};
+    const float l2 = dot3(ax, ax);
+    w.inv_l2 = l2 > 0 ? 1.0f / l2 : 0.0f;
+    w.length = std::sqrt(l2);
+    const float il = w.length > 0 ? 1.0f / w.length : 0.0f;
+    w.ux = ax.x * il; w.uy = ax.y * il; w.uz = ax.z * il;
+    if (sh.kind == ShapeKind::tapered_capsule) {
+        const float dr = w.r0 - w.r1;
+        w.degenerate_cone = !(std::fabs(dr) < w.length);
+        if (!w.degenerate_cone) {
+            w.sin_t = dr / w.length;
+            w.cos_t = std::sqrt(1.0f - w.sin_t * w.sin_t);
+        } else if (w.r1 > w.r0) {  // big sphere alone
+            w.c0x = w.c1x; w.c0y = w.c1y; w.c0z = w.c1z; w.r0 = w.r1;
+        }
+    }
+    return w;
+}
+
+// Pushes lanes out of a surface given per lane the outward unit normal n and the signed
+// distance `dist` (negative inside), then takes `friction` of the tangential motion off.
+template <class V, class M>
+inline void push_out(V& px, V& py, V& pz, V& qx, V& qy, V& qz, V nx, V ny, V nz, V dist, V friction, M inside) {
+    const V npx = px - nx * dist, npy = py - ny * dist, npz = pz - nz * dist;
+    const V vx = npx - qx, vy = npy - qy, vz = npz - qz;
+    const V vn = (vx * nx + vy * ny) + vz * nz;
+    const V tx = vx - nx * vn, ty = vy - ny * vn, tz = vz - nz * vn;
+    qx = select(inside, qx + tx * friction, qx);
+    qy = select(inside, qy + ty * friction, qy);
+    qz = select(inside, qz + tz * friction, qz);
+    px = select(inside, npx, px);
+    py = select(inside, npy, py);
+    pz = select(inside, npz, pz);
+}
+
+template <class V, class M>
+inline void collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
+    const V zero = splat_v<V>(0.0f), one = splat_v<V>(1.0f);
+    if (w.kind == ShapeKind::plane) {
+        // ((x*px + y*py) + z*pz) + w, then the particle's radius.
+        const V nx = splat_v<V>(w.c0x), ny = splat_v<V>(w.c0y), nz = splat_v<V>(w.c0z);
+        const V d = (((px * nx + py * ny) + pz * nz) + splat_v<V>(w.r0)) - radius;
+        const M inside = mask_and(active, lt(d, zero));
+        if (!any(inside)) return;
+        push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, d, friction, inside);
+        return;
+    }
+    const V ax = px - splat_v<V>(w.c0x), ay = py - splat_v<V>(w.c0y), az = pz - splat_v<V>(w.c0z);
+    if (w.kind == ShapeKind::tapered_capsule && !w.degenerate_cone) {
+        const V ux = splat_v<V>(w.ux), uy = splat_v<V>(w.uy), uz = splat_v<V>(w.uz);
+        const V x = (ax * ux + ay * uy) + az * uz;
+        const V ex = ax - ux * x, ey = ay - uy * x, ez = az - uz * x;  // across the axis
+        const V y2 = (ex * ex + ey * ey) + ez * ez;
+        const V y = vsqrt(y2);
+        const V s = splat_v<V>(w.sin_t), c = splat_v<V>(w.cos_t);
+        const V m = x * c - y * s;  // position along the tangent line, 0 at the small tangent point
+        const M at_small = lt(m, zero);
+        const M at_big = gt(m, splat_v<V>(w.length * w.cos_t));
+        // End spheres.
+        const V bx = px - splat_v<V>(w.c1x), by = py - splat_v<V>(w.c1y), bz = pz - splat_v<V>(w.c1z);
+        const V sx = select(at_big, bx, ax), sy = select(at_big, by, ay), sz = select(at_big, bz, az);
+        const V sr = select(at_big, splat_v<V>(w.r1), splat_v<V>(w.r0));
+        const V sl = vsqrt((sx * sx + sy * sy) + sz * sz);
+        const M on_sphere = mask_or(at_small, at_big);
+        // Cone side: normal u*s + (e/y)*c, distance x*s + y*c - r0.
+        const M has_y = gt(y, zero);
+        const V iy = select(has_y, one / y, zero);
+        const V cnx = ux * s + (ex * iy) * c, cny = uy * s + (ey * iy) * c, cnz = uz * s + (ez * iy) * c;
+        const V cd = (x * s + y * c) - splat_v<V>(w.r0);
+        const V isl = select(gt(sl, zero), one / sl, zero);
+        const V nx = select(on_sphere, sx * isl, cnx), ny = select(on_sphere, sy * isl, cny), nz = select(on_sphere, sz * isl, cnz);
+        const V dist = select(on_sphere, sl - sr, cd) - radius;
+        const M valid = select_mask(on_sphere, gt(sl, zero), has_y);
+        const M inside = mask_and(mask_and(active, valid), lt(dist, zero));
+        if (!any(inside)) return;
+        push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, dist, friction, inside);
+        return;
+    }
+    // Sphere and capsule (and a tapered capsule reduced to its bigger sphere): the closest point
+    // of the segment, t = clamp(((p - a).(b - a)) / |b - a|^2, 0, 1).
+    V ex = ax, ey = ay, ez = az;
+    V r = splat_v<V>(w.r0);
+    if (w.kind == ShapeKind::capsule) {
+        const V dx = splat_v<V>(w.c1x - w.c0x), dy = splat_v<V>(w.c1y - w.c0y), dz = splat_v<V>(w.c1z - w.c0z);
+        V t = ((ax * dx + ay * dy) + az * dz) * splat_v<V>(w.inv_l2);
+        t = vmin(vmax(t, zero), one);
+        ex = ax - dx * t;
+        ey = ay - dy * t;
+        ez = az - dz * t;
+    }
+    const V d2 = (ex * ex + ey * ey) + ez * ez;
+    const V rr = r + radius;
+    const M inside = mask_and(mask_and(active, lt(d2, rr * rr)), gt(d2, zero));
+    if (!any(inside)) return;
+    const V d = vsqrt(d2);
+    const V id = select(inside, one / d, zero);
+    push_out<V, M>(px, py, pz, qx, qy, qz, ex * id, ey * id, ez * id, d - rr, friction, inside);
+}
+
+}  // namespace
+}  // namespace drape::solver
+
+namespace drape::solver {
+namespace {
+
+// Convex geometry: a union of tetrahedra, four planes each (column k = plane k, outward normal
+// and offset, in the shape's frame). A particle inside a tetrahedron (every plane distance below
+// its radius) leaves through the plane it is least deep behind. Scalar: only 63 Elden Ring shapes.
+bool collide_convex(const Shape& sh, const CollidableState& cs, Float4& p, Float4& q, float radius, float friction) {
+    const Matrix4 to_shape = mul(sh.local_from_world, cs.world_to_local);
+    bool moved = false;
+    for (uint32_t t = 0; t < sh.tetrahedra_count; ++t) {
+        const Matrix4& planes = sh.tetrahedra[t];
+        const Float4 lp = point(to_shape, p);
+        const Float4* pl[4] = {&planes.c0, &planes.c1, &planes.c2, &planes.c3};
+        float best = -3.4e38f;
+        int best_k = -1;
+        for (int k = 0; k < 4; ++k) {
+            const float d = plane_distance(*pl[k], lp) - radius;
+            if (!(d < 0)) {
+                best_k = -1;
+                break;
+            }
+            if (d > best) {
+                best = d;
+                best_k = k;
+            }
+        }
+        if (best_k < 0) continue;
+        // The plane's normal back in world space (to_shape is rigid: its inverse is its transpose).
+        const Float4 ln{pl[best_k]->x, pl[best_k]->y, pl[best_k]->z, 0};
+        const Float4 wn{dot3(Float4{to_shape.c0.x, to_shape.c0.y, to_shape.c0.z, 0}, ln),
+                        dot3(Float4{to_shape.c1.x, to_shape.c1.y, to_shape.c1.z, 0}, ln),
+                        dot3(Float4{to_shape.c2.x, to_shape.c2.y, to_shape.c2.z, 0}, ln), 0};
+        float px = p.x, py = p.y, pz = p.z, qx = q.x, qy = q.y, qz = q.z;
+        push_out<float, bool>(px, py, pz, qx, qy, qz, wn.x, wn.y, wn.z, best, friction, true);
+        p.x = px; p.y = py; p.z = pz;
+        q.x = qx; q.y = qy; q.z = qz;
+        moved = true;
+    }
+    return moved;
+}
+
+void collide(const Setup& s, State& st, SolveMode mode) {
+    const uint32_t total = st.collidable_count + st.runtime_collidable_count;
+    Float4* p = st.positions;
+    Float4* q = st.previous_positions;
+    for (uint32_t k = 0; k < total; ++k) {
+        const CollidableState& cs = st.collidables[k];
+        if (!cs.enabled || cs.shape == nullptr) continue;
+        const uint32_t bit = k < 32 ? (1u << k) : 0u;
+        const bool all = cs.all_particles;
+        if (cs.shape->kind == ShapeKind::convex_geometry) {
+            for (uint32_t i = 0; i < s.particle_count; ++i)
+                if (s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit)))
+                    collide_convex(*cs.shape, cs, p[i], q[i], s.radius[i], s.friction[i]);
+            continue;
+        }
+        const WorldShape w = world_shape(cs);
+        if (mode == SolveMode::sequential) {
+            for (uint32_t i = 0; i < s.particle_count; ++i) {
+                const bool active = s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit));
+                if (!active) continue;
+                float px = p[i].x, py = p[i].y, pz = p[i].z, qx = q[i].x, qy = q[i].y, qz = q[i].z;
+                collide_lanes<float, bool>(w, px, py, pz, qx, qy, qz, s.radius[i], s.friction[i], true);
+                p[i].x = px; p[i].y = py; p[i].z = pz;
+                q[i].x = qx; q[i].y = qy; q[i].z = qz;
+            }
+            continue;
+        }
+        for (uint32_t i = 0; i < s.padded_count; i += 4) {
+            alignas(16) uint32_t m[4];
+            bool any_active = false;
+            for (int l = 0; l < 4; ++l) {
+                m[l] = s.dynamic_mask[i + l] & ((all || (s.collision_mask[i + l] & bit)) ? ~0u : 0u);
+                any_active |= m[l] != 0;
+            }
+            if (!any_active) continue;
+            F4 px, py, pz, pw, qx, qy, qz, qw;
+            transpose(p[i], p[i + 1], p[i + 2], p[i + 3], px, py, pz, pw);
+            transpose(q[i], q[i + 1], q[i + 2], q[i + 3], qx, qy, qz, qw);
+            collide_lanes<F4, M4>(w, px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), mask_from_bits(m));
+            untranspose(px, py, pz, pw, p[i], p[i + 1], p[i + 2], p[i + 3]);
+            untranspose(qx, qy, qz, qw, q[i], q[i + 1], q[i + 2], q[i + 3]);
+        }
+    }
+}
+
+// Verlet: v = (p - q) * damping; q = p; p = (p + v) + a * h^2, a = gravity (+ force * inv_mass).
+// One particle per four-lane vector (x, y, z, w); w and pinned particles are left as they are.
+void integrate(const Setup& s, State& st, bool forces) {
+    const float hh = st.substep_length * st.substep_length;
+    const F4 damping = splat4(st.damping), h2 = splat4(hh);
+    const F4 g = load4(&s.gravity.x);
+    alignas(16) static const uint32_t xyz_bits[4] = {~0u, ~0u, ~0u, 0u};
+    const M4 xyz = mask_from_bits(xyz_bits);
+    for (uint32_t i = 0; i < s.particle_count; ++i) {
+        if (!s.dynamic_mask[i]) {
+            st.previous_positions[i] = st.positions[i];
+            continue;
+        }
+        const F4 p = load4(&st.positions[i].x), q = load4(&st.previous_positions[i].x);
+        const F4 v = (p - q) * damping;
+        F4 a = g;
+        if (forces) a = g + load4(&st.forces[i].x) * splat4(s.inv_mass[i]);
+        const F4 np = (p + v) + a * h2;
+        store4(&st.previous_positions[i].x, p);
+        store4(&st.positions[i].x, select(xyz, np, p));
+    }
+}
+
+// The Elden Ring cloth action (seed 000): fields sampled once per step at the centre of the
+// particles' bounding box; per particle ((-1/dt)*(p - q) + direction*speed) * c, with c the mass
+// share times |direction . normal| times the stiffness (the stiffness times 0.7 without normals);
+// with stride s, an interior particle reuses its predecessor's force when modff(s*i) + s >= 1.
+bool wind(const Setup& s, State& st, const StepInputs& in) {
+    if (in.wind_field_count == 0 || in.wind_fields == nullptr || s.particle_count == 0) return false;
+    Float4 lo = st.positions[0], hi = st.positions[0];
+    for (uint32_t i = 1; i < s.particle_count; ++i) {
+        const Float4& p = st.positions[i];
+        lo = {p.x < lo.x ? p.x : lo.x, p.y < lo.y ? p.y : lo.y, p.z < lo.z ? p.z : lo.z, 0};
+        hi = {p.x > hi.x ? p.x : hi.x, p.y > hi.y ? p.y : hi.y, p.z > hi.z ? p.z : hi.z, 0};
+    }
+    st.wind_sample_point = {(lo.x + hi.x) * 0.5f, (lo.y + hi.y) * 0.5f, (lo.z + hi.z) * 0.5f, 0};
+    Float4 dir = in.wind_fields[0].direction;
+    Float4 wv{dir.x * in.wind_fields[0].speed, dir.y * in.wind_fields[0].speed, dir.z * in.wind_fields[0].speed, 0};
+    if (in.wind_field_count > 1) {  // per lane: the largest positive part plus the most negative part
+        float pos[3] = {0, 0, 0}, neg[3] = {0, 0, 0};
+        for (uint32_t f = 0; f < in.wind_field_count; ++f) {
+            const WindField& w = in.wind_fields[f];
+            const float v[3] = {w.direction.x * w.speed, w.direction.y * w.speed, w.direction.z * w.speed};
+            for (int l = 0; l < 3; ++l) {
+                const float up = v[l] > 0 ? v[l] : 0.0f, down = v[l] < 0 ? v[l] : 0.0f;
+                pos[l] = up > pos[l] ? up : pos[l];
+                neg[l] = down < neg[l] ? down : neg[l];
+            }
+        }
+        wv = {pos[0] + neg[0], pos[1] + neg[1], pos[2] + neg[2], 0};
+        const float l2 = dot3(wv, wv);
+        const float il = l2 > 0 ? 1.0f / std::sqrt(l2) : 0.0f;
+        dir = {wv.x * il, wv.y * il, wv.z * il, 0};
+    }
+    float stride = in.wind_stride < 0 ? 0.0f : (in.wind_stride > 1 ? 1.0f : in.wind_stride);
+    const float k = in.wind_stiffness;
+    const float inv_dt = -1.0f / st.time_step;
+    const bool normals = s.do_normals && s.triangle_count > 0;
+    const uint32_t n = s.particle_count;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (wind_reuses_previous(i, n, stride)) {
+            st.forces[i] = st.forces[i - 1];
+            continue;
+        }
+        const Float4& p = st.positions[i];
+        const Float4& q = st.previous_positions[i];
+        float c;
+        if (normals) {
+            const float dn = dot3(dir, st.normals[i]);
+            c = (s.mass_share[i] * (dn < 0 ? -dn : dn)) * k;
+        } else {
+            c = (s.mass_share[i] * k) * 0.7f;
+        }
+        st.forces[i] = {(inv_dt * (p.x - q.x) + wv.x) * c, (inv_dt * (p.y - q.y) + wv.y) * c, (inv_dt * (p.z - q.z) + wv.z) * c, 0};
+    }
+    return true;
+}
+
+void compute_normals(const Setup& s, State& st) {
+    if (!s.do_normals || s.triangle_count == 0) return;
+    for (uint32_t i = 0; i < s.particle_count; ++i) st.normals[i] = {0, 0, 0, 0};
+    const Float4* p = st.positions;
+    for (uint32_t t = 0; t < s.triangle_count; ++t) {
+        const uint32_t a = s.triangles[3 * t], b = s.triangles[3 * t + 1], c = s.triangles[3 * t + 2];
+        const float ux = p[b].x - p[a].x, uy = p[b].y - p[a].y, uz = p[b].z - p[a].z;
+        const float vx = p[c].x - p[a].x, vy = p[c].y - p[a].y, vz = p[c].z - p[a].z;
+        const float nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+        for (uint32_t v : {a, b, c}) {
+            st.normals[v].x = st.normals[v].x + nx;
+            st.normals[v].y = st.normals[v].y + ny;
+            st.normals[v].z = st.normals[v].z + nz;
+        }
+    }
+    for (uint32_t i = 0; i < s.particle_count; ++i) {
+        Float4& n = st.normals[i];
+        const float l2 = dot3(n, n);
+        if (l2 > 0) {
+            const float il = 1.0f / std::sqrt(l2);
+            n = {n.x * il, n.y * il, n.z * il, 0};
+        }
+    }
+}
+
+void move_collidables(State& st, float h) {
+    const uint32_t total = st.collidable_count + st.runtime_collidable_count;
+    for (uint32_t k = 0; k < total; ++k) {
+        CollidableState& c = st.collidables[k];
+        const Float4& v = c.linear_velocity;
+        c.translation = {c.translation.x + v.x * h, c.translation.y + v.y * h, c.translation.z + v.z * h, 0};
+        const Float4& w = c.angular_velocity;
+        if (w.x != 0 || w.y != 0 || w.z != 0) c.rotation = integrate_rotation(c.rotation, w, h);
+        c.world = matrix_from(c.rotation, c.translation);
+        c.world_to_local = rigid_inverse(c.world);
+    }
+}
+
+}  // namespace
+
+void simulate(const Setup& s, State& st, const StepInputs& in) {
+    if (!st.started) notify(s, st, in);
+    const bool forces = wind(s, st, in);
+    const float h = st.substep_length;
+    for (uint32_t sub = 0; sub < s.sub_steps; ++sub) {
+        move_collidables(st, h);
+        integrate(s, st, forces);
+        for (uint32_t it = 0; it < s.solve_iterations; ++it) {
+            for (uint32_t k = 0; k < s.pass_count; ++k) {
+                const Pass& pass = s.passes[k];
+                switch (pass.kind) {
+                    case PassKind::links: solve_links(s.link_runs[pass.index], st.positions, in.mode); break;
+                    case PassKind::bend_stiffness: solve_bend_stiffness(s.bend_stiffness_sets[pass.index], s, st.positions); break;
+                    case PassKind::local_range: solve_local_range(s.local_range_sets[pass.index], s, st.positions, in); break;
+                    case PassKind::transition: {
+                        const TransitionSet& t = s.transition_sets[pass.index];
+                        solve_transition(t, st.transitions[t.state_index], s, st.positions, in);
+                        break;
+                    }
+                    case PassKind::volume_mx: {
+                        const VolumeSet& v = s.volume_sets[pass.index];
+                        solve_volume(v, st.volumes[v.state_index], s, st.positions);
+                        break;
+                    }
+                    case PassKind::collision: collide(s, st, in.mode); break;
+                }
+            }
+        }
+    }
+    compute_normals(s, st);
+}
+
+void step(const Setup& s, State& st, const StepInputs& in) {
+    notify(s, st, in);
+    simulate(s, st, in);
+}
+
+void begin_transition(const Setup& s, State& st, uint32_t set_index, TransitionMode mode, const StepInputs& in) {
+    if (set_index >= st.transition_count) return;
+    const TransitionSet& set = s.transition_sets[set_index];
+    TransitionState& t = st.transitions[set_index];
+    t.mode = mode;
+    t.time = 0;
+    const Float4* ref = set.reference_buffer < in.buffer_count && in.buffer_positions ? in.buffer_positions[set.reference_buffer]
+                                                                                       : nullptr;
+    for (uint32_t j = 0; j < set.count; ++j) {
+        float d = 0;
+        if (ref) {
+            const Float4& p = st.positions[set.particle[j]];
+            const Float4& c = ref[set.vertex[j]];
+            const Float4 v{p.x - c.x, p.y - c.y, p.z - c.z, 0};
+            d = std::sqrt(dot3(v, v));
+        }
+        t.start_distance[j] = d;
+    }
+}
+
+}  // namespace drape::solver

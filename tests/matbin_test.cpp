@@ -1,0 +1,349 @@
+// MATBIN / MTD readers and the material library: hand-built files with known values, every
+// error message, truncation at every length, and every member of the corpus material binders.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+
+#include "corpus.h"
+#include "drape/bnd/bnd4.h"
+#include "drape/matbin/matbin.h"
+#include "matbin_fixture.h"
+
+using namespace drape;
+using namespace drape::matbin;
+
+namespace {
+
+uint32_t fbits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+test::MatbinSpec small_matbin() {
+    test::MatbinSpec s;
+    s.params = {{"g_bFlag", 0, {1}},
+                {"g_AlphaRef", 5, {50, 0}},
+                {"g_DiffuseMapColor", 10, {fbits(0.5f), fbits(1.0f), fbits(0.25f)}},
+                {"C_Fur__snp_0_color_0", 12, {fbits(1), fbits(2), fbits(3), fbits(4), fbits(5)}}};
+    s.samplers = {{"C_DetailBlend__snp_Texture2D_7_AlbedoMap", "N:\\GR\\data\\Model\\chr\\c9999\\tex\\c9999_BD_a.tif", {1, 2}},
+                  {"C_DetailBlend__snp_Texture2D_0_NormalMap", "", {0, 0}}};
+    return s;
+}
+
+test::MtdSpec small_mtd() {
+    test::MtdSpec s;
+    s.params = {{"g_bDisableDecal", "bool", {1}}, {"g_AlphaRef", "int2", {110, 0}}, {"g_GlowScale", "float4", {fbits(1), fbits(2), fbits(3), fbits(4)}}};
+    s.textures = {{"Fur_NTC_snp_Texture2D_3_NormalMap_0", "N:\\NTC\\data\\Model\\chr\\c7109\\tex\\c7109_hair_n.tif", 1},
+                  {"Fur_NTC_snp_Texture2D_2_AlbedoMap_1", "", 2}};
+    return s;
+}
+
+std::string error_of(const Result<Material>& r) { return r ? std::string("(no error)") : r.error().to_string(); }
+
+void put_u32(std::vector<uint8_t>& b, size_t at, uint32_t v) { std::memcpy(&b[at], &v, 4); }
+void put_u64(std::vector<uint8_t>& b, size_t at, uint64_t v) { std::memcpy(&b[at], &v, 8); }
+
+}  // namespace
+
+TEST_CASE("matbin: a hand-built MATBIN reads back every field") {
+    auto bytes = test::make_matbin(small_matbin());
+    REQUIRE(is_matbin(bytes));
+    auto r = read_matbin(bytes);
+    REQUIRE_MESSAGE(r, error_of(r));
+    CHECK(r->format == Format::matbin);
+    CHECK(r->shader_path == "N:\\GR\\data\\Material\\sat\\OutputData\\SPX\\C[DetailBlend].spx");
+    CHECK(r->source_path == "N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c9999]_Body.matxml");
+    CHECK(r->key == 0x11223344u);
+    REQUIRE(r->params.size() == 4);
+    CHECK(r->params[0].name == "g_bFlag");
+    CHECK(r->params[0].type == "bool");
+    CHECK(r->params[0].ints == std::vector<int32_t>{1});
+    CHECK(r->params[1].type == "int2");
+    CHECK(r->params[1].ints == std::vector<int32_t>{50, 0});
+    CHECK(r->params[1].key == 0x1001u);
+    CHECK(r->params[2].type == "float3");
+    CHECK(r->params[2].floats == std::vector<float>{0.5f, 1.0f, 0.25f});
+    CHECK(r->params[3].type == "float5");
+    CHECK(r->params[3].floats == std::vector<float>{1, 2, 3, 4, 5});
+    REQUIRE(r->samplers.size() == 2);
+    CHECK(r->samplers[0].type == "C_DetailBlend__snp_Texture2D_7_AlbedoMap");
+    CHECK(r->samplers[0].path == "N:\\GR\\data\\Model\\chr\\c9999\\tex\\c9999_BD_a.tif");
+    CHECK(r->samplers[0].scale[0] == 1.0f);
+    CHECK(r->samplers[0].scale[1] == 2.0f);
+    CHECK(r->samplers[0].key == 0x2000u);
+    CHECK(r->samplers[1].path.empty());
+}
+
+TEST_CASE("matbin: truncation at every length fails cleanly") {
+    auto bytes = test::make_matbin(small_matbin());
+    for (size_t n = 0; n < bytes.size(); ++n) {
+        CAPTURE(n);
+        auto r = read_matbin(Bytes(bytes.data(), n));
+        // The last string's terminator is the last byte: every shorter prefix must fail.
+        REQUIRE_FALSE(r);
+        CHECK(r.error().offset <= n);
+    }
+    CHECK(read_matbin(bytes));
+}
+
+TEST_CASE("matbin: every error message") {
+    const auto good = test::make_matbin(small_matbin());
+    auto bad = good;
+    bad[0] = 'X';
+    CHECK(error_of(read_matbin(bad)).find("matbin.magic") != std::string::npos);
+    bad = good;
+    put_u32(bad, 4, 3);
+    CHECK(error_of(read_matbin(bad)).find("matbin.version: expected 0x2, found 0x3") != std::string::npos);
+    bad = good;
+    put_u32(bad, 0x1C, 0xFFFFFFFFu);
+    CHECK(error_of(read_matbin(bad)).find("matbin.param_count: negative count -1") != std::string::npos);
+    bad = good;
+    put_u32(bad, 0x20, 0xFFFFFFFFu);
+    CHECK(error_of(read_matbin(bad)).find("matbin.sampler_count: negative count -1") != std::string::npos);
+    bad = good;
+    put_u32(bad, 0x1C, 100000);
+    CHECK(error_of(read_matbin(bad)).find("matbin.params") != std::string::npos);
+    bad = good;
+    put_u32(bad, 0x20, 100000);
+    CHECK(error_of(read_matbin(bad)).find("matbin.samplers") != std::string::npos);
+    bad = good;
+    put_u64(bad, 0x08, bad.size() + 10);
+    CHECK(error_of(read_matbin(bad)).find("matbin.shader_path: string offset") != std::string::npos);
+    bad = good;
+    put_u64(bad, 0x10, bad.size() - 1);  // the final NUL byte alone: no room for a terminator
+    CHECK(error_of(read_matbin(bad)).find("matbin.source_path: unterminated UTF-16 string") != std::string::npos);
+    bad = good;
+    put_u32(bad, 0x38 + 20, 7);  // first parameter's type
+    CHECK(error_of(read_matbin(bad)).find("matbin.param.type: unknown parameter type 7 of g_bFlag") != std::string::npos);
+    bad = good;
+    put_u64(bad, 0x38 + 0x28 * 2 + 8, bad.size() - 4);  // float3 value runs past the end
+    CHECK(error_of(read_matbin(bad)).find("matbin.param.value_offset: value of g_DiffuseMapColor") != std::string::npos);
+    bad = good;
+    put_u64(bad, 0x38 + 0x28 * 4 + 8, bad.size() + 2);  // a sampler path
+    CHECK(error_of(read_matbin(bad)).find("matbin.sampler.path: string offset") != std::string::npos);
+    CHECK(error_of(read_material(Bytes(good.data(), 3))).find("neither a MATBIN") != std::string::npos);
+}
+
+TEST_CASE("mtd: a hand-built MTD reads back every field") {
+    auto bytes = test::make_mtd(small_mtd());
+    REQUIRE(is_mtd(bytes));
+    auto r = read_material(bytes);
+    REQUIRE_MESSAGE(r, error_of(r));
+    CHECK(r->format == Format::mtd);
+    CHECK(r->shader_path == "N:\\NTC\\data\\Material\\sat\\OutputData\\SPX\\Fur_NTC.spx");
+    CHECK(r->description == "[Character]");
+    REQUIRE(r->params.size() == 3);
+    CHECK(r->params[0].name == "g_bDisableDecal");
+    CHECK(r->params[0].ints == std::vector<int32_t>{1});
+    CHECK(r->params[1].type == "int2");
+    CHECK(r->params[1].ints == std::vector<int32_t>{110, 0});
+    CHECK(r->params[2].floats == std::vector<float>{1, 2, 3, 4});
+    REQUIRE(r->samplers.size() == 2);
+    CHECK(r->samplers[0].type == "Fur_NTC_snp_Texture2D_3_NormalMap_0");
+    CHECK(r->samplers[0].path == "N:\\NTC\\data\\Model\\chr\\c7109\\tex\\c7109_hair_n.tif");
+    CHECK(r->samplers[1].uv_index == 2);
+    CHECK(r->samplers[1].path.empty());
+
+    // DS3-style texture entries (version 3) carry no path.
+    auto spec = small_mtd();
+    spec.texture_version = 3;
+    auto ds3 = read_mtd(test::make_mtd(spec));
+    REQUIRE_MESSAGE(ds3, error_of(ds3));
+    REQUIRE(ds3->samplers.size() == 2);
+    CHECK(ds3->samplers[0].type == "Fur_NTC_snp_Texture2D_3_NormalMap_0");
+    CHECK(ds3->samplers[0].path.empty());
+}
+
+TEST_CASE("mtd: truncation at every length fails cleanly") {
+    auto bytes = test::make_mtd(small_mtd());
+    for (size_t n = 0; n < bytes.size(); ++n) {
+        CAPTURE(n);
+        auto r = read_mtd(Bytes(bytes.data(), n));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().offset <= n);
+    }
+    CHECK(read_mtd(bytes));
+}
+
+TEST_CASE("mtd: every error message") {
+    const auto good = test::make_mtd(small_mtd());
+    auto bad = good;
+    put_u32(bad, 8, 9);  // file block type
+    CHECK(error_of(read_mtd(bad)).find("mtd.file: block type 0x9, expected 0x0") != std::string::npos);
+    bad = good;
+    bad[0x2C] = 'X';
+    CHECK(error_of(read_mtd(bad)).find("mtd.magic: not \"MTD \"") != std::string::npos);
+    bad = good;
+    put_u32(bad, 0x50, 0x20000);  // shader path length
+    CHECK(error_of(read_mtd(bad)).find("mtd.shader_path: string length 131072 exceeds 65536") != std::string::npos);
+    // Locate the lists block: the parameter count follows its i32 0 and marker.
+    auto r = read_mtd(good);
+    REQUIRE(r);
+    size_t lists = 0;
+    for (size_t i = 0; i + 16 <= good.size(); i += 4)
+        if (good[i + 8] == 3 && good[i + 12] == 4 && good[i + 1] == 0 && good[i + 4] == 0xAD) {
+            lists = i;
+            break;
+        }
+    REQUIRE(lists > 0);
+    const size_t param_count_at = lists + 20 + 4 + 4;
+    bad = good;
+    put_u32(bad, param_count_at, 1000000);
+    CHECK(error_of(read_mtd(bad)).find("mtd.param_count") != std::string::npos);
+    bad = good;
+    put_u32(bad, param_count_at + 4 + 8, 5);  // first parameter block's type
+    CHECK(error_of(read_mtd(bad)).find("mtd.param: block type 0x5, expected 0x4") != std::string::npos);
+    // The first parameter's value block: after its block (20), name (4 + 15 + marker, 20),
+    // type (4 + 4 + marker, 12) and i32 1.
+    const size_t value_block = param_count_at + 4 + 20 + 20 + 12 + 4;
+    bad = good;
+    put_u32(bad, value_block + 8, 0x1234);
+    CHECK(error_of(read_mtd(bad)).find("mtd.param.value.type: unknown value block type 0x1234 of g_bDisableDecal") !=
+          std::string::npos);
+    bad = good;
+    put_u32(bad, value_block + 20, 0x7FFFFFFF);
+    CHECK(error_of(read_mtd(bad)).find("mtd.param.value.count") != std::string::npos);
+    // Texture count: the 4 bytes after the marker that follows the last parameter.
+    {
+        auto spec = small_mtd();
+        spec.textures.clear();
+        auto none = test::make_mtd(spec);
+        // With no textures the count is the word 16 bytes (3 x {marker, i32 0} = 24) before the
+        // end, after its marker: count at size - 24 - 4.
+        put_u32(none, none.size() - 28, 1000000);
+        CHECK(error_of(read_mtd(none)).find("mtd.texture_count") != std::string::npos);
+        auto one = test::make_mtd(spec);
+        put_u32(one, one.size() - 28, 1);
+        spec.textures = {{"T", "", 1}};
+        auto with = test::make_mtd(spec);
+        CHECK(error_of(read_mtd(one)).find("mtd.texture") != std::string::npos);
+        CHECK(read_mtd(with));
+    }
+}
+
+TEST_CASE("matbin: material_key strips folders, extension and case") {
+    CHECK(material_key("N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c5000]_WP_Sword.matxml") == "c[c5000]_wp_sword");
+    CHECK(material_key("C[c5000]_WP_Sword.matbin") == "c[c5000]_wp_sword");
+    CHECK(material_key("a/b/c7109_sss.mtd") == "c7109_sss");
+    CHECK(material_key("plain") == "plain");
+}
+
+TEST_CASE("matbin: library indexes a binder, parses on lookup, reports bad members with their chain") {
+    bnd::Binder b;
+    b.format = 0x74;
+    b.version = "07D7R6";
+    auto good = test::make_matbin(small_matbin());
+    auto broken = good;
+    broken[0] = 'X';
+    bnd::Entry e1, e2;
+    e1.name = "N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\C[c9999]_Body.matbin";
+    e1.id = 0;
+    e2.name = "N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\C[c9999]_Broken.matbin";
+    e2.id = 1;
+    b.entries = {e1, e2};
+    auto bytes = bnd::write_bnd4(b, {Bytes(good), Bytes(broken)});
+    REQUIRE(bytes);
+    MaterialLibrary lib;
+    REQUIRE(lib.add_bytes(std::move(*bytes), "test.matbinbnd"));
+    CHECK(lib.size() == 2);
+    auto found = lib.find("N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c9999]_Body.matxml");
+    REQUIRE(found);
+    REQUIRE(*found != nullptr);
+    CHECK((*found)->samplers.size() == 2);
+    auto again = lib.find("c[C9999]_body.matbin");
+    REQUIRE(again);
+    CHECK(*again == *found);  // cached: the same object
+    auto missing = lib.find("C[c9999]_Nothing.matxml");
+    REQUIRE(missing);
+    CHECK(*missing == nullptr);
+    auto bad = lib.find("C[c9999]_Broken.matxml");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().to_string().find("test.matbinbnd > N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\C[c9999]_Broken.matbin") !=
+          std::string::npos);
+    MaterialLibrary junk;
+    auto j = junk.add_bytes({1, 2, 3, 4}, "junk.bin");
+    REQUIRE_FALSE(j);
+    CHECK(j.error().to_string().find("junk.bin") != std::string::npos);
+    CHECK(j.error().to_string().find("neither a material binder") != std::string::npos);
+}
+
+TEST_CASE("matbin: every member of the corpus material binders parses") {
+    struct Binder {
+        const char* file;
+        size_t members;
+        Format format;
+    };
+    const Binder binders[] = {{"er/game/material/allmaterial.matbinbnd.dcx", 15103, Format::matbin},
+                              {"er/game/material/allmaterial_dlc01.matbinbnd.dcx", 2025, Format::matbin},
+                              {"sekiro/allmaterialbnd.mtdbnd.dcx", 3170, Format::mtd}};
+    size_t total = 0, with_texture = 0;
+    for (const auto& b : binders) {
+        CAPTURE(b.file);
+        MaterialLibrary lib;
+        auto a = lib.add_file(test::corpus(b.file));
+        REQUIRE_MESSAGE(a, (a ? std::string() : a.error().to_string()));
+        REQUIRE(lib.size() == b.members);
+        for (size_t i = 0; i < lib.size(); ++i) {
+            auto m = lib.parse_member(i);
+            REQUIRE_MESSAGE(m, (m ? std::string() : m.error().to_string()));
+            CHECK(m->format == b.format);
+            CHECK(!m->shader_path.empty());
+            for (const auto& s : m->samplers)
+                if (!s.path.empty()) {
+                    ++with_texture;
+                    break;
+                }
+            ++total;
+        }
+    }
+    CHECK(total == 15103 + 2025 + 3170);
+    CHECK(with_texture > total / 2);
+}
+
+TEST_CASE("matbin: corpus values equal the bytes read by hand") {
+    // Facts read from the files with a hex dump (not with drape).
+    MaterialLibrary er;
+    REQUIRE(er.add_file(test::corpus("er/game/material/allmaterial.matbinbnd.dcx")));
+    auto fur = er.find("N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c3061]_BeastFur.matxml");
+    REQUIRE(fur);
+    REQUIRE(*fur != nullptr);
+    const Material& f = **fur;
+    CHECK(f.shader_path == "N:\\GR\\data\\Material\\sat\\OutputData\\SPX\\C[Fur].spx");
+    CHECK(f.source_path == "N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c3061]_BeastFur.matxml");
+    CHECK(f.key == 0x116315C8u);
+    REQUIRE(f.params.size() == 33);
+    CHECK(f.params[0].name == "GXFT_SATStaticSwitch");
+    CHECK(f.params[14].name == "g_AlphaRef");
+    CHECK(f.params[14].ints == std::vector<int32_t>{50, 0});
+    CHECK(f.params[15].name == "g_DiffuseMapColor");
+    CHECK(f.params[15].floats == std::vector<float>{1, 1, 1});
+    REQUIRE(f.samplers.size() == 8);
+    CHECK(f.samplers[1].type == "C_Fur__snp_Texture2D_8_AlbedoMap");
+    CHECK(f.samplers[1].path == "N:\\GR\\data\\Model\\chr\\c3061\\tex\\c3061_beast_furcolor_a.tif");
+    // A name in two folders: the one whose source path the FLVER names.
+    MaterialLibrary both;
+    REQUIRE(both.add_file(test::corpus("er/game/material/allmaterial.matbinbnd.dcx")));
+    REQUIRE(both.add_file(test::corpus("er/game/material/allmaterial_dlc01.matbinbnd.dcx")));
+    auto amsn = both.find("N:\\GR\\data\\Material\\mtd_DLC01\\Chr_DLC01\\matxml\\C[AMSN].matxml");
+    REQUIRE(amsn);
+    REQUIRE(*amsn != nullptr);
+    CHECK((*amsn)->source_path == "N:\\GR\\data\\Material\\mtd_DLC01\\Chr_DLC01\\matxml\\C[AMSN].matxml");
+
+    MaterialLibrary sek;
+    REQUIRE(sek.add_file(test::corpus("sekiro/allmaterialbnd.mtdbnd.dcx")));
+    auto hair = sek.find("N:\\NTC\\data\\Material\\mtd\\character\\c7109_hair.mtd");
+    REQUIRE(hair);
+    REQUIRE(*hair != nullptr);
+    const Material& h = **hair;
+    CHECK(h.shader_path == "N:\\NTC\\data\\Material\\sat\\OutputData\\SPX\\Fur_NTC.spx");
+    CHECK(h.params.size() == 19);
+    CHECK(h.params[0].name == "g_GX_MaterialID");
+    CHECK(h.params[0].ints == std::vector<int32_t>{0});
+    bool normal = false;
+    for (const auto& s : h.samplers)
+        if (s.type == "Fur_NTC_snp_Texture2D_3_NormalMap_0")
+            normal = s.path == "N:\\NTC\\data\\Model\\chr\\c7109\\tex\\c7109_hair_n.tif";
+    CHECK(normal);
+}
