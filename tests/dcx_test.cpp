@@ -94,6 +94,50 @@ TEST_CASE("dcx: KRAK without a decoder says how to provide the Oodle library") {
     }
 }
 
+// Issue 13 item 4: a real 480-byte Elden Ring chrbnd whose KRAK payload's block header names
+// decoder type 2. Synthesized here in that shape: the DCX header of FORMATS.md 1 / KRAKEN.md 1
+// (version 0x11000 as ER writes it), a 404-byte payload starting 8C 02, zero padding to 480 B.
+TEST_CASE("dcx: a KRAK payload of another Oodle codec says what it is and what to do") {
+    const uint32_t csize = 404, usize = 1024;
+    std::vector<uint8_t> f(480, 0);
+    auto tag = [&](size_t at, const char* t) { std::memcpy(f.data() + at, t, 4); };
+    tag(0, "DCX\0");
+    put_be32(f, 4, 0x11000);
+    put_be32(f, 8, 0x18);
+    put_be32(f, 0xC, 0x24);
+    put_be32(f, 0x10, 0x44);
+    put_be32(f, 0x14, 0x4C);
+    tag(0x18, "DCS\0");
+    put_be32(f, 0x1C, usize);
+    put_be32(f, 0x20, csize);
+    tag(0x24, "DCP\0");
+    tag(0x28, "KRAK");
+    put_be32(f, 0x2C, 0x20);
+    f[0x30] = 6;
+    put_be32(f, 0x40, 0x00010100);
+    tag(0x44, "DCA\0");
+    put_be32(f, 0x48, 8);
+    f[0x4C] = 0x8C;
+    f[0x4D] = 0x02;
+    for (size_t i = 0x4E; i < 0x4C + csize; ++i) f[i] = uint8_t(i * 37);
+    auto out = dcx::decompress(f);
+    REQUIRE_FALSE(out);
+    CHECK(out.error().to_string() ==
+          "@0x4D kraken.block[0].header: this DCX's KRAK payload (404 B, declaring 1024 B) is not Kraken: Oodle decoder "
+          "type 2 (not Kraken, and none of the codecs KRAKEN.md names: 5 LZNA, 10 Mermaid/Selkie, 11 BitKnit, 12 "
+          "Leviathan) is not implemented by drape; pass --oodle with the game's oo2core library (oo2core_6_win64.dll or "
+          "liboo2corelinux64.so), or set DRAPE_OODLE");
+    f[0x4D] = 0x0C;  // Leviathan: named
+    dcx::Buffer buf;
+    auto named = dcx::decompress(f, buf);
+    REQUIRE_FALSE(named);
+    CHECK(named.error().reason.find("is not Kraken: Oodle Leviathan (decoder type 12) is not implemented by drape; pass "
+                                    "--oodle with the game's oo2core library") != std::string::npos);
+    auto range = dcx::decompress_range(f, 0, 16, buf);
+    REQUIRE_FALSE(range);
+    CHECK(range.error().reason == named.error().reason);
+}
+
 TEST_CASE("dcx: KRAK goes through an Oodle library loaded at run time (a fake one, over zstd)") {
     // The fake library decodes zstd frames and refuses anything else, like a real one refusing
     // a stream it cannot decode. A KRAK DCX whose payload is a zstd frame decodes through it.

@@ -117,8 +117,9 @@ TEST_CASE("kraken errors: framing (3)") {
         {"empty input", {}, 16, "truncated", "block[0].header"},
         {"magic nibble", {0x8D, 0x06, 0, 0, 0}, 16, "magic nibble", "block[0].header"},
         {"reserved bits", {0xBC, 0x06, 0, 0, 0}, 16, "reserved bits", "block[0]"},
-        {"other codec", {0x8C, 0x0A, 0, 0, 0}, 16, "is not Kraken", "block[0]"},
-        {"invalid codec", {0x8C, 0x07, 0, 0, 0}, 16, "invalid decoder type 7", "block[0]"},
+        {"other codec", {0x8C, 0x0A, 0, 0, 0}, 16, "Oodle Mermaid/Selkie (decoder type 10) is not implemented by drape",
+         "block[0].header"},
+        {"unnamed codec", {0x8C, 0x07, 0, 0, 0}, 16, "Oodle decoder type 7 (not Kraken", "block[0].header"},
         {"raw block short", {0xCC, 0x06, 1, 2, 3}, 16, "uncompressed block needs 16 B", "block[0].raw"},
         {"quantum header short", {0x8C, 0x06, 0x00}, 16, "truncated quantum header", "block[0].quantum"},
         {"special kind", {0x8C, 0x06, 0x0B, 0xFF, 0xFF, 0x00}, 16, "special quantum header with kind 2", "quantum"},
@@ -358,4 +359,49 @@ TEST_CASE("kraken errors: LZ chunks (10)") {
          "chunk[0].commands"},
     };
     for (const Case& c : cases) run(c);
+}
+
+// Issue 13 item 4: a block header whose magic nibble is right but whose decoder type is not 6
+// is another Oodle codec's stream (KRAKEN.md 0.2 and 3.2 name 5 LZNA, 10 Mermaid/Selkie,
+// 11 BitKnit, 12 Leviathan; a real 480-byte Elden Ring chrbnd carries type 2). The error names
+// the codec, never calls it invalid, and says to pass the game's Oodle library.
+TEST_CASE("kraken errors: decoder types drape does not implement are named, with what to do") {
+    struct Named {
+        uint8_t type;
+        const char* name;
+    };
+    const Named named[] = {{5, "LZNA"}, {10, "Mermaid/Selkie"}, {11, "BitKnit"}, {12, "Leviathan"}};
+    for (const Named& n : named) {
+        CAPTURE(int(n.type));
+        // Restart block, checksum bit clear and set: the type is bits 0-6 of byte 1.
+        for (uint8_t checksum : {uint8_t(0), uint8_t(0x80)}) {
+            std::vector<uint8_t> out(480);
+            Buf stream = cat({{0x8C, uint8_t(n.type | checksum)}, fill(400, 0x11)});
+            auto r = kraken::decompress(stream, out, 1);
+            REQUIRE_FALSE(r);
+            const std::string expect = std::string("Oodle ") + n.name + " (decoder type " + std::to_string(n.type) +
+                                       ") is not implemented by drape; pass --oodle with the game's oo2core library";
+            CHECK_MESSAGE(r.error().reason.rfind(expect, 0) == 0, r.error().to_string());
+            CHECK(r.error().field == "kraken.block[0].header");
+            CHECK(r.error().offset == 1);
+            CHECK(r.error().reason.find("invalid") == std::string::npos);
+        }
+    }
+    // Type 2, as in the real file: a 2-block stream whose second block is the foreign one
+    // (block 0 a memset block), so the error names block 1 and its offset.
+    for (uint8_t type : {uint8_t(0), uint8_t(2), uint8_t(7), uint8_t(127)}) {
+        CAPTURE(int(type));
+        std::vector<uint8_t> out(0x40000 + 480);
+        Buf stream = cat({{0x8C, 0x06, 0x07, 0xFF, 0xFF, 0x41}, {0x8C, type}, fill(400, 0x22)});
+        auto r = kraken::decompress(stream, out, 1);
+        REQUIRE_FALSE(r);
+        const std::string expect = "Oodle decoder type " + std::to_string(type) + " (not Kraken";
+        CHECK_MESSAGE(r.error().reason.rfind(expect, 0) == 0, r.error().to_string());
+        CHECK(r.error().reason.find("is not implemented by drape; pass --oodle with the game's oo2core library") !=
+              std::string::npos);
+        CHECK(r.error().field == "kraken.block[1].header");
+        CHECK(r.error().offset == 7);
+    }
+    CHECK(std::string(kraken::codec_name(6)) == "Kraken");
+    CHECK(kraken::codec_name(2) == nullptr);
 }

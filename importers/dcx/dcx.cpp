@@ -1,9 +1,11 @@
 // DCX and DCP containers (FORMATS.md §1). Every header field is big-endian.
 #include "drape/dcx/dcx.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "drape/dcx/kraken.h"
@@ -129,8 +131,26 @@ Result<Header> read_header(Bytes data) {
     return read_dcx_header(r);
 }
 
-Result<std::vector<uint8_t>> inflate_zlib(Bytes in, uint64_t expected, bool raw_deflate) {
-    std::vector<uint8_t> out(expected);
+void Buffer::resize_uninitialized(size_t n) {
+    if (n > m_capacity) {
+        m_data.reset();  // free first: the old contents need not survive a reallocation
+        m_data.reset(new uint8_t[n]);
+        m_capacity = n;
+    }
+    m_size = n;
+}
+
+void Buffer::release() {
+    m_data.reset();
+    m_size = m_capacity = 0;
+}
+
+namespace {
+
+// zlib's inflate over the whole stream: the slow path, used for the precise error message of a
+// stream libdeflate refused (and for nothing else).
+Result<void> inflate_with_zlib(Bytes in, std::span<uint8_t> out, bool raw_deflate) {
+    const uint64_t expected = out.size();
     uint8_t empty_sink[1];
     z_stream zs{};
     if (inflateInit2(&zs, raw_deflate ? -15 : 15) != Z_OK) return make_error("zlib: inflateInit failed");
@@ -152,7 +172,7 @@ Result<std::vector<uint8_t>> inflate_zlib(Bytes in, uint64_t expected, bool raw_
         if (rc2 == Z_STREAM_END && zs.avail_out == 1) more = false, rc = Z_STREAM_END;
     }
     inflateEnd(&zs);
-    if (rc == Z_STREAM_END && produced == expected) return out;
+    if (rc == Z_STREAM_END && produced == expected) return {};
     if (more) {
         return make_error_at(consumed, "zlib", "stream inflates to more than the declared " + std::to_string(expected) + " B");
     }
@@ -166,24 +186,68 @@ Result<std::vector<uint8_t>> inflate_zlib(Bytes in, uint64_t expected, bool raw_
     return make_error_at(consumed, "zlib", "inflate failed (code " + std::to_string(rc) + ")");
 }
 
+// One libdeflate decompressor per thread (allocating one costs more than inflating a small file).
+libdeflate_decompressor* thread_decompressor() {
+    struct Holder {
+        libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+        ~Holder() { libdeflate_free_decompressor(d); }
+    };
+    thread_local Holder h;
+    return h.d;
+}
+
+}  // namespace
+
+Result<void> inflate_zlib_into(Bytes in, std::span<uint8_t> out, bool raw_deflate) {
+    if (libdeflate_decompressor* d = thread_decompressor()) {
+        size_t produced = 0;
+        uint8_t empty_sink[1];
+        void* dst = out.empty() ? empty_sink : out.data();
+        libdeflate_result r = raw_deflate ? libdeflate_deflate_decompress(d, in.data(), in.size(), dst, out.size(), &produced)
+                                          : libdeflate_zlib_decompress(d, in.data(), in.size(), dst, out.size(), &produced);
+        if (r == LIBDEFLATE_SUCCESS && produced == out.size()) return {};
+    }
+    // Refused (or no memory for a decompressor): zlib says exactly what is wrong.
+    return inflate_with_zlib(in, out, raw_deflate);
+}
+
+Result<std::vector<uint8_t>> inflate_zlib(Bytes in, uint64_t expected, bool raw_deflate) {
+    std::vector<uint8_t> out(expected);
+    auto r = inflate_zlib_into(in, out, raw_deflate);
+    if (!r) return std::move(r).error();
+    return out;
+}
+
 namespace {
 
-Result<std::vector<uint8_t>> decode_zstd(Bytes in, uint64_t expected) {
-    std::vector<uint8_t> out(expected);
-    size_t r = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+// One decompression context per thread: ZSTD_decompress would allocate one per call.
+ZSTD_DCtx* thread_zstd() {
+    struct Holder {
+        ZSTD_DCtx* d = ZSTD_createDCtx();
+        ~Holder() { ZSTD_freeDCtx(d); }
+    };
+    thread_local Holder h;
+    return h.d;
+}
+
+Result<void> decode_zstd(Bytes in, std::span<uint8_t> out) {
+    ZSTD_DCtx* dctx = thread_zstd();
+    size_t r = dctx ? ZSTD_decompressDCtx(dctx, out.data(), out.size(), in.data(), in.size())
+                    : ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
     if (ZSTD_isError(r)) {
         return make_error_at(0, "zstd", std::string("zstd: ") + ZSTD_getErrorName(r));
     }
-    if (r != expected) {
-        return make_error_at(0, "zstd", "frame decodes to " + std::to_string(r) + " B, declared " + std::to_string(expected) + " B");
+    if (r != out.size()) {
+        return make_error_at(0, "zstd", "frame decodes to " + std::to_string(r) + " B, declared " + std::to_string(out.size()) + " B");
     }
-    return out;
+    return {};
 }
 
 // EDGE: raw-deflate chunks of 0x10000 output bytes each, described by the EgdT table.
 // `table` is a reader positioned at "EgdT"; chunk offsets are relative to `data_base`.
-Result<std::vector<uint8_t>> decode_edge_chunks(ByteReader& file, size_t table_pos, bool dcx_form, size_t data_base,
-                                                uint64_t expected) {
+Result<void> decode_edge_chunks(ByteReader& file, size_t table_pos, bool dcx_form, size_t data_base,
+                                std::span<uint8_t> out) {
+    const uint64_t expected = out.size();
     ByteReader& r = file;
     r.seek(table_pos, "edge.egdt");
     r.expect_magic("EgdT"sv, "edge.egdt");
@@ -203,7 +267,6 @@ Result<std::vector<uint8_t>> decode_edge_chunks(ByteReader& file, size_t table_p
         return make_error_at(r.abs_pos() - 4, "edge.chunk_count",
                              std::to_string(count) + " chunks of 64 KiB cannot hold " + std::to_string(expected) + " B");
     }
-    std::vector<uint8_t> out(expected);
     for (uint32_t i = 0; i < count; ++i) {
         size_t rec = r.pos();
         r.u32("edge.chunk.reserved");
@@ -216,14 +279,13 @@ Result<std::vector<uint8_t>> decode_edge_chunks(ByteReader& file, size_t table_p
         ByteReader chunk = r.slice(uint64_t(data_base) + off, size, "edge.chunk.data");
         if (r.failed()) return r.error();
         if (compressed) {
-            auto inflated = inflate_zlib(chunk.bytes(), out_len, true);
+            auto inflated = inflate_zlib_into(chunk.bytes(), out.subspan(out_off, out_len), true);
             if (!inflated) {
                 Error e = inflated.error();
                 e.offset = data_base + off + e.offset;
                 e.field = "edge.chunk[" + std::to_string(i) + "]";
                 return e;
             }
-            std::memcpy(out.data() + out_off, inflated->data(), out_len);
         } else {
             if (size != out_len) {
                 return make_error_at(rec + 8, "edge.chunk.size",
@@ -232,70 +294,88 @@ Result<std::vector<uint8_t>> decode_edge_chunks(ByteReader& file, size_t table_p
             std::memcpy(out.data() + out_off, chunk.data(), out_len);
         }
     }
-    return out;
+    return {};
 }
 
-}  // namespace
+// The header and the compressed bytes of a DCX/DCP file, with the declared size checked.
+struct Prepared {
+    Header h;
+    Bytes payload;  // empty for the EDGE forms (their chunks are found through the table)
+};
 
-Result<std::vector<uint8_t>> decompress(Bytes data, const DecodeOptions& options, Header* header_out) {
+Result<Prepared> prepare(Bytes data, const DecodeOptions& options) {
     auto header = read_header(data);
     if (!header) return header.error();
-    Header h = *header;
-    if (header_out) *header_out = h;
+    Prepared p{*header, {}};
+    const Header& h = p.h;
     ByteReader file(data, 0, true);
-
-    const uint64_t expected = h.uncompressed_size;
-    Bytes payload;
-    if (h.compression != Compression::edge && h.compression != Compression::dcp_edge) {
-        ByteReader p = file.slice(h.payload_offset, h.compressed_size, "dcx.compressed_size");
+    const bool edge = h.compression == Compression::edge || h.compression == Compression::dcp_edge;
+    if (!edge) {
+        ByteReader pr = file.slice(h.payload_offset, h.compressed_size, "dcx.compressed_size");
         if (file.failed()) return file.error();
-        payload = p.bytes();
+        p.payload = pr.bytes();
     }
-    uint64_t available = h.compression == Compression::edge || h.compression == Compression::dcp_edge
-                             ? data.size()
-                             : payload.size();
-    if (auto ok = check_declared(expected, available, options.max_uncompressed, 0x1C, "dcx.uncompressed_size"); !ok)
+    uint64_t available = edge ? data.size() : p.payload.size();
+    if (auto ok = check_declared(h.uncompressed_size, available, options.max_uncompressed, 0x1C, "dcx.uncompressed_size");
+        !ok)
         return ok.error();
+    return p;
+}
 
-    auto at_payload = [&](Error e) {
-        e.offset += h.payload_offset;
-        e.has_offset = true;
-        return e;
-    };
+Error at_payload(const Header& h, Error e) {
+    e.offset += h.payload_offset;
+    e.has_offset = true;
+    return e;
+}
+
+// A KRAK payload that another Oodle codec wrote: say what the file holds before what the
+// decoder found, so that the message reads on its own.
+Error krak_error(const Header& h, Error e) {
+    if (e.reason.find("is not implemented by drape") != std::string::npos)
+        e.reason = "this DCX's KRAK payload (" + std::to_string(h.compressed_size) + " B, declaring " +
+                   std::to_string(h.uncompressed_size) + " B) is not Kraken: " + e.reason;
+    return at_payload(h, std::move(e));
+}
+
+Result<void> no_kraken_decoder() {
+    return make_error_at(0x28, "dcx.compression",
+                         "KRAK (Oodle Kraken) payload and no decoder: pass --oodle PATH to the game's Oodle "
+                         "library (oo2core_6_win64.dll or liboo2corelinux64.so), or set DRAPE_OODLE");
+}
+
+// Decodes the whole payload into `out` (exactly the declared size).
+Result<void> decode_into(Bytes data, const Prepared& p, std::span<uint8_t> out, const DecodeOptions& options) {
+    const Header& h = p.h;
+    ByteReader file(data, 0, true);
     switch (h.compression) {
         case Compression::dflt:
         case Compression::dcp_dflt: {
-            auto r = inflate_zlib(payload, expected);
-            if (!r) return at_payload(r.error());
-            return r;
+            auto r = inflate_zlib_into(p.payload, out);
+            if (!r) return at_payload(h, r.error());
+            return {};
         }
         case Compression::zstd: {
-            auto r = decode_zstd(payload, expected);
-            if (!r) return at_payload(r.error());
-            return r;
+            auto r = decode_zstd(p.payload, out);
+            if (!r) return at_payload(h, r.error());
+            return {};
         }
         case Compression::krak: {
-            std::vector<uint8_t> out(expected);
             if (!options.oodle_path.empty()) {
-                auto r = oodle::decompress(options.oodle_path, payload, out);
-                if (!r) return at_payload(r.error());
-                return out;
+                auto r = oodle::decompress(options.oodle_path, p.payload, out);
+                if (!r) return at_payload(h, r.error());
+                return {};
             }
-            if (!options.builtin_kraken) {
-                return make_error_at(0x28, "dcx.compression",
-                                     "KRAK (Oodle Kraken) payload and no decoder: pass --oodle PATH to the game's Oodle "
-                                     "library (oo2core_6_win64.dll or liboo2corelinux64.so), or set DRAPE_OODLE");
-            }
-            auto r = kraken::decompress(payload, out, options.jobs);
-            if (!r) return at_payload(r.error());
-            return out;
+            if (!options.builtin_kraken) return no_kraken_decoder();
+            auto r = kraken::decompress(p.payload, out, options.jobs);
+            if (!r) return krak_error(h, r.error());
+            return {};
         }
         case Compression::edge: {
             // DCX_EDGE: DCA at 0x44, its size at 0x48, the EgdT table at 0x4C; chunk data
             // starts at 0x44 + dcaSize.
             uint32_t dca_size = 0;
             if (!file.peek_at(0x48, dca_size, "dcx.dca_size")) return file.error();
-            return decode_edge_chunks(file, 0x4C, true, size_t(0x44) + dca_size, expected);
+            return decode_edge_chunks(file, 0x4C, true, size_t(0x44) + dca_size, out);
         }
         case Compression::dcp_edge: {
             uint64_t dca_pos = uint64_t(h.payload_offset) + h.compressed_size;
@@ -304,10 +384,82 @@ Result<std::vector<uint8_t>> decompress(Bytes data, const DecodeOptions& options
             t.expect_magic("DCA\0"sv, "dcp.dca");
             t.u32("dcp.dca_size");
             if (t.failed()) return t.error();
-            return decode_edge_chunks(file, t.pos(), false, h.payload_offset, expected);
+            return decode_edge_chunks(file, t.pos(), false, h.payload_offset, out);
         }
     }
     return make_error("unreachable compression kind");
+}
+
+// zlib's inflate of the first out.size() bytes of a stream (stops there).
+Result<void> inflate_prefix(Bytes in, std::span<uint8_t> out) {
+    z_stream zs{};
+    if (inflateInit2(&zs, 15) != Z_OK) return make_error("zlib: inflateInit failed");
+    zs.next_in = const_cast<Bytef*>(in.data());
+    zs.avail_in = uInt(in.size());
+    zs.next_out = out.data();
+    zs.avail_out = uInt(out.size());
+    int rc = inflate(&zs, Z_SYNC_FLUSH);
+    uint64_t produced = zs.total_out, consumed = zs.total_in;
+    inflateEnd(&zs);
+    if (produced == out.size() && (rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR)) return {};
+    if (rc == Z_DATA_ERROR) return make_error_at(consumed, "zlib", std::string("corrupt deflate data (") + (zs.msg ? zs.msg : "data error") + ")");
+    return make_error_at(consumed, "zlib", "stream ends after " + std::to_string(produced) + " B, before the requested range ends");
+}
+
+}  // namespace
+
+Result<Bytes> decompress(Bytes data, Buffer& out, const DecodeOptions& options, Header* header_out) {
+    auto p = prepare(data, options);
+    if (!p) return p.error();
+    if (header_out) *header_out = p->h;
+    out.resize_uninitialized(p->h.uncompressed_size);
+    auto r = decode_into(data, *p, out.span(), options);
+    if (!r) return std::move(r).error();
+    return out.bytes();
+}
+
+Result<std::vector<uint8_t>> decompress(Bytes data, const DecodeOptions& options, Header* header_out) {
+    auto p = prepare(data, options);
+    if (!p) return p.error();
+    if (header_out) *header_out = p->h;
+    std::vector<uint8_t> out(p->h.uncompressed_size);
+    auto r = decode_into(data, *p, out, options);
+    if (!r) return std::move(r).error();
+    return out;
+}
+
+Result<Bytes> decompress_range(Bytes data, uint64_t offset, uint64_t size, Buffer& out, const DecodeOptions& options,
+                               Header* header_out) {
+    auto p = prepare(data, options);
+    if (!p) return p.error();
+    const Header& h = p->h;
+    if (header_out) *header_out = h;
+    const uint64_t total = h.uncompressed_size;
+    if (offset > total || size > total - offset)
+        return make_error("range of " + std::to_string(size) + " B at " + std::to_string(offset) +
+                              " lies outside the declared " + std::to_string(total) + " B",
+                          "dcx.range");
+    out.resize_uninitialized(size);
+    if (h.compression == Compression::krak && options.oodle_path.empty()) {
+        if (!options.builtin_kraken) return no_kraken_decoder().error();
+        auto r = kraken::decompress_range(p->payload, total, offset, out.span(), options.jobs);
+        if (!r) return krak_error(h, r.error());
+        return out.bytes();
+    }
+    if (h.compression == Compression::dflt || h.compression == Compression::dcp_dflt) {
+        Buffer prefix;
+        prefix.resize_uninitialized(offset + size);
+        auto r = inflate_prefix(p->payload, prefix.span());
+        if (!r) return at_payload(h, r.error());
+        if (size) std::memcpy(out.data(), prefix.data() + offset, size);
+        return out.bytes();
+    }
+    Buffer whole;
+    whole.resize_uninitialized(total);
+    auto r = decode_into(data, *p, whole.span(), options);
+    if (!r) return std::move(r).error();
+    if (size) std::memcpy(out.data(), whole.data() + offset, size);
+    return out.bytes();
 }
 
 Result<std::vector<uint8_t>> compress(Bytes payload, const EncodeOptions& o) {

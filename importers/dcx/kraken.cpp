@@ -19,6 +19,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace drape::kraken {
 namespace {
 
@@ -57,6 +61,19 @@ inline int zigzag(uint32_t v) { return (v & 1) ? -int((v + 1) >> 1) : int(v >> 1
 inline int bitlen(uint32_t x) { return x ? 32 - std::countl_zero(x) : 0; }
 
 std::string num(uint64_t v) { return std::to_string(v); }
+
+// The 11 low bits of x in reverse order (bit 10 to bit 0, ...).
+constexpr uint8_t k_rev8[256] = {
+#define R2(n) n, n + 2 * 64, n + 1 * 64, n + 3 * 64
+#define R4(n) R2(n), R2(n + 2 * 16), R2(n + 1 * 16), R2(n + 3 * 16)
+#define R6(n) R4(n), R4(n + 2 * 4), R4(n + 1 * 4), R4(n + 3 * 4)
+    R6(0), R6(2), R6(1), R6(3)
+#undef R6
+#undef R4
+#undef R2
+};
+static_assert(k_rev8[1] == 0x80 && k_rev8[0x0F] == 0xF0 && k_rev8[0x35] == 0xAC);
+inline uint32_t reverse11(uint32_t x) { return (uint32_t(k_rev8[x & 0xFF]) << 3) | (k_rev8[(x >> 8) & 7] >> 5); }
 
 // ----------------------------------------------------------------------------------------
 // Scratch arena: stack-like (mark / release), blocks are kept and reused.
@@ -231,9 +248,8 @@ struct MsbReader {
     }
     // n <= 32; big-endian value (first bit = most significant).
     inline uint32_t read(unsigned n) {
-        if (n == 0) return 0;
         if (cnt < n) refill();
-        uint32_t v = uint32_t(bits >> (64 - n));
+        uint32_t v = uint32_t((bits >> 1) >> (63 - n));  // the top n bits; 0 for n = 0, without a branch
         bits <<= n;
         cnt -= n;
         return v;
@@ -477,17 +493,24 @@ bool read_huffman_code(Ctx& c, const uint8_t* payload, size_t csize, uint16_t* t
     }
     CodePair sorted[256];
     for (uint32_t i = 0; i < n; ++i) sorted[start[pairs[i].len]++] = pairs[i];
+    // The table is indexed by the next 11 stream bits, first bit in bit 0, so a code of length
+    // len fills every index whose low len bits are its bit-reversed codeword. Built by
+    // doubling: after the codes of length l are placed in table[0, 2^l), copying that half
+    // upwards gives each of them its slots in table[0, 2^(l+1)); a prefix-free code never
+    // places a longer code over a shorter one's slot. About 2048 entry copies per table
+    // (memcpy) instead of one scattered store per entry.
     uint32_t code = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        unsigned len = sorted[i].len;
-        uint32_t span = 1u << (11 - len);
-        if (code + span > 2048) return c.fail(payload, "huffman code is over-subscribed");
-        uint32_t cw = code >> (11 - len);
-        uint32_t rc = 0;
-        for (unsigned b = 0; b < len; ++b) rc |= ((cw >> b) & 1u) << (len - 1 - b);
-        uint16_t entry = uint16_t(sorted[i].sym | (len << 8));
-        for (uint32_t j = 0; j < span; ++j) table[rc | (j << len)] = entry;
-        code += span;
+    uint32_t i = 0;
+    table[0] = table[1] = 0;  // slots no code of length 1 takes: defined until a longer code takes them
+    for (unsigned len = 1; len <= 11; ++len) {
+        if (len > 1) std::memcpy(table + (size_t(1) << (len - 1)), table, sizeof(uint16_t) << (len - 1));
+        for (; i < n && sorted[i].len == len; ++i) {
+            const uint32_t span = 1u << (11 - len);
+            if (code + span > 2048) return c.fail(payload, "huffman code is over-subscribed");
+            const uint32_t rc = reverse11(code) & ((1u << len) - 1);  // the codeword's bits, first in bit 0
+            table[rc] = uint16_t(sorted[i].sym | (len << 8));
+            code += span;
+        }
     }
     if (code != 2048) return c.fail(payload, "huffman code is incomplete");
     return true;
@@ -501,38 +524,52 @@ bool read_huffman_code(Ctx& c, const uint8_t* payload, size_t csize, uint16_t* t
         (R).cnt -= (e_ >> 8);                    \
     } while (0)
 
-// One 3-stream section (6.7) over [p, e), producing n bytes.
-bool huffman_streams(Ctx& c, const uint16_t* table, const uint8_t* p, const uint8_t* e, uint8_t* dst, size_t n) {
+// One 3-stream section (6.7) over [p, e) producing n bytes: stream A forward over its sA
+// bytes, B forward and C backward over the rest; symbols go A, C, B, A, C, B, ...
+// A section is decoded in two phases so that the two halves of a split array (type 4) can run
+// their six streams together: huff_open, then huff_run15 as long as both halves have 15
+// symbols left, then huff_finish. The readers live in the caller's locals (not behind a
+// pointer), so the byte stores to the output cannot force them out of registers.
+struct HuffRun {
+    LsbReader<false> a, b;
+    LsbReader<true> cc;
+};
+
+bool huff_open(Ctx& c, const uint8_t* p, const uint8_t* e, size_t& sa) {
     size_t size = size_t(e - p);
     if (size < 3) return c.fail(p, "huffman stream section of " + num(size) + " B is below 3 B");
-    size_t sa = le16(p);
+    sa = le16(p);
     if (sa > size - 2) return c.fail(p, "huffman stream A size " + num(sa) + " exceeds the section");
-    const uint8_t* r_start = p + 2 + sa;
-    size_t r_size = size - 2 - sa;
-    LsbReader<false> a(p + 2, sa);
-    LsbReader<false> b(r_start, r_size);
-    LsbReader<true> cc(r_start, r_size);
-    size_t i = 0;
+    return true;
+}
+
+#define DRAPE_HUFF_RUN15(A, B, CC, O)                                          \
+    do {                                                                       \
+        (A).refill();                                                          \
+        (B).refill();                                                          \
+        (CC).refill();                                                         \
+        DRAPE_HUFF_DEC(A, (O)[0]);                                             \
+        DRAPE_HUFF_DEC(CC, (O)[1]);                                            \
+        DRAPE_HUFF_DEC(B, (O)[2]);                                             \
+        DRAPE_HUFF_DEC(A, (O)[3]);                                             \
+        DRAPE_HUFF_DEC(CC, (O)[4]);                                            \
+        DRAPE_HUFF_DEC(B, (O)[5]);                                             \
+        DRAPE_HUFF_DEC(A, (O)[6]);                                             \
+        DRAPE_HUFF_DEC(CC, (O)[7]);                                            \
+        DRAPE_HUFF_DEC(B, (O)[8]);                                             \
+        DRAPE_HUFF_DEC(A, (O)[9]);                                             \
+        DRAPE_HUFF_DEC(CC, (O)[10]);                                           \
+        DRAPE_HUFF_DEC(B, (O)[11]);                                            \
+        DRAPE_HUFF_DEC(A, (O)[12]);                                            \
+        DRAPE_HUFF_DEC(CC, (O)[13]);                                           \
+        DRAPE_HUFF_DEC(B, (O)[14]);                                            \
+    } while (0)
+
+// Symbols [i, n) of one section, then its exact-consumption checks.
+inline bool huff_finish(Ctx& c, const uint16_t* table, LsbReader<false> a, LsbReader<false> b, LsbReader<true> cc,
+                        const uint8_t* p, size_t sa, uint8_t* dst, size_t i, size_t n) {
     while (n - i >= 15) {
-        a.refill();
-        b.refill();
-        cc.refill();
-        uint8_t* o = dst + i;
-        DRAPE_HUFF_DEC(a, o[0]);
-        DRAPE_HUFF_DEC(cc, o[1]);
-        DRAPE_HUFF_DEC(b, o[2]);
-        DRAPE_HUFF_DEC(a, o[3]);
-        DRAPE_HUFF_DEC(cc, o[4]);
-        DRAPE_HUFF_DEC(b, o[5]);
-        DRAPE_HUFF_DEC(a, o[6]);
-        DRAPE_HUFF_DEC(cc, o[7]);
-        DRAPE_HUFF_DEC(b, o[8]);
-        DRAPE_HUFF_DEC(a, o[9]);
-        DRAPE_HUFF_DEC(cc, o[10]);
-        DRAPE_HUFF_DEC(b, o[11]);
-        DRAPE_HUFF_DEC(a, o[12]);
-        DRAPE_HUFF_DEC(cc, o[13]);
-        DRAPE_HUFF_DEC(b, o[14]);
+        DRAPE_HUFF_RUN15(a, b, cc, dst + i);
         i += 15;
     }
     for (; i < n; ++i) {
@@ -551,6 +588,8 @@ bool huffman_streams(Ctx& c, const uint16_t* table, const uint8_t* p, const uint
             break;
         }
     }
+    const uint8_t* r_start = p + 2 + sa;
+    const size_t r_size = b.size;
     if (a.consumed_bytes() != sa)
         return c.fail(p, "huffman stream A used " + num(a.consumed_bytes()) + " B of " + num(sa));
     if (b.consumed_bytes() + cc.consumed_bytes() != r_size)
@@ -558,6 +597,39 @@ bool huffman_streams(Ctx& c, const uint16_t* table, const uint8_t* p, const uint
                                    " B of " + num(r_size));
     return true;
 }
+
+bool huffman_streams(Ctx& c, const uint16_t* table, const uint8_t* p, const uint8_t* e, uint8_t* dst, size_t n) {
+    size_t sa = 0;
+    if (!huff_open(c, p, e, sa)) return false;
+    const size_t r_size = size_t(e - p) - 2 - sa;
+    return huff_finish(c, table, LsbReader<false>(p + 2, sa), LsbReader<false>(p + 2 + sa, r_size),
+                       LsbReader<true>(p + 2 + sa, r_size), p, sa, dst, 0, n);
+}
+
+// Both halves of a split array: their six streams decoded together (independent lookups in
+// flight hide the table's load latency), then each half's rest and checks in stream order.
+bool huffman_split(Ctx& c, const uint16_t* table, const uint8_t* q, const uint8_t* h2, const uint8_t* e, uint8_t* dst,
+                   size_t n1, size_t n2) {
+    size_t sa1 = 0, sa2 = 0;
+    // decode_huffman checked both halves' sizes, so neither fails; the order stays that of
+    // decoding the halves one after the other.
+    if (!huff_open(c, q, h2, sa1) || !huff_open(c, h2, e, sa2)) return false;
+    const size_t r1 = size_t(h2 - q) - 2 - sa1, r2 = size_t(e - h2) - 2 - sa2;
+    LsbReader<false> a1(q + 2, sa1), b1(q + 2 + sa1, r1);
+    LsbReader<true> c1(q + 2 + sa1, r1);
+    LsbReader<false> a2(h2 + 2, sa2), b2(h2 + 2 + sa2, r2);
+    LsbReader<true> c2(h2 + 2 + sa2, r2);
+    uint8_t* d2 = dst + n1;
+    size_t i = 0;
+    const size_t both = std::min(n1, n2);
+    for (; both - i >= 15; i += 15) {
+        DRAPE_HUFF_RUN15(a1, b1, c1, dst + i);
+        DRAPE_HUFF_RUN15(a2, b2, c2, d2 + i);
+    }
+    if (!huff_finish(c, table, a1, b1, c1, q, sa1, dst, i, n1)) return false;
+    return huff_finish(c, table, a2, b2, c2, h2, sa2, d2, i, n2);
+}
+#undef DRAPE_HUFF_RUN15
 #undef DRAPE_HUFF_DEC
 
 bool decode_huffman(Ctx& c, const uint8_t* payload, size_t csize, size_t d, uint8_t* dst, bool split) {
@@ -577,8 +649,7 @@ bool decode_huffman(Ctx& c, const uint8_t* payload, size_t csize, size_t d, uint
     size_t h2size = size_t(e - h2);
     if (h2size < 3 || h2size < size_t(le16(h2)) + 4) return c.fail(h2, "huffman second half too small for its stream A");
     size_t n1 = (d + 1) / 2;
-    if (!huffman_streams(c, table, q, h2, dst, n1)) return false;
-    return huffman_streams(c, table, h2, e, dst + n1, d - n1);
+    return huffman_split(c, table, q, h2, e, dst, n1, d - n1);
 }
 
 // ----------------------------------------------------------------------------------------
@@ -986,11 +1057,141 @@ inline uint64_t add_bytes8(uint64_t a, uint64_t b) {
     return ((a & ~hi) + (b & ~hi)) ^ ((a ^ b) & hi);
 }
 
+// Bytes the fast command loop keeps free before the chunk end: its 16-byte steps may write
+// up to 15 bytes past a command's literals and match.
+constexpr size_t k_lz_margin = 32;
+
+// Mode 0 literals: d[i] = s[i] + ref[i] for i < lam, ref = d - r0 (r0 >= 8). The first 16
+// bytes go as two 8-byte steps whatever lam is (also for lam = 0: the match overwrites them),
+// the rest in steps of 16 when r0 >= 16, else 8; each step reads only bytes written before
+// it. May write up to 15 bytes past lam (and read as far past s and ref).
+inline void add8(uint8_t* d, const uint8_t* s, const uint8_t* ref) {
+#if defined(__SSE2__)
+    __m128i a = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s));
+    __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(ref));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(d), _mm_add_epi8(a, b));
+#else
+    store_le64(d, add_bytes8(load_le64(s), load_le64(ref)));
+#endif
+}
+inline void add_literals(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_t lam, size_t r0) {
+    add8(d, s, ref);
+    add8(d + 8, s + 8, ref + 8);
+    if (lam <= 16) return;
+    size_t x = 16;
+#if defined(__SSE2__)
+    if (r0 >= 16) {
+        do {
+            __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + x));
+            __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ref + x));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + x), _mm_add_epi8(a, b));
+            x += 16;
+        } while (x < lam);
+        return;
+    }
+#endif
+    (void)r0;
+    do {
+        add8(d + x, s + x, ref + x);
+        x += 8;
+    } while (x < lam);
+}
+
+// A match of mu bytes (mu >= 2) from src = d - delta (delta >= 8): the first 16 bytes as two
+// 8-byte steps whatever mu and delta are, the rest in steps of 16 (delta >= 16) or 8; each
+// step reads only bytes written before it. May write up to 15 bytes past mu.
+inline void copy_match(uint8_t* d, const uint8_t* src, size_t mu, size_t delta) {
+    std::memcpy(d, src, 8);
+    std::memcpy(d + 8, src + 8, 8);
+    if (mu <= 16) return;
+    if (mu > 64 && delta >= mu) {  // long and not overlapping itself: the library's copy
+        std::memcpy(d, src, mu);
+        return;
+    }
+    size_t x = 16;
+    if (delta >= 16) {
+        do {
+            std::memcpy(d + x, src + x, 16);
+            x += 16;
+        } while (x < mu);
+    } else {
+        do {
+            std::memcpy(d + x, src + x, 8);
+            x += 8;
+        } while (x < mu);
+    }
+}
+
 struct LzState {
     uint8_t* out;  // start of the whole output
     size_t w;      // window start
     size_t e;      // chunk end
 };
+
+// The state of the command loop, passed by value so the fast loop keeps it in registers.
+struct LzFast {
+    size_t o, li, di, ni, r0, r1, r2;
+};
+
+// Runs commands [ci, nc) while every check passes and each command ends before `limit`
+// (= chunk end - k_lz_margin); returns the index of the first command it did not run. A
+// command's values are computed first and committed only when all its checks pass, so the
+// exact loop can redo it from the same state and report the precise error.
+template <int Mode>
+size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t W, const uint8_t* cmd, size_t ci,
+               const size_t nc, const uint8_t* lit, const size_t nlit, const uint32_t* dist, const size_t nd,
+               const uint32_t* lens, const size_t nl) {
+    size_t o = st.o, li = st.li, di = st.di, ni = st.ni, r0 = st.r0, r1 = st.r1, r2 = st.r2;
+    // Branch-light: the data-dependent choices (long lengths, which distance, zero literals)
+    // are selects, not branches; only the rare long copies loop.
+    for (; ci < nc; ++ci) {
+        const unsigned cb = cmd[ci];
+        const size_t lc = cb & 3, mc = (cb >> 2) & 15;
+        const unsigned sel = cb >> 6;
+        // lens[nl] and dist[nd] are readable slack: a value read there fails the checks below.
+        // Masks rather than ?: so that the compiler cannot turn these into branches (they
+        // are unpredictable: measured as most of the decoder's mispredictions).
+        size_t nj = ni;
+        const size_t long_lit = size_t(0) - size_t(lc == 3);
+        const size_t lam = (size_t(lens[nj]) & long_lit) | (lc & ~long_lit);
+        nj += lc == 3;
+        const size_t long_match = size_t(0) - size_t(mc == 15);
+        const size_t mu = ((14 + size_t(lens[nj])) & long_match) | ((mc + 2) & ~long_match);
+        nj += mc == 15;
+        const size_t choice[4] = {r0, r1, r2, dist[di]};
+        const size_t delta = choice[sel];
+        const size_t dj = di + (sel == 3);
+        const size_t o2 = o + lam;
+        // o2 - W >= 8 always (the raw prefix); a delta below 8 wraps and fails too.
+        if ((nj > nl) | (dj > nd) | (lam > nlit - li) | (o2 + mu > limit) | (delta - 8 > o2 - W - 8)) break;
+        uint8_t* d = out + o;
+        const uint8_t* s = lit + li;
+        if constexpr (Mode == 1) {
+            std::memcpy(d, s, 16);
+            if (lam > 16) {
+                if (lam > 64) {
+                    std::memcpy(d, s, lam);  // long run: the library's copy (literals never overlap the output)
+                } else {
+                    for (size_t x = 16; x < lam; x += 16) std::memcpy(d + x, s + x, 16);
+                }
+            }
+        } else {
+            add_literals(d, s, d - r0, lam, r0);
+        }
+        li += lam;
+        const size_t keep2 = size_t(0) - size_t(sel < 2), keep1 = size_t(0) - size_t(sel == 0);
+        r2 = (r2 & keep2) | (r1 & ~keep2);  // masks: as ?: these compiled to branches (2x the mispredictions)
+        r1 = (r1 & keep1) | (r0 & ~keep1);
+        r0 = delta;
+        di = dj;
+        ni = nj;
+        uint8_t* m = out + o2;
+        copy_match(m, m - delta, mu, delta);
+        o = o2 + mu;
+    }
+    st = {o, li, di, ni, r0, r1, r2};
+    return ci;
+}
 
 template <int Mode>
 bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const uint8_t* cmd, size_t nc, const uint8_t* lit,
@@ -1021,7 +1222,8 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
         li += lam;
         o += lam;
     };
-    for (size_t ci = 0; ci < nc; ++ci) {
+    // One command with every check of 10.3 in order (the fast path's fallback).
+    auto exact_command = [&](size_t ci) -> bool {
         unsigned cb = cmd[ci];
         size_t lam = cb & 3;
         if (lam == 3) {
@@ -1085,6 +1287,26 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
             for (size_t i = 0; i < mu; ++i) d[i] = s[i];
         }
         o += mu;
+        return true;
+    };
+    size_t ci = 0;
+    // Fast path: every command whose checks all pass and that leaves at least k_lz_margin bytes
+    // before the chunk end. Its values are computed first and committed only when they pass,
+    // so a command that fails a check (or comes near the chunk end) is redone by the exact
+    // loop below, which reports the precise error. Copies go in fixed 16- or 8-byte steps in
+    // program order, each step reading only bytes written before it (distance >= step size),
+    // so overlapping matches never depend on how the compiler vectorises; a step may write up
+    // to 15 bytes past the command, which the margin keeps inside the chunk (a later command
+    // rewrites them).
+    for (;;) {
+        if (E - o > k_lz_margin) {
+            LzFast f{o, li, di, ni, r0, r1, r2};
+            ci = lz_fast<Mode>(f, out, E - k_lz_margin, W, cmd, ci, nc, lit, nlit, dist, nd, lens, nl);
+            o = f.o, li = f.li, di = f.di, ni = f.ni, r0 = f.r0, r1 = f.r1, r2 = f.r2;
+        }
+        if (ci >= nc) break;
+        if (!exact_command(ci)) return false;
+        ++ci;
     }
     if (di != nd) return c.fail(at, num(nd - di) + " distances unused");
     if (ni != nl) return c.fail(at, num(nl - ni) + " lengths unused");
@@ -1145,30 +1367,38 @@ bool decode_lz_chunk(Ctx& c, const uint8_t* p, size_t S, unsigned mode, uint8_t*
     uint32_t K = b.read(z + 1) - 1;
     if (K > 512) return c.fail(p, "long-length count " + num(K) + " exceeds 512");
     uint32_t* dist = reinterpret_cast<uint32_t*>(c.arena.alloc(nd * 4));
-    for (size_t i = 0; i < nd; ++i) {
+    // Distances alternate between the forward and the backward stream: decoded in pairs so
+    // that the choice of stream is not a per-distance branch.
+    auto decode_distance = [&](size_t i, auto& rd) -> bool {
         unsigned code = dcodes[i];
         uint64_t dv;
-        auto rd = [&](unsigned n) { return (i & 1) ? b.read(n) : f.read(n); };
         if (sigma == 0) {
             if (code < 0xF0) {
                 unsigned w = (code >> 4) + 4;
-                uint32_t x = rd(w);
+                uint32_t x = rd.read(w);
                 dv = 16 * ((uint64_t(1) << w) + x) + (code & 15) - 248;
             } else {
                 unsigned w = code - 0xF0 + 4;
-                uint32_t x = rd(w);
-                uint32_t y = rd(12);
+                uint32_t x = rd.read(w);
+                uint32_t y = rd.read(12);
                 dv = 8322816 + 4096 * ((uint64_t(1) << w) + x) + y;
             }
         } else {
             unsigned ex = code >> 3;
             if (ex > 26) return c.fail(p, "distance " + num(i) + ": scaled exponent " + num(ex) + " exceeds 26");
-            uint32_t x = rd(ex);
+            uint32_t x = rd.read(ex);
             uint64_t d0 = (uint64_t(8 + (code & 7)) << ex) + x - 8;
             dv = uint64_t(sigma) * d0 + (drem ? drem[i] : 0);
         }
         if (dv > 0xFFFFFFFFu) return c.fail(p, "distance " + num(i) + " exceeds 32 bits");
         dist[i] = uint32_t(dv);
+        return true;
+    };
+    {
+        size_t i = 0;
+        for (; i + 1 < nd; i += 2)
+            if (!decode_distance(i, f) || !decode_distance(i + 1, b)) return false;
+        if (i < nd && !decode_distance(i, f)) return false;
     }
     uint32_t longs[512];
     for (uint32_t j = 0; j < K; ++j) {
@@ -1272,6 +1502,17 @@ struct BlockInfo {
     bool restart;
 };
 
+// A block whose magic nibble is right but whose decoder type is not 6 is another Oodle codec's
+// stream (the Oodle library dispatches on this byte): name it, and say how to decode it.
+std::string not_implemented(unsigned type) {
+    const std::string n = std::to_string(type);
+    const char* how = " is not implemented by drape; pass --oodle with the game's oo2core library "
+                      "(oo2core_6_win64.dll or liboo2corelinux64.so), or set DRAPE_OODLE";
+    if (const char* name = codec_name(type)) return std::string("Oodle ") + name + " (decoder type " + n + ")" + how;
+    return "Oodle decoder type " + n + " (not Kraken, and none of the codecs KRAKEN.md names: 5 LZNA, 10 Mermaid/Selkie, "
+           "11 BitKnit, 12 Leviathan)" + how;
+}
+
 Error block_error(size_t b, const std::string& what, size_t off, std::string reason) {
     return make_error_at(off, "kraken.block[" + std::to_string(b) + "]" + what, std::move(reason));
 }
@@ -1292,11 +1533,7 @@ Result<std::vector<BlockInfo>> parse_framing(Bytes in, size_t U) {
         if ((h0 & 0x0F) != 0x0C) return block_error(b, ".header", bi.hdr_off, "magic nibble is " + hex(h0 & 0x0F) + ", not 0xC");
         if (h0 & 0x30) return block_error(b, ".header", bi.hdr_off, "reserved bits 4-5 are set (" + hex(h0) + ")");
         unsigned type = h1 & 0x7F;
-        if (type != 6) {
-            if (type == 5 || type == 10 || type == 11 || type == 12)
-                return block_error(b, ".header", bi.hdr_off + 1, "decoder type " + std::to_string(type) + " is not Kraken (unsupported)");
-            return block_error(b, ".header", bi.hdr_off + 1, "invalid decoder type " + std::to_string(type));
-        }
+        if (type != 6) return block_error(b, ".header", bi.hdr_off + 1, not_implemented(type));
         bool checksums = (h1 & 0x80) != 0;
         bi.restart = (h0 & 0x80) != 0;
         if (h0 & 0x40) {
@@ -1344,7 +1581,10 @@ Result<std::vector<BlockInfo>> parse_framing(Bytes in, size_t U) {
 
 // Decodes blocks [first, last) in order; block `first` sets the window (it is block 0 or has
 // the restart bit).
-bool decode_segment(Ctx& c, Bytes in, std::span<uint8_t> out, const std::vector<BlockInfo>& blocks, size_t first, size_t last) {
+// `out` is the output of position `shift` onwards (shift = the first block's out_pos when only
+// a range is decoded, else 0).
+bool decode_segment(Ctx& c, Bytes in, uint8_t* out, size_t shift, const std::vector<BlockInfo>& blocks, size_t first,
+                    size_t last) {
     size_t W = 0;
     c.arena.release({0, 0});
     c.depth = 0;
@@ -1353,9 +1593,10 @@ bool decode_segment(Ctx& c, Bytes in, std::span<uint8_t> out, const std::vector<
         const BlockInfo& bi = blocks[i];
         c.block = long(i);
         c.chunk = -1;
-        if (bi.restart) W = bi.out_pos;
+        const size_t pos = bi.out_pos - shift;
+        if (bi.restart || i == first) W = pos;
         const uint8_t* src = in.data() + bi.in_off;
-        uint8_t* dst = out.data() + bi.out_pos;
+        uint8_t* dst = out + pos;
         switch (bi.kind) {
         case BlockKind::raw:
         case BlockKind::stored:
@@ -1365,7 +1606,7 @@ bool decode_segment(Ctx& c, Bytes in, std::span<uint8_t> out, const std::vector<
             std::memset(dst, bi.fill, bi.n);
             break;
         case BlockKind::quantum:
-            if (!decode_quantum(c, src, bi.in_size, out.data(), bi.out_pos, bi.n, W)) return false;
+            if (!decode_quantum(c, src, bi.in_size, out, pos, bi.n, W)) return false;
             break;
         }
     }
@@ -1374,20 +1615,18 @@ bool decode_segment(Ctx& c, Bytes in, std::span<uint8_t> out, const std::vector<
 
 Error ctx_error(const Ctx& c) { return make_error_at(c.err_off, c.err_field, c.err_reason); }
 
-}  // namespace
-
-Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs) {
-    auto framing = parse_framing(in, out.size());
-    if (!framing) return std::move(framing).error();
-    const std::vector<BlockInfo>& blocks = *framing;
-
+// Decodes blocks [first, last) into `out` (the output from blocks[first].out_pos on). Block
+// `first` must start a segment (block 0, a restart block, or the start of a range decode).
+Result<void> decode_blocks(Bytes in, const std::vector<BlockInfo>& blocks, size_t first, size_t last, uint8_t* out,
+                           unsigned jobs) {
+    if (first >= last) return {};
+    const size_t shift = blocks[first].out_pos;
     // Segments: a block that restarts the window begins a new independent run of blocks.
     std::vector<size_t> seg_start;
-    for (size_t i = 0; i < blocks.size(); ++i)
-        if (i == 0 || blocks[i].restart) seg_start.push_back(i);
-    seg_start.push_back(blocks.size());
+    for (size_t i = first; i < last; ++i)
+        if (i == first || blocks[i].restart) seg_start.push_back(i);
+    seg_start.push_back(last);
     const size_t nseg = seg_start.size() - 1;
-    if (nseg == 0) return {};
 
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     size_t nthreads = std::min<size_t>(jobs, nseg);
@@ -1395,7 +1634,7 @@ Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs) {
         Ctx c;
         c.in_base = in.data();
         for (size_t s = 0; s < nseg; ++s)
-            if (!decode_segment(c, in, out, blocks, seg_start[s], seg_start[s + 1])) return ctx_error(c);
+            if (!decode_segment(c, in, out, shift, blocks, seg_start[s], seg_start[s + 1])) return ctx_error(c);
         return {};
     }
 
@@ -1411,7 +1650,7 @@ Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs) {
             size_t s = next.fetch_add(1);
             if (s >= nseg || s > first_bad.load()) break;
             c.failed = false;
-            if (!decode_segment(c, in, out, blocks, seg_start[s], seg_start[s + 1])) {
+            if (!decode_segment(c, in, out, shift, blocks, seg_start[s], seg_start[s + 1])) {
                 errors[s] = ctx_error(c);
                 size_t cur = first_bad.load();
                 while (s < cur && !first_bad.compare_exchange_weak(cur, s)) {
@@ -1425,6 +1664,47 @@ Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs) {
     worker();
     for (auto& t : threads) t.join();
     if (first_bad.load() < nseg) return errors[first_bad.load()];
+    return {};
+}
+
+}  // namespace
+
+const char* codec_name(unsigned decoder_type) {
+    switch (decoder_type) {
+    case 5: return "LZNA";
+    case 6: return "Kraken";
+    case 10: return "Mermaid/Selkie";
+    case 11: return "BitKnit";
+    case 12: return "Leviathan";
+    default: return nullptr;
+    }
+}
+
+Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs) {
+    auto framing = parse_framing(in, out.size());
+    if (!framing) return std::move(framing).error();
+    return decode_blocks(in, *framing, 0, framing->size(), out.data(), jobs);
+}
+
+Result<void> decompress_range(Bytes in, size_t total, size_t offset, std::span<uint8_t> out, unsigned jobs) {
+    if (offset > total || out.size() > total - offset)
+        return make_error("range of " + std::to_string(out.size()) + " B at " + std::to_string(offset) + " lies outside the " +
+                              std::to_string(total) + " B output",
+                          "kraken.range");
+    auto framing = parse_framing(in, total);
+    if (!framing) return std::move(framing).error();
+    const std::vector<BlockInfo>& blocks = *framing;
+    if (out.empty()) return {};
+    size_t first = offset / k_block_size;
+    const size_t last = (offset + out.size() - 1) / k_block_size + 1;
+    while (first > 0 && !blocks[first].restart) --first;
+    const size_t begin = blocks[first].out_pos;
+    const size_t end = blocks[last - 1].out_pos + blocks[last - 1].n;
+    if (begin == offset && end == offset + out.size()) return decode_blocks(in, blocks, first, last, out.data(), jobs);
+    std::unique_ptr<uint8_t[]> scratch(new uint8_t[end - begin]);
+    auto r = decode_blocks(in, blocks, first, last, scratch.get(), jobs);
+    if (!r) return r;
+    std::memcpy(out.data(), scratch.get() + (offset - begin), out.size());
     return {};
 }
 

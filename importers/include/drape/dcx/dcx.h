@@ -4,7 +4,10 @@
 // library when one is given), EDGE (DeS) and the older DCP forms; writes DFLT and ZSTD.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,7 +60,53 @@ bool is_dcx(Bytes data);
 Result<Header> read_header(Bytes data);
 
 // Decompresses a DCX/DCP file. Checks the declared size against what decoding produced.
+// Convenience form: returns a fresh std::vector, which the standard library zero-fills before
+// the decoder overwrites it. Code that decodes many files (or large ones) should use the
+// Buffer overload below, which costs nothing beyond the decoder itself.
 Result<std::vector<uint8_t>> decompress(Bytes data, const DecodeOptions& options = {}, Header* header_out = nullptr);
+
+// An output buffer that grows without zero-filling (every decoder overwrites all the bytes it
+// reports) and keeps its allocation across calls, so one Buffer reused across files pays for
+// memory and page faults once. Not copyable; movable.
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(Buffer&&) noexcept = default;
+    Buffer& operator=(Buffer&&) noexcept = default;
+
+    // Sets the size to n. Keeps the allocation when it holds n bytes (the first
+    // min(old size, n) bytes are kept then); otherwise allocates anew, contents unspecified.
+    // Bytes past the old size are uninitialised: callers overwrite them.
+    void resize_uninitialized(size_t n);
+    uint8_t* data() { return m_data.get(); }
+    const uint8_t* data() const { return m_data.get(); }
+    size_t size() const { return m_size; }
+    size_t capacity() const { return m_capacity; }
+    Bytes bytes() const { return {m_data.get(), m_size}; }
+    std::span<uint8_t> span() { return {m_data.get(), m_size}; }
+    std::vector<uint8_t> to_vector() const { return {m_data.get(), m_data.get() + m_size}; }
+    // Frees the allocation.
+    void release();
+
+private:
+    std::unique_ptr<uint8_t[]> m_data;
+    size_t m_size = 0, m_capacity = 0;
+};
+
+// Decompresses a DCX/DCP file into `out` (resized to the declared size, reusing its memory).
+// Returns a view of out's bytes (valid until `out` is next resized). Same checks and errors as
+// the vector form; on failure out's contents are unspecified.
+Result<Bytes> decompress(Bytes data, Buffer& out, const DecodeOptions& options = {}, Header* header_out = nullptr);
+
+// Decompresses only the output bytes [offset, offset + size) (which must lie within the
+// declared size) into `out` (resized to `size`). For KRAK it decodes only the 256 KiB blocks
+// that hold the range (every block of the games' files restarts the LZ window; a block that
+// does not is decoded from the last one that does), so reading a binder's header or one member
+// of a 77 MB binder costs a few blocks, not the whole file. The other compressions decode the
+// stream up to offset + size and stop there. The checks of the whole-file form that need the
+// whole stream (exact input consumption, bytes past the range) are not made.
+Result<Bytes> decompress_range(Bytes data, uint64_t offset, uint64_t size, Buffer& out,
+                               const DecodeOptions& options = {}, Header* header_out = nullptr);
 
 struct EncodeOptions {
     Compression compression = Compression::dflt;  // dflt or zstd
@@ -69,6 +118,10 @@ struct EncodeOptions {
 Result<std::vector<uint8_t>> compress(Bytes payload, const EncodeOptions& options = {});
 
 // Raw zlib inflate of a whole stream into exactly `expected` bytes (used by DCX and binders).
+// Decodes through libdeflate (about 2-3x zlib's speed); a stream libdeflate refuses is run
+// through zlib again for the precise error message.
 Result<std::vector<uint8_t>> inflate_zlib(Bytes in, uint64_t expected, bool raw_deflate = false);
+// The same into caller memory of exactly `expected` bytes.
+Result<void> inflate_zlib_into(Bytes in, std::span<uint8_t> out, bool raw_deflate = false);
 
 }  // namespace drape::dcx

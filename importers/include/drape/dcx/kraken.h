@@ -26,6 +26,20 @@ namespace drape::kraken {
 //   ...rle_prefix, .part[i], .single, .source[i], .selectors, .widths, .bits
 //                                                    arrays nested in RLE and recursive arrays
 //   kraken.end                                       input left over after the last block
+//
+// Decoder types (block header byte 1, KRAKEN.md 3.2) other than 6 belong to other Oodle codecs
+// (5 LZNA, 10 Mermaid/Selkie, 11 BitKnit, 12 Leviathan) that drape does not implement: the error
+// names the codec and says to pass the game's Oodle library (--oodle). Other values are invalid.
 Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs = 1);
+
+// Decodes only the output bytes [offset, offset + out.size()) of a stream whose whole output is
+// `total` bytes: only the blocks holding the range, starting from the last block at or before
+// it that restarts the LZ window. Framing is checked for the whole stream (cheap: block
+// headers only); the blocks outside the range are not decoded, so their errors go unseen.
+Result<void> decompress_range(Bytes in, size_t total, size_t offset, std::span<uint8_t> out, unsigned jobs = 1);
+
+// The Oodle codec of a decoder type (KRAKEN.md 0.2, 3.2): "Kraken" (6), "LZNA" (5),
+// "Mermaid/Selkie" (10), "BitKnit" (11), "Leviathan" (12); nullptr for any other value.
+const char* codec_name(unsigned decoder_type);
 
 }  // namespace drape::kraken
