@@ -9,7 +9,7 @@
 
 #include "cloth_drive.h"
 #include "commands.h"
-#include "containers.h"
+#include "drape/game/containers.h"
 #include "drape/anim/anibnd.h"
 #include "drape/exporters/cloth_export.h"
 #include "drape/havok/animation.h"
@@ -35,7 +35,7 @@ std::string json_string(const std::string& s) {
 // The cloth of FILE as .drcloth bytes: the file itself, or the first Havok cloth of a binder /
 // tagfile exported in memory (with the file's skeleton, the cloth's own).
 bool cloth_bytes(const std::string& path, const dcx::DecodeOptions& dopt, std::vector<uint8_t>& out, std::optional<havok::Skeleton>& skeleton) {
-    auto members = open_members(path, std::filesystem::path(path).filename().string(), dopt);
+    auto members = game::open_members(path, std::filesystem::path(path).filename().string(), dopt);
     if (!members) {
         std::cerr << "error: " << members.error().to_string() << "\n";
         return false;
@@ -45,7 +45,7 @@ bool cloth_bytes(const std::string& path, const dcx::DecodeOptions& dopt, std::v
             out = m.bytes;
             return true;
         }
-    auto comps = compendiums_for(*members, std::filesystem::path(path).parent_path());
+    auto comps = game::compendiums_for(*members, std::filesystem::path(path).parent_path());
     if (!comps) {
         std::cerr << "error: " << comps.error().to_string() << "\n";
         return false;
