@@ -43,6 +43,10 @@ uint32_t drape_cloth_buffer_triangle_count(const drape_cloth_file* f, uint32_t c
     const ClothModel* m = cloth_of(f, c);
     return m && b < m->buffers.size() ? m->buffers[b].num_triangles : 0;
 }
+int drape_cloth_buffer_stores_triangles(const drape_cloth_file* f, uint32_t c, uint32_t b) {
+    const ClothModel* m = cloth_of(f, c);
+    return m && b < m->buffers.size() && !m->buffers[b].triangles.empty() ? 1 : 0;
+}
 const char* drape_cloth_buffer_mesh_name(const drape_cloth_file* f, uint32_t c, uint32_t b) {
     const ClothModel* m = cloth_of(f, c);
     return m && b < m->buffers.size() ? m->buffers[b].mesh_name.c_str() : nullptr;

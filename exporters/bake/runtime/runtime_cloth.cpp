@@ -73,7 +73,8 @@ public:
             idx.push_back(uint16_t(x));
         }
         const uint32_t n = std::min<uint32_t>(uint32_t(idx.size() / 3), drape_cloth_buffer_triangle_count(m_file, b.cloth, b.buffer));
-        if (n == 0) return {};
+        // A buffer whose definition stores its own triangles keeps them (the runtime refuses others).
+        if (n == 0 || drape_cloth_buffer_stores_triangles(m_file, b.cloth, b.buffer)) return {};
         return check(b.cloth, drape_instance_set_buffer_triangles(m_instances[b.cloth], b.buffer, n, idx.data()));
     }
 

@@ -94,6 +94,10 @@ DRAPE_API const char* drape_cloth_buffer_name(const drape_cloth_file* file, uint
 DRAPE_API drape_buffer_kind drape_cloth_buffer_kind(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
 DRAPE_API uint32_t drape_cloth_buffer_vertex_count(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
 DRAPE_API uint32_t drape_cloth_buffer_triangle_count(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
+/* 1 when the buffer's definition stores its own triangle indices (then the engine does not hand
+ * them in: drape_instance_set_buffer_triangles refuses), 0 otherwise. Game display buffers store
+ * none; synthesized files may. */
+DRAPE_API int drape_cloth_buffer_stores_triangles(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
 /* The glTF mesh a display buffer drives (empty when unbound). */
 DRAPE_API const char* drape_cloth_buffer_mesh_name(const drape_cloth_file* file, uint32_t cloth, uint32_t buffer);
 
