@@ -140,7 +140,9 @@ TEST_CASE("cloth corpus: the generic census equals the typed census on every clo
         const auto generic = hcl::census(l.file);
         const auto typed = hcl::typed_census(l.cloth);
         std::map<std::string, size_t> g(generic.begin(), generic.end());
-        for (const auto& [cls, n] : g) {
+        for (const auto& entry : g) {  // no structured bindings: clang 14 cannot capture them in doctest macros
+            const std::string& cls = entry.first;
+            const size_t n = entry.second;
             CAPTURE(cls);
             if (hcl::typed_census_skips(cls)) {
                 CHECK(typed.count(cls) == 0);
@@ -150,7 +152,7 @@ TEST_CASE("cloth corpus: the generic census equals the typed census on every clo
             CHECK(typed.at(cls) == n);
             ++classes;
         }
-        for (const auto& [cls, n] : typed) CHECK_MESSAGE(g.count(cls), cls << " is counted by the typed view only");
+        for (const auto& entry : typed) CHECK_MESSAGE(g.count(entry.first), entry.first << " is counted by the typed view only");
         ++files;
     }
     CHECK(files == std::size(k_cloth_files));
@@ -232,7 +234,7 @@ TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh 
             CHECK(b.max_error <= 4.9e-5f);
             ++measured;
         }
-        for (const auto& [mesh, n] : mesh_uses) CHECK_MESSAGE(n == 1, "mesh " << mesh << " is bound by " << n << " buffers");
+        for (const auto& use : mesh_uses) CHECK_MESSAGE(use.second == 1, "mesh " << use.first << " is bound by " << use.second << " buffers");
     }
     CHECK(bound >= 10);
     CHECK(measured >= 5);

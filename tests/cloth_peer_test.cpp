@@ -179,9 +179,10 @@ TEST_CASE("cloth peer: drape's typed view equals soulstruct-havok's reading of t
         // Census: objects per hcl class.
         std::map<std::string, size_t> census;
         for (const auto& [cls, n] : hcl::census(*file)) census[cls] = n;
-        for (const auto& [cls, n] : peer["census_hcl_referenced_objects"].items()) {
+        for (const auto& item : peer["census_hcl_referenced_objects"].items()) {
+            const std::string cls = item.key();
             CAPTURE(cls);
-            CHECK(census[cls] == n.get<size_t>());
+            CHECK(census[cls] == item.value().get<size_t>());
             ++values;
         }
 

@@ -80,8 +80,21 @@ void* operator new(size_t n) {
     if (!p) throw std::bad_alloc();
     return p;
 }
+void* operator new[](size_t n) { return ::operator new(n); }
+// Every unaligned form is replaced, so whatever `new` allocated, the matching `delete` frees
+// (std::get_temporary_buffer uses the nothrow form: left to the library, ASan reports
+// alloc-dealloc-mismatch when our delete frees its block).
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+    if (g_counting) ++g_news;
+    return std::malloc(n ? n : 1);
+}
+void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return ::operator new(n, t); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 TEST_CASE("runtime no allocation: 1000 steps call neither the instance allocator nor operator new") {
     if (!std::filesystem::exists(test::corpus_dir())) return;
