@@ -55,6 +55,17 @@ bool describe(const fb::ClothFile& root, const fb::ClothData& cd, const fb::SimC
         a.particles.push_back({p->mass(), p->inv_mass(), p->radius(), p->friction()});
     }
     const size_t np = a.particles.size();
+    // The file stores standard, bend and compressible link stiffnesses divided by the link's
+    // inverse-mass sum (stiffness / (invMassA + invMassB): that product is one value per set in
+    // every such set of the corpus, 1.0, 0.9, 0.8 or 0.5, in all three SDKs), the correction being
+    // stiffness * invMass per end. The solver's links take the authored stiffness and apply it by
+    // inverse-mass shares, so the stored value is multiplied back. Read as the authored stiffness
+    // the links were 1/(wA + wB) too weak (1/79 to 1/2400): real cloth stretched 5 to 42 times.
+    // Stretch links store the authored stiffness (one end pinned in every set): not converted.
+    auto share_stiffness = [&](float stored, uint32_t pa, uint32_t pb) {
+        const float ia = pa < np ? a.particles[pa].inv_mass : 0.0f, ib = pb < np ? a.particles[pb].inv_mass : 0.0f;
+        return stored * (ia + ib);
+    };
     a.rest.assign(np, sv::Float4{});
     if (n_of(sd.sim_cloth_poses()) && sd.sim_cloth_poses()->Get(0)->positions()) {
         const auto* pos = sd.sim_cloth_poses()->Get(0)->positions();
@@ -91,7 +102,7 @@ bool describe(const fb::ClothFile& root, const fb::ClothData& cd, const fb::SimC
         if (const auto* l = cs->data_as_StandardLinkSet()) {
             for (size_t i = 0; i < n_of(l->links()); ++i) {
                 const auto* e = l->links()->Get(uint32_t(i));
-                a.links[k].push_back({e->particle_a(), e->particle_b(), e->rest_length(), e->stiffness()});
+                a.links[k].push_back({e->particle_a(), e->particle_b(), e->rest_length(), share_stiffness(e->stiffness(), e->particle_a(), e->particle_b())});
             }
             s.kind = sv::ConstraintKind::standard_link, s.links = a.links[k].data(), s.count = uint32_t(a.links[k].size());
         } else if (const auto* l2 = cs->data_as_StretchLinkSet()) {
@@ -103,13 +114,16 @@ bool describe(const fb::ClothFile& root, const fb::ClothData& cd, const fb::SimC
         } else if (const auto* b = cs->data_as_BendLinkSet()) {
             for (size_t i = 0; i < n_of(b->links()); ++i) {
                 const auto* e = b->links()->Get(uint32_t(i));
-                a.bend_links[k].push_back({e->particle_a(), e->particle_b(), e->bend_min_length(), e->stretch_max_length(), e->bend_stiffness(), e->stretch_stiffness()});
+                a.bend_links[k].push_back({e->particle_a(), e->particle_b(), e->bend_min_length(), e->stretch_max_length(),
+                                            share_stiffness(e->bend_stiffness(), e->particle_a(), e->particle_b()),
+                                            share_stiffness(e->stretch_stiffness(), e->particle_a(), e->particle_b())});
             }
             s.kind = sv::ConstraintKind::bend_link, s.bend_links = a.bend_links[k].data(), s.count = uint32_t(a.bend_links[k].size());
         } else if (const auto* c = cs->data_as_CompressibleLinkSet()) {
             for (size_t i = 0; i < n_of(c->links()); ++i) {
                 const auto* e = c->links()->Get(uint32_t(i));
-                a.compressible[k].push_back({e->particle_a(), e->particle_b(), e->rest_length(), e->compression_length(), e->stiffness()});
+                a.compressible[k].push_back({e->particle_a(), e->particle_b(), e->rest_length(), e->compression_length(),
+                                              share_stiffness(e->stiffness(), e->particle_a(), e->particle_b())});
             }
             s.kind = sv::ConstraintKind::compressible_link, s.compressible_links = a.compressible[k].data(), s.count = uint32_t(a.compressible[k].size());
         } else if (const auto* bs = cs->data_as_BendStiffnessSet()) {
