@@ -6,7 +6,7 @@
 
 #include "corpus.h"
 #include "drape/exporters/cloth_export.h"
-#include "drcloth_check.h"
+#include "drape/exporters/cloth_check.h"
 #include "run.h"
 
 using namespace drape;
@@ -30,7 +30,7 @@ TEST_CASE("drape cloth: BB c2020_c.hkx exports, drape check verifies it, inspect
 
     auto c = test::run(test::drape_exe() + " check " + q(out));
     CHECK(c.exit_code == 0);
-    CHECK(c.out.find("(drape cloth, verified)") != std::string::npos);
+    CHECK(c.out.find("(drape cloth, verified, loaded by the runtime)") != std::string::npos);
     CHECK(c.out.find("clean") != std::string::npos);
 
     auto i = test::run(test::drape_exe() + " inspect --json " + q(out));
@@ -93,6 +93,17 @@ TEST_CASE("drape check: a corrupted or index-broken .drcloth is reported, never 
         CHECK(br.exit_code == 1);
         CHECK(br.out.find("fixedParticles[1]") != std::string::npos);
         CHECK(br.out.find("operators[0]") != std::string::npos);
+        // The runtime's loader judges the file first and its refusal is reported as such.
+        INFO(br.out);
+        CHECK(br.out.find("runtime loader: bad index") != std::string::npos);
+        const auto loaded = cloth_check::runtime_load(*bytes);
+        CHECK(!loaded);
+        if (!loaded) CHECK(loaded.error().to_string().find("runtime loader: bad index") != std::string::npos);
+        CHECK(bool(cloth_check::runtime_load(good)));  // the exported game file loads
+        // drape inspect of the same file goes through the same loader and reports its message.
+        auto ir = test::run(test::drape_exe() + " inspect " + q(p));
+        CHECK(ir.exit_code != 0);
+        CHECK(ir.out.find("runtime loader: bad index") != std::string::npos);
     }
     // Byte flips anywhere never crash check (exit 0 or 1).
     uint32_t x = 12345;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "drcloth_check.h"
+#include "drape/exporters/cloth_check.h"
 #include "drape/dcx/dcx.h"
 #include "drape/exporters/cloth_export.h"
 #include "drape/exporters/model_meshes.h"
@@ -22,6 +22,9 @@
 #include "drape/io/file.h"
 
 namespace drape::cli {
+using cloth_check::check_drcloth;
+using cloth_check::drcloth_summary;
+using cloth_check::looks_like_drcloth;
 
 namespace {
 

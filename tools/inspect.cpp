@@ -9,7 +9,7 @@
 #include "drape/game/containers.h"
 #include "drape/game/identify.h"
 #include "drape/io/file.h"
-#include "drcloth_check.h"
+#include "drape/exporters/cloth_check.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
 #include "drape/havok/hkx.h"
@@ -17,6 +17,8 @@
 #include "drape/io/json_writer.h"
 
 namespace drape::cli {
+using cloth_check::drcloth_summary;
+using cloth_check::looks_like_drcloth;
 
 namespace {
 

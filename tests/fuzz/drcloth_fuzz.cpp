@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <sstream>
 
-#include "drcloth_check.h"
+#include "drape/exporters/cloth_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ostringstream sink;
-    (void)drape::cli::check_drcloth("fuzz", {data, size}, sink, false);
-    (void)drape::cli::drcloth_summary({data, size});
+    (void)drape::cloth_check::check_drcloth("fuzz", {data, size}, sink, false);
+    (void)drape::cloth_check::drcloth_summary({data, size});
     return 0;
 }

@@ -1,14 +1,18 @@
-#include "drcloth_check.h"
+// drape::cloth_check (see cloth_check.h): .drcloth files judged by the runtime's loader and the
+// game-file rules.
+#include "drape/exporters/cloth_check.h"
 
+#include <memory>
 #include <ostream>
 
 #include "drape/game/identify.h"
 #include "drape/havok/cloth.h"
 #include "drape/exporters/cloth_read.h"
 #include "drape/schema/cloth_generated.h"
+#include "drape/runtime.h"
 #include "drape/schema/verify.h"
 
-namespace drape::cli {
+namespace drape::cloth_check {
 
 namespace fb = drape::cloth_fb;
 using cloth_read::drcloth_to_hcl;
@@ -18,7 +22,38 @@ bool looks_like_drcloth(Bytes b) {
     return schema::is_zstd_frame(b.data(), b.size());
 }
 
+const char* result_name(drape_result r) {
+    switch (r) {
+        case DRAPE_RESULT_OK: return "ok";
+        case DRAPE_RESULT_INVALID_ARGUMENT: return "invalid argument";
+        case DRAPE_RESULT_NOT_CLOTH_FILE: return "not a cloth file";
+        case DRAPE_RESULT_UNSUPPORTED_VERSION: return "unsupported version";
+        case DRAPE_RESULT_BAD_INDEX: return "bad index";
+        case DRAPE_RESULT_BAD_DATA: return "bad data";
+        case DRAPE_RESULT_OUT_OF_MEMORY: return "out of memory";
+        case DRAPE_RESULT_NOT_FOUND: return "not found";
+        case DRAPE_RESULT_BUFFER_TOO_SMALL: return "buffer too small";
+        case DRAPE_RESULT_FULL: return "full";
+    }
+    return "unknown";
+}
+
+Result<void> runtime_load(Bytes bytes) {
+    std::vector<uint8_t> storage;
+    auto plain = cloth_read::unwrap_zstd(bytes, storage);
+    if (!plain) return plain.error();
+    drape_error err{};
+    drape_cloth_file* file = nullptr;
+    const drape_result r = drape_cloth_file_load(plain->data(), plain->size(), &file, &err);
+    std::unique_ptr<drape_cloth_file, void (*)(drape_cloth_file*)> guard(file, drape_cloth_file_destroy);
+    if (r != DRAPE_RESULT_OK) return make_error(std::string("runtime loader: ") + result_name(r) + ": " + err.message);
+    return {};
+}
+
 bool check_drcloth(const std::string& label, Bytes bytes, std::ostream& out, bool quiet) {
+    // The runtime's loader first: what an engine would refuse.
+    const Result<void> loaded = runtime_load(bytes);
+    if (!loaded) out << label << ": error: " << loaded.error().to_string() << "\n";
     std::vector<std::vector<std::string>> bones;
     auto c = drcloth_to_hcl(bytes, &bones);
     if (!c) {
@@ -50,7 +85,7 @@ bool check_drcloth(const std::string& label, Bytes bytes, std::ostream& out, boo
             ops += cd.operators.size();
             for (const auto& s : cd.sim_cloths) particles += s.particles.size();
         }
-        out << label << " (drape cloth, verified)\n  " << c->cloth_datas.size() << " cloth data(s), " << sims << " sim cloth(s), "
+        out << label << " (drape cloth, verified" << (loaded ? ", loaded by the runtime" : "") << ")\n  " << c->cloth_datas.size() << " cloth data(s), " << sims << " sim cloth(s), "
             << particles << " particles, " << ops << " operators\n";
     }
     for (const auto& v : violations) out << label << ": " << v.object << " " << v.member << ": " << v.message << "\n";
@@ -67,9 +102,10 @@ bool check_drcloth(const std::string& label, Bytes bytes, std::ostream& out, boo
                     << " object(s)): " << (d->reason() ? d->reason()->str() : "") << "\n";
             }
         }
-        out << "  " << (violations.empty() ? "clean" : std::to_string(violations.size()) + " violation(s)") << "\n";
+        const size_t n = violations.size() + (loaded ? 0 : 1);
+        out << "  " << (n == 0 ? "clean" : std::to_string(n) + " violation(s)") << "\n";
     }
-    return violations.empty();
+    return violations.empty() && bool(loaded);
 }
 
 namespace {
@@ -81,6 +117,7 @@ nlohmann::ordered_json rest_pose(const fb::SimClothData* sc) {
 }  // namespace
 
 Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
+    if (const Result<void> loaded = runtime_load(bytes); !loaded) return loaded.error();
     std::vector<uint8_t> plain;
     auto c = drcloth_to_hcl(bytes, nullptr, &plain);
     if (!c) return c.error();
@@ -154,4 +191,4 @@ Result<nlohmann::ordered_json> drcloth_summary(Bytes bytes) {
     return j;
 }
 
-}  // namespace drape::cli
+}  // namespace drape::cloth_check
