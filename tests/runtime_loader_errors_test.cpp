@@ -216,3 +216,62 @@ TEST_CASE("runtime loader: every index error names its field (one broken index p
     CHECK(drape_cloth_file_load(bytes.data(), bytes.size(), &file, &e) == DRAPE_RESULT_OK);
     drape_cloth_file_destroy(file);
 }
+
+TEST_CASE("runtime loader: every check of the 2014 mesh-mesh deform names its field (BB c2020_c, one broken value per case)") {
+    REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
+    const auto bytes = exported("bb/c2020_c.hkx", "");
+    REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
+    const auto* root = fb::GetClothFile(bytes.data());
+    using Op = fb::MeshMeshDeformOperatorT;
+    auto mm = [](fb::ClothFileT& f) { return first_op<Op>(f, fb::OperatorData::MeshMeshDeformOperator); };
+    // The first such operator with a subset (the necklace's), for the subset cases.
+    auto mm_subset = [](fb::ClothFileT& f) -> Op* {
+        for (auto& cd : f.cloth_datas)
+            for (auto& op : cd->operators)
+                if (op->data.type == fb::OperatorData::MeshMeshDeformOperator && !op->data.AsMeshMeshDeformOperator()->input_triangles_subset.empty())
+                    return op->data.AsMeshMeshDeformOperator();
+        return nullptr;
+    };
+    auto set_triangle = [](Op* op, uint16_t t) {
+        auto& p = op->triangle_vertex_pairs[0];
+        p = fb::TriangleVertexPair(p.local_position(), p.local_normal(), t, p.weight());
+        return true;
+    };
+    const std::vector<Case> cases = {
+        {"input buffer", [&](fb::ClothFileT& f) { return mm(f) && (mm(f)->input_buffer_index = 99, true); }, DRAPE_RESULT_BAD_INDEX, "input_buffer_index"},
+        {"output buffer", [&](fb::ClothFileT& f) { return mm(f) && (mm(f)->output_buffer_index = 99, true); }, DRAPE_RESULT_BAD_INDEX, "output_buffer_index"},
+        {"end vertex", [&](fb::ClothFileT& f) { return mm(f) && (mm(f)->end_vertex = 60000, true); }, DRAPE_RESULT_BAD_INDEX, "end_vertex"},
+        {"start after end", [&](fb::ClothFileT& f) { return mm(f) && (mm(f)->start_vertex = uint16_t(mm(f)->end_vertex + 1), true); }, DRAPE_RESULT_BAD_DATA,
+         "after end_vertex"},
+        {"start count", [&](fb::ClothFileT& f) { return mm(f) && (mm(f)->triangle_vertex_start_for_vertex.push_back(0), true); }, DRAPE_RESULT_BAD_DATA,
+         "triangle_vertex_start_for_vertex has"},
+        {"start above the pairs", [&](fb::ClothFileT& f) { return mm(f) && (mm(f)->triangle_vertex_start_for_vertex.back() = 60000, true); },
+         DRAPE_RESULT_BAD_INDEX, "above the"},
+        {"starts decreasing", [&](fb::ClothFileT& f) { return mm(f) && (mm(f)->triangle_vertex_start_for_vertex[2] = 0, mm(f)->triangle_vertex_start_for_vertex[1] = 3, true); },
+         DRAPE_RESULT_BAD_DATA, "below the entry before it"},
+        {"triangle", [&](fb::ClothFileT& f) { return mm(f) && set_triangle(mm(f), 60000); }, DRAPE_RESULT_BAD_INDEX,
+         "triangle_vertex_pairs.triangle_index[0]"},
+        {"subset triangle", [&](fb::ClothFileT& f) { return mm_subset(f) && set_triangle(mm_subset(f), 200); },
+         DRAPE_RESULT_BAD_INDEX, "(into input_triangles_subset)"},
+        {"subset entry", [&](fb::ClothFileT& f) { return mm_subset(f) && (mm_subset(f)->input_triangles_subset[0] = 60000, true); }, DRAPE_RESULT_BAD_INDEX,
+         "input_triangles_subset[0]"},
+    };
+    size_t ran = 0;
+    for (const auto& c : cases) {
+        INFO(c.name);
+        fb::ClothFileT t;
+        root->UnPackTo(&t);
+        REQUIRE_MESSAGE(c.mutate(t), "no such object in c2020_c");
+        flatbuffers::FlatBufferBuilder b;
+        b.Finish(fb::ClothFile::Pack(b, &t), fb::ClothFileIdentifier());
+        drape_cloth_file* file = nullptr;
+        drape_error e;
+        const drape_result r = drape_cloth_file_load(b.GetBufferPointer(), b.GetSize(), &file, &e);
+        CHECK(r == c.code);
+        CHECK(file == nullptr);
+        CHECK_MESSAGE(std::string(e.message).find(c.field) != std::string::npos, e.message);
+        drape_cloth_file_destroy(file);
+        ++ran;
+    }
+    CHECK(ran == cases.size());
+}

@@ -1,6 +1,6 @@
 // The runtime's operators other than the skin and the bone deformers, on hand-made buffers:
 // move particles (through the reference buffer's world-from-mesh), copy, gather, convert,
-// vertex frames (with the bit-packed triangle flips), mesh-mesh deform.
+// vertex frames (with the bit-packed triangle flips), mesh-mesh deform (2016+ and 2014).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -188,4 +188,40 @@ TEST_CASE("runtime bone-space skin: each influence's local vector (weight in w) 
     CHECK(out.p[0] == 1 + 0.75f * 10);
     CHECK(out.p[1] == 2 + 0.25f * 20);
     CHECK(out.p[2] == 3);
+}
+
+TEST_CASE("runtime 2014 mesh-mesh deform: weighted points in centroid triangle frames (c0 = a - g, c1 = b - g, c2 = c0 x c1), normals unnormalised, vertices without pairs left") {
+    // Worked by hand. Input: a = (0,0,0), b = (3,0,0), c = (0,3,0), d = (0,0,3).
+    //  triangle 0 (a, b, c): g = (1,1,0), c0 = (-1,-1,0), c1 = (2,-1,0), c2 = (0,0,3);
+    //    local (0.5, 0.25, 2) -> g + 0.5 c0 + 0.25 c1 + 2 c2 = (1, 0.25, 6); local normal (1,0,0) -> (-1,-1,0)
+    //  triangle 1 (a, b, d): g = (1,0,1), c0 = (-1,0,-1), c1 = (2,0,-1), c2 = (0,-3,0);
+    //    local (1, 0, 0.5) -> g + c0 + 0.5 c2 = (0, -1.5, 0); local normal (0,0,1) -> (0,-3,0)
+    //  weights 0.75 and 0.25: point (0.75, -0.1875, 4.5), normal (-0.75, -1.5, 0) (length 1.68: kept).
+    Buf in(4), out(3);
+    in.set(0, 0, 0, 0), in.set(1, 3, 0, 0), in.set(2, 0, 3, 0), in.set(3, 0, 0, 3);
+    in.triangles({0, 1, 2, 0, 1, 3});
+    for (uint32_t v = 0; v < 3; ++v) out.set(v, 7, 7, 7), out.n[v * 4] = out.n[v * 4 + 1] = out.n[v * 4 + 2] = 7;
+    MeshMeshDeform2014Op op;
+    op.start_vertex = 1;
+    op.first_pair = {0, 2, 2};  // vertex 1: pairs 0 and 1; vertex 2: none
+    op.triangle = {0, 1};
+    op.weight = {0.75f, 0.25f};
+    op.local_p = {0.5f, 0.25f, 2.0f, 1.0f, 0.0f, 0.5f};
+    op.local_n = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+    op.normals = true;
+    run_mesh_mesh_deform_2014(op, in.data, out.data);
+    CHECK(out.p[4] == 0.75f);
+    CHECK(out.p[5] == -0.1875f);
+    CHECK(out.p[6] == 4.5f);
+    CHECK(out.n[4] == -0.75f);
+    CHECK(out.n[5] == -1.5f);
+    CHECK(out.n[6] == 0.0f);
+    for (uint32_t v : {0u, 2u}) {  // outside the range / without pairs: untouched
+        CHECK(out.p[v * 4] == 7.0f);
+        CHECK(out.n[v * 4] == 7.0f);
+    }
+    op.normals = false;
+    out.n[4] = 5;
+    run_mesh_mesh_deform_2014(op, in.data, out.data);
+    CHECK(out.n[4] == 5.0f);  // deformNormals off: normals not written
 }

@@ -481,8 +481,65 @@ bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& ou
             m.deforms.push_back(std::move(d));
             return true;
         }
+        case fb::OperatorData::MeshMeshDeformOperator: {
+            const auto* s = o->data_as_MeshMeshDeformOperator();
+            MeshMeshDeform2014Op d;
+            d.input_buffer = s->input_buffer_index(), d.output_buffer = s->output_buffer_index();
+            d.normals = s->deform_normals();
+            if (!buffer(d.input_buffer, "input_buffer_index") || !buffer(d.output_buffer, "output_buffer_index")) return false;
+            const uint32_t tris = triangle_capacity(m.buffers[d.input_buffer]);
+            const uint32_t nv = m.buffers[d.output_buffer].num_vertices;
+            const auto* subset = s->input_triangles_subset();
+            for (size_t i = 0; i < size_of(subset); ++i)
+                if (!L.index(subset->Get(uint32_t(i)), tris, "input_triangles_subset", i)) return false;
+            // The range [start_vertex, end_vertex] (inclusive) of the output buffer; the starts hold
+            // one entry per vertex of it plus one (every BB and DS3 operator of the corpus).
+            const uint32_t start = s->start_vertex(), end = s->end_vertex();
+            const auto* starts = s->triangle_vertex_start_for_vertex();
+            const auto* pairs = s->triangle_vertex_pairs();
+            const size_t np = size_of(pairs);
+            if (size_of(starts) == 0 && np == 0) {  // an empty operator writes nothing
+                out.kind = OpKind::mesh_mesh_deform_2014;
+                out.payload = uint32_t(m.mesh_mesh_2014.size());
+                m.mesh_mesh_2014.push_back(std::move(d));
+                return true;
+            }
+            if (start > end) return L.fail(DRAPE_RESULT_BAD_DATA, "start_vertex %u after end_vertex %u", start, end);
+            if (!L.index(end, nv, "end_vertex")) return false;
+            if (size_of(starts) != size_t(end - start) + 2)
+                return L.fail(DRAPE_RESULT_BAD_DATA, "triangle_vertex_start_for_vertex has %zu entries for vertices %u..%u (needs %u)", size_of(starts), start, end,
+                              end - start + 2);
+            d.start_vertex = start;
+            for (size_t i = 0; i < size_of(starts); ++i) {
+                const uint32_t f = starts->Get(uint32_t(i));
+                if (f > np) return L.fail(DRAPE_RESULT_BAD_INDEX, "triangle_vertex_start_for_vertex[%zu] = %u, above the %zu pairs", i, f, np);
+                if (i > 0 && f < d.first_pair.back())
+                    return L.fail(DRAPE_RESULT_BAD_DATA, "triangle_vertex_start_for_vertex[%zu] = %u, below the entry before it", i, f);
+                d.first_pair.push_back(f);
+            }
+            for (size_t i = 0; i < np; ++i) {
+                const auto* p = pairs->Get(uint32_t(i));
+                uint32_t t = p->triangle_index();
+                if (size_of(subset)) {
+                    if (!L.index(t, size_of(subset), "triangle_vertex_pairs.triangle_index (into input_triangles_subset)", i)) return false;
+                    t = subset->Get(t);
+                } else if (!L.index(t, tris, "triangle_vertex_pairs.triangle_index", i)) {
+                    return false;
+                }
+                d.triangle.push_back(uint16_t(t));
+                d.weight.push_back(p->weight());
+                const fb::Vec4& lp = p->local_position();
+                const fb::Vec4& ln = p->local_normal();
+                d.local_p.insert(d.local_p.end(), {lp.x(), lp.y(), lp.z()});
+                d.local_n.insert(d.local_n.end(), {ln.x(), ln.y(), ln.z()});
+            }
+            out.kind = OpKind::mesh_mesh_deform_2014;
+            out.payload = uint32_t(m.mesh_mesh_2014.size());
+            m.mesh_mesh_2014.push_back(std::move(d));
+            return true;
+        }
         default:
-            // 2014 mesh-mesh deform, unknown classes, empty slots: not run (listed by drape check).
+            // Unknown classes, empty slots: not run (listed by drape check).
             out.kind = OpKind::unsupported;
             return true;
     }

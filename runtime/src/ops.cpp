@@ -144,6 +144,7 @@ const char* op_kind_name(OpKind k) {
         case OpKind::bone_space_skin: return "bone space skin";
         case OpKind::object_space_mesh_mesh_deform: return "object space mesh-mesh deform";
         case OpKind::bone_space_mesh_mesh_deform: return "bone space mesh-mesh deform";
+        case OpKind::mesh_mesh_deform_2014: return "mesh-mesh deform (2014)";
         case OpKind::unsupported: return "unsupported";
     }
     return "?";
@@ -222,6 +223,59 @@ void run_object_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in,
 void run_bone_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s) {
     for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = triangle_frame(in, op.subset[j]);
     bone_space_blend(op, s.matrices, out);
+}
+
+Mat4 mesh_mesh_2014_frame(const BufferData& in, uint32_t triangle) {
+    const uint16_t* t = in.triangles + size_t(triangle) * 3;
+    const float* a = in.p + size_t(t[0]) * 4;
+    const float* b = in.p + size_t(t[1]) * 4;
+    const float* c = in.p + size_t(t[2]) * 4;
+    const float third = 1.0f / 3.0f;
+    float g[3], e1[3], e2[3];
+    for (int r = 0; r < 3; ++r) {
+        g[r] = ((a[r] + b[r]) + c[r]) * third;
+        e1[r] = a[r] - g[r];
+        e2[r] = b[r] - g[r];
+    }
+    const float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    Mat4 f;
+    for (int r = 0; r < 3; ++r) {
+        f.m[r] = e1[r];
+        f.m[4 + r] = e2[r];
+        f.m[8 + r] = n[r];
+        f.m[12 + r] = g[r];
+    }
+    f.m[3] = f.m[7] = f.m[11] = 0;
+    f.m[15] = 1;
+    return f;
+}
+
+void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData& in, BufferData& out) {
+    const size_t nv = op.first_pair.empty() ? 0 : op.first_pair.size() - 1;
+    for (size_t v = 0; v < nv; ++v) {
+        const uint32_t first = op.first_pair[v], last = op.first_pair[v + 1];
+        if (first >= last) continue;
+        float p[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+        for (uint32_t k = first; k < last; ++k) {
+            const Mat4 f = mesh_mesh_2014_frame(in, op.triangle[k]);
+            const float* lp = &op.local_p[size_t(k) * 3];
+            float q[3];
+            transform_point(f, lp[0], lp[1], lp[2], q);
+            const float w = op.weight[k];
+            for (int r = 0; r < 3; ++r) p[r] = k == first ? q[r] * w : p[r] + q[r] * w;
+            if (op.normals) {
+                const float* ln = &op.local_n[size_t(k) * 3];
+                transform_direction(f, ln[0], ln[1], ln[2], q);
+                for (int r = 0; r < 3; ++r) n[r] = k == first ? q[r] * w : n[r] + q[r] * w;
+            }
+        }
+        float* o = out.p + (op.start_vertex + v) * 4;
+        o[0] = p[0], o[1] = p[1], o[2] = p[2];
+        if (op.normals && out.n) {
+            float* on = out.n + (op.start_vertex + v) * 4;
+            on[0] = n[0], on[1] = n[1], on[2] = n[2];
+        }
+    }
 }
 
 void run_move_particles(const MoveParticlesOp& op, const BufferData& ref, Particles& p) {

@@ -45,7 +45,8 @@ enum class OpKind : uint8_t {
     bone_space_skin,
     object_space_mesh_mesh_deform,
     bone_space_mesh_mesh_deform,
-    unsupported,         // a class the runtime does not run (2014 mesh-mesh deform, PNTB): skipped
+    mesh_mesh_deform_2014,  // 2014 (DS3, BB) hclMeshMeshDeformOperator
+    unsupported,         // a class the runtime does not run (PNTB, unknown classes): skipped
 };
 const char* op_kind_name(OpKind k);
 
@@ -85,6 +86,20 @@ struct DeformOp {  // skin and mesh-mesh deform, object and bone space
     LocalStream local_p, local_n, local_t, local_b;
     uint8_t streams = 0;                    // which streams the operator writes (Streams bits)
     uint32_t scale_normal_behaviour = 0;
+};
+
+// The 2014 (DS3, BB) hclMeshMeshDeformOperator: output vertex v of [start_vertex, start_vertex +
+// first_pair.size() - 1) is the weighted sum over its pairs [first_pair[v - start_vertex],
+// first_pair[v - start_vertex + 1]) of its local position in each pair's input triangle frame
+// (mesh_mesh_2014_frame). Indices checked at load.
+struct MeshMeshDeform2014Op {
+    uint32_t input_buffer = 0, output_buffer = 0;
+    uint32_t start_vertex = 0;
+    std::vector<uint32_t> first_pair;  // one per output vertex of the range, plus one
+    std::vector<uint16_t> triangle;    // per pair: the input buffer's triangle (the subset resolved)
+    std::vector<float> weight;         // per pair
+    std::vector<float> local_p, local_n;  // per pair: x, y, z in the triangle frame (w dropped: 1 and 0)
+    bool normals = false;              // deformNormals: also write the blended normal
 };
 
 struct MoveParticlesOp {
@@ -188,6 +203,7 @@ struct ClothModel {
     std::vector<VertexFramesOp> frames;
     std::vector<SimpleBoneDeformOp> simple_bone_deforms;
     std::vector<MeshBoneDeformOp> mesh_bone_deforms;
+    std::vector<MeshMeshDeform2014Op> mesh_mesh_2014;
     std::vector<SimulateOp> simulates;
 
     uint32_t max_subset = 0;      // scratch size for composite matrices

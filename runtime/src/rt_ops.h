@@ -77,6 +77,15 @@ void run_bone_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, B
 // A triangle's frame: c0 = b - a, c1 = c - a, c2 = c0 x c1 (not normalised: the files' local z
 // coordinates, up to 18 in Sekiro's bone-space mesh-mesh deformers, fit an area-scaled normal), c3 = a.
 Mat4 triangle_frame(const BufferData& in, uint32_t triangle);
+// The 2014 mesh-mesh deform's triangle frame (found in the data: at the sim rest pose every pair
+// of every output vertex of the BB and DS3 corpus files gives the same point to 1.2e-5 m with it,
+// none of the other vertex orders or origins does): origin the centroid g = ((a + b) + c) * (1/3),
+// c0 = a - g, c1 = b - g, c2 = c0 x c1 (not normalised), c3 = g.
+Mat4 mesh_mesh_2014_frame(const BufferData& in, uint32_t triangle);
+// 2014 mesh-mesh deform: each vertex of the range with pairs gets sum(w * frame * local position)
+// (point: ((c0*x + c3) + c1*y) + c2*z), and with deform_normals sum(w * frame * local normal)
+// ((c0*x + c1*y) + c2*z, not normalised), summed in pair order. A vertex without pairs is left.
+void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData& in, BufferData& out);
 
 void run_move_particles(const MoveParticlesOp& op, const BufferData& ref, Particles& p);
 void run_copy_vertices(const CopyOp& op, const BufferData& in, BufferData& out);
