@@ -197,24 +197,6 @@ void run_bone_space_skin(const DeformOp& op, const Transforms& ts, BufferData& o
     bone_space_blend(op, s.matrices, out);
 }
 
-Mat4 triangle_frame(const BufferData& in, uint32_t triangle) {
-    const uint16_t* t = in.triangles + size_t(triangle) * 3;
-    const uint32_t a = t[0], b = t[1], c = t[2];
-    float e1[3], e2[3];
-    for (int r = 0; r < 3; ++r) e1[r] = in.p[size_t(b) * 4 + r] - in.p[size_t(a) * 4 + r], e2[r] = in.p[size_t(c) * 4 + r] - in.p[size_t(a) * 4 + r];
-    const float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-    Mat4 f;
-    for (int r = 0; r < 3; ++r) {
-        f.m[r] = e1[r];
-        f.m[4 + r] = e2[r];
-        f.m[8 + r] = n[r];
-        f.m[12 + r] = in.p[size_t(a) * 4 + r];
-    }
-    f.m[3] = f.m[7] = f.m[11] = 0;
-    f.m[15] = 1;
-    return f;
-}
-
 void run_object_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s) {
     for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = compose(triangle_frame(in, op.subset[j]), op.binds[j]);
     object_space_blend(op, s.matrices, out);
@@ -225,7 +207,7 @@ void run_bone_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, B
     bone_space_blend(op, s.matrices, out);
 }
 
-Mat4 mesh_mesh_2014_frame(const BufferData& in, uint32_t triangle) {
+Mat4 triangle_frame(const BufferData& in, uint32_t triangle) {
     const uint16_t* t = in.triangles + size_t(triangle) * 3;
     const float* a = in.p + size_t(t[0]) * 4;
     const float* b = in.p + size_t(t[1]) * 4;
@@ -257,7 +239,7 @@ void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData&
         if (first >= last) continue;
         float p[3] = {0, 0, 0}, n[3] = {0, 0, 0};
         for (uint32_t k = first; k < last; ++k) {
-            const Mat4 f = mesh_mesh_2014_frame(in, op.triangle[k]);
+            const Mat4 f = triangle_frame(in, op.triangle[k]);
             const float* lp = &op.local_p[size_t(k) * 3];
             float q[3];
             transform_point(f, lp[0], lp[1], lp[2], q);

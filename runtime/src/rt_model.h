@@ -91,7 +91,7 @@ struct DeformOp {  // skin and mesh-mesh deform, object and bone space
 // The 2014 (DS3, BB) hclMeshMeshDeformOperator: output vertex v of [start_vertex, start_vertex +
 // first_pair.size() - 1) is the weighted sum over its pairs [first_pair[v - start_vertex],
 // first_pair[v - start_vertex + 1]) of its local position in each pair's input triangle frame
-// (mesh_mesh_2014_frame). Indices checked at load.
+// (triangle_frame). Indices checked at load.
 struct MeshMeshDeform2014Op {
     uint32_t input_buffer = 0, output_buffer = 0;
     uint32_t start_vertex = 0;

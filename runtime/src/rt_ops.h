@@ -74,14 +74,14 @@ void run_bone_space_skin(const DeformOp& op, const Transforms& ts, BufferData& o
 // Mesh-mesh deform: the deformer's "bones" are the input buffer's triangle frames.
 void run_object_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s);
 void run_bone_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s);
-// A triangle's frame: c0 = b - a, c1 = c - a, c2 = c0 x c1 (not normalised: the files' local z
-// coordinates, up to 18 in Sekiro's bone-space mesh-mesh deformers, fit an area-scaled normal), c3 = a.
+// Havok's triangle frame, found in the data: origin the centroid g = ((a + b) + c) * (1/3),
+// c0 = a - g, c1 = b - g, c2 = c0 x c1 (not normalised), c3 = g. With it every object-space
+// mesh-mesh deform of the corpus (Elden Ring c5000, c4361, HD_M_3005, DS3 bd_m_11010: 13) has
+// frame x triangleFromMeshTransform = identity to 3.5e-5 at the sim rest pose (the frame
+// a, b - a, c - a was off by 6 to 15), and every pair of every vertex of the 2014 operators
+// (BB c2020_c, DS3 c1400) gives one point to 1.2e-5 m. Bone-space mesh-mesh deform uses the same
+// frame (the corpus has no vertex whose influences lie on different triangles to confirm it).
 Mat4 triangle_frame(const BufferData& in, uint32_t triangle);
-// The 2014 mesh-mesh deform's triangle frame (found in the data: at the sim rest pose every pair
-// of every output vertex of the BB and DS3 corpus files gives the same point to 1.2e-5 m with it,
-// none of the other vertex orders or origins does): origin the centroid g = ((a + b) + c) * (1/3),
-// c0 = a - g, c1 = b - g, c2 = c0 x c1 (not normalised), c3 = g.
-Mat4 mesh_mesh_2014_frame(const BufferData& in, uint32_t triangle);
 // 2014 mesh-mesh deform: each vertex of the range with pairs gets sum(w * frame * local position)
 // (point: ((c0*x + c3) + c1*y) + c2*z), and with deform_normals sum(w * frame * local normal)
 // ((c0*x + c1*y) + c2*z, not normalised), summed in pair order. A vertex without pairs is left.
