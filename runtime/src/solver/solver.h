@@ -198,10 +198,13 @@ struct LinkArrays {
     uint32_t count = 0;
 };
 
-// The precomputed schedule of a run of consecutive link sets: `level_count` levels, level i holds
-// level_batches8[i] eight-lane batches, then level_batches4[i] four-lane batches, then
-// level_singles[i] scalar links, in LinkArrays order (an eight-lane batch runs as two four-lane
-// ones where AVX2 is missing). Unused lanes point at the spare particle with zero weights.
+// The precomputed schedule of a run of consecutive link sets (setup.cpp schedule_links: a list
+// schedule of the file order's dependencies, computed once at set-up): `level_count` entries,
+// entry i holds level_batches8[i] eight-lane batches, then level_batches4[i] four-lane batches,
+// then level_singles[i] scalar links, in LinkArrays order, run in that order (an eight-lane batch
+// runs as two four-lane ones where AVX2 is missing or StepInputs::max_lanes is 4). No two links
+// of a batch share a particle, and every link comes after each earlier link (file order) it
+// shares a particle with. Unused lanes point at the spare particle with zero weights.
 //
 // `packed` holds the batches as the lanes read them, so the step loads one stream and converts
 // nothing: per level, its eight-lane batches, then its four-lane ones; a batch of width W is
