@@ -1,6 +1,8 @@
 // The cloth solver on issue 11's workload (runtime/src/solver/grid_workload.h), and Bullet's
 // btSoftBody on the same grid, links and steps in the same run, so the ratio is measured side by
-// side. Bullet is linked into this benchmark only, never into the runtime.
+// side (bullet_grid also times drape's step on the same grid right after Bullet's, by thread CPU
+// time, and reports bullet_over_drape). Bullet is linked into this benchmark only, never into the
+// runtime.
 #include <benchmark/benchmark.h>
 
 #include <BulletSoftBody/btSoftBodyHelpers.h>
@@ -89,8 +91,27 @@ void bullet_grid(benchmark::State& state) {
     // (Bullet's linearised link projection), so it warms up 20 steps and is timed over the next
     // 100 (benchmark Iterations(100)), while it still hangs; bottom_y shows it stayed finite.
     for (int i = 0; i < 20; ++i) world.stepSimulation(1.0f / 60, 0);
+    const double t0 = bench_seconds();
     for (auto _ : state) world.stepSimulation(1.0f / 60, 0);
+    const double bullet_ns = (bench_seconds() - t0) * 1e9 / double(state.iterations());
     set_counters(state, uint32_t(x.size()));
+    // drape on the same workload right after, timed the same way (thread CPU time): the ratio of
+    // this run, whatever the machine's load.
+    {
+        std::vector<Float4> sm(setup_bytes(w.desc) / sizeof(Float4) + 1);
+        const Setup* s = build_setup(w.desc, sm.data(), sm.size() * sizeof(Float4));
+        std::vector<Float4> tm(state_bytes(*s, {}) / sizeof(Float4) + 1);
+        State* st = build_state(*s, {}, tm.data(), tm.size() * sizeof(Float4));
+        StepInputs in;
+        in.dt = 1.0f / 60;
+        for (int i = 0; i < 120; ++i) step(*s, *st, in);
+        const int n = 500;
+        const double d0 = bench_seconds();
+        for (int i = 0; i < n; ++i) step(*s, *st, in);
+        const double drape_ns = (bench_seconds() - d0) * 1e9 / n;
+        state.counters["drape_ns_per_particle_substep"] = drape_ns / double(s->particle_count);
+        state.counters["bullet_over_drape"] = bullet_ns / drape_ns;
+    }
     state.counters["bottom_y"] = body->m_nodes[int(x.size()) - 1].m_x.y();
     for (auto& b : bodies) world.removeRigidBody(b.get());
     world.removeSoftBody(body);

@@ -11,10 +11,11 @@ using drape::solver::test::Sim;
 
 namespace {
 
-void run(Sim& sim, SolveMode mode, int steps, float dt = 1.0f / 60) {
+void run(Sim& sim, SolveMode mode, int steps, float dt = 1.0f / 60, uint8_t max_lanes = 8) {
     StepInputs in;
     in.dt = dt;
     in.mode = mode;
+    in.max_lanes = max_lanes;
     for (int i = 0; i < steps; ++i) sim.step(in);
 }
 
@@ -35,10 +36,19 @@ TEST_CASE("solver schedule: the grid's links solved in commuting groups equal th
         for (uint32_t l = 0; l < ls.level_count; ++l) batched += ls.level_batches4[l] + 2 * ls.level_batches8[l];
         CHECK(ls.level_count < ls.sequential.count / 8);
         CHECK(batched * 4 >= ls.sequential.count);
+        // Nearly every link runs in a full eight-lane batch (the list schedule packs the
+        // commuting links; 5,826 links fit in 729 batches and a few singles).
+        CHECK(ls.links.count < ls.sequential.count + ls.sequential.count / 50);
+        CHECK(ls.uniform);  // standard links: the kernel without the clamp
+        Sim c(w.desc);
+        REQUIRE(c.ok());
         run(a, SolveMode::scheduled, 200);
         run(b, SolveMode::sequential, 200);
+        run(c, SolveMode::scheduled, 200, 1.0f / 60, 4);  // the SSE2 path where AVX2 is present
         CHECK(drape::solver::test::same_bits(a.state->positions, b.state->positions, a.setup->particle_count));
         CHECK(drape::solver::test::same_bits(a.state->previous_positions, b.state->previous_positions, a.setup->particle_count));
+        CHECK(drape::solver::test::same_bits(c.state->positions, b.state->positions, a.setup->particle_count));
+        CHECK(drape::solver::test::same_bits(c.state->previous_positions, b.state->previous_positions, a.setup->particle_count));
         // And the cloth moved (the comparison is not between two resting grids).
         CHECK(a.p(w.index(16, 31)).y < 0.5f - 0.01f);
     }
@@ -84,12 +94,114 @@ TEST_CASE("solver schedule: random mixed link sets, scheduled equals sequential 
         d.sub_steps = 2;
         d.collidables = &sphere;
         d.collidable_count = 1;
+        Sim a(d), b(d), c(d);
+        REQUIRE(a.ok());
+        REQUIRE(b.ok());
+        REQUIRE(c.ok());
+        CHECK(a.setup->link_run_count == 2);  // {2, 0} and {3, 1, 0}: -1 splits them
+        CHECK(!a.setup->link_runs[0].uniform);  // bend links: the general kernel
+        run(a, SolveMode::scheduled, 30, 1.0f / 30);
+        run(b, SolveMode::sequential, 30, 1.0f / 30);
+        run(c, SolveMode::scheduled, 30, 1.0f / 30, 4);
+        CHECK(drape::solver::test::same_bits(a.state->positions, b.state->positions, n));
+        CHECK(drape::solver::test::same_bits(c.state->positions, b.state->positions, n));
+    }
+}
+
+TEST_CASE("solver schedule: random standard links alone take the uniform kernel and equal the sequential solve bit for bit") {
+    std::mt19937 rng(99);
+    for (int trial = 0; trial < 10; ++trial) {
+        const uint32_t n = 3 + rng() % 200;
+        std::vector<ParticleDesc> particles(n);
+        std::vector<Float4> rest(n);
+        std::uniform_real_distribution<float> u(-1, 1);
+        for (uint32_t i = 0; i < n; ++i) {
+            particles[i] = {1, (rng() % 4 == 0) ? 0.0f : 1.0f, 0, 0};
+            rest[i] = {u(rng), u(rng), u(rng), 0};
+        }
+        std::vector<LinkDesc> links;
+        const int count = 1 + int(rng() % 2000);
+        for (int i = 0; i < count; ++i) {  // duplicates and self-links included
+            const uint16_t a = uint16_t(rng() % n), b = rng() % 50 == 0 ? a : uint16_t(rng() % n);
+            links.push_back({a, b, std::abs(u(rng)), rng() % 3 == 0 ? 1.0f : std::abs(u(rng))});
+        }
+        ConstraintSetDesc set;
+        set.kind = ConstraintKind::standard_link;
+        set.links = links.data();
+        set.count = uint32_t(links.size());
+        SimClothDesc d;
+        d.particles = particles.data();
+        d.particle_count = n;
+        d.rest_positions = rest.data();
+        d.constraint_sets = &set;
+        d.constraint_set_count = 1;
+        d.solve_iterations = 1 + rng() % 3;
+        Sim a(d), b(d), c(d);
+        REQUIRE(a.ok());
+        REQUIRE(b.ok());
+        REQUIRE(c.ok());
+        CHECK(a.setup->link_runs[0].uniform);
+        run(a, SolveMode::scheduled, 40);
+        run(b, SolveMode::sequential, 40);
+        run(c, SolveMode::scheduled, 40, 1.0f / 60, 4);
+        CHECK(drape::solver::test::same_bits(a.state->positions, b.state->positions, n));
+        CHECK(drape::solver::test::same_bits(c.state->positions, b.state->positions, n));
+    }
+}
+
+TEST_CASE("solver schedule: particles around spheres, capsules, tapered capsules and planes collide with the bits of the sequential loop") {
+    // The four-particle collision groups skip lanes outside a shape's bounding box; particles are
+    // placed around each shape's surface (inside, on it, just outside) with radii of 0 to 5 cm.
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int trial = 0; trial < 12; ++trial) {
+        const uint32_t n = 16 + rng() % 300;
+        std::vector<CollidableDesc> shapes(4);
+        shapes[0].shape.kind = ShapeKind::sphere;
+        shapes[0].shape.sphere = {0.1f * u(rng), 0.1f * u(rng), 0, 0.2f + 0.1f * u(rng)};
+        shapes[1].shape.kind = ShapeKind::capsule;
+        shapes[1].shape.start = {-0.5f, 0.4f * u(rng), 0.1f, 0};
+        shapes[1].shape.end = {0.5f, 0.4f * u(rng), -0.1f, 0};
+        shapes[1].shape.radius = 0.1f + 0.05f * u(rng);
+        shapes[2].shape.kind = ShapeKind::tapered_capsule;
+        shapes[2].shape.small = {0.2f * u(rng), -0.5f, 0, 0};
+        shapes[2].shape.big = {0.2f * u(rng), 0.5f, 0.1f, 0};
+        shapes[2].shape.small_radius = 0.05f;
+        shapes[2].shape.big_radius = 0.15f + 0.05f * u(rng);
+        shapes[3].shape.kind = ShapeKind::plane;
+        shapes[3].shape.plane_equation = {0, 1, 0, 0.8f};
+        for (CollidableDesc& c : shapes) {  // moved and turned a little every step
+            c.linear_velocity = {0.3f * u(rng), 0.3f * u(rng), 0.3f * u(rng), 0};
+            c.angular_velocity = {u(rng), u(rng), u(rng), 0};
+        }
+        std::vector<ParticleDesc> particles(n);
+        std::vector<Float4> rest(n);
+        for (uint32_t i = 0; i < n; ++i) {
+            particles[i] = {1, rng() % 8 == 0 ? 0.0f : 1.0f, 0.05f * std::abs(u(rng)), 0.5f * std::abs(u(rng))};
+            const float scale = 0.1f + 0.5f * std::abs(u(rng));
+            rest[i] = {scale * u(rng), scale * u(rng), scale * u(rng), 0};
+        }
+        std::vector<uint32_t> masks(n);
+        for (uint32_t i = 0; i < n; ++i) masks[i] = rng() % 5 == 0 ? uint32_t(rng() % 16) : ~0u;
+        SimClothDesc d;
+        d.particles = particles.data();
+        d.particle_count = n;
+        d.rest_positions = rest.data();
+        d.collidables = shapes.data();
+        d.collidable_count = uint32_t(shapes.size());
+        d.collision_masks = masks.data();
         Sim a(d), b(d);
         REQUIRE(a.ok());
         REQUIRE(b.ok());
-        CHECK(a.setup->link_run_count == 2);  // {2, 0} and {3, 1, 0}: -1 splits them
-        run(a, SolveMode::scheduled, 30, 1.0f / 30);
-        run(b, SolveMode::sequential, 30, 1.0f / 30);
+        run(a, SolveMode::scheduled, 60);
+        run(b, SolveMode::sequential, 60);
         CHECK(drape::solver::test::same_bits(a.state->positions, b.state->positions, n));
+        CHECK(drape::solver::test::same_bits(a.state->previous_positions, b.state->previous_positions, n));
+        // The plane holds the falling particles (1 s of gravity would take them below -4 m), so
+        // the shapes did push: the comparison is not between untouched clouds.
+        bool pushed = false;
+        for (uint32_t i = 0; i < n && !pushed; ++i)
+            pushed = particles[i].inv_mass > 0 && masks[i] == ~0u && a.p(i).y > -0.9f;
+        CHECK(pushed);
     }
 }

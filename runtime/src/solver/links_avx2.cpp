@@ -2,6 +2,7 @@
 // The same link_kernel as the scalar and SSE2 paths: only correctly rounded operations, no FMA
 // (the target is "avx2" without "fma", and the runtime compiles with -ffp-contract=off), so the
 // bits equal theirs.
+#include "solver/lanes.h"  // before the target pragma: its SSE2 functions must not become AVX ones (ODR)
 #include "solver/solver.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -61,30 +62,56 @@ bool has_avx2() {
     return yes;
 }
 
-void link_batches8_avx2(Float4* p, const LinkArrays& l, uint32_t at, uint32_t batches) {
+namespace {
+
+inline __m256 load_pair_at(const unsigned char* base, uint32_t lo, uint32_t hi) {
+    return lanes::load_pair(reinterpret_cast<const Float4*>(base + lo), reinterpret_cast<const Float4*>(base + hi));
+}
+inline void store_pair_at(unsigned char* base, uint32_t lo, uint32_t hi, __m256 v) {
+    lanes::store_pair(reinterpret_cast<Float4*>(base + lo), reinterpret_cast<Float4*>(base + hi), v);
+}
+
+// Eight-lane batches of a packed stream (solver.h LinkSchedule::packed), fields of 8 words.
+template <bool Uniform>
+void batches8(unsigned char* base, const uint32_t* rec, uint32_t batches) {
     using namespace lanes;
-    for (uint32_t b = 0; b < batches; ++b, at += 8) {
-        const uint32_t* ia = l.a + at;
-        const uint32_t* ib = l.b + at;
-        __m256 a0 = load_pair(p + ia[0], p + ia[4]), a1 = load_pair(p + ia[1], p + ia[5]);
-        __m256 a2 = load_pair(p + ia[2], p + ia[6]), a3 = load_pair(p + ia[3], p + ia[7]);
-        __m256 b0 = load_pair(p + ib[0], p + ib[4]), b1 = load_pair(p + ib[1], p + ib[5]);
-        __m256 b2 = load_pair(p + ib[2], p + ib[6]), b3 = load_pair(p + ib[3], p + ib[7]);
+    constexpr uint32_t words = 8 * (Uniform ? 6 : 8);
+    for (uint32_t n = 0; n < batches; ++n, rec += words) {
+        const uint32_t* ia = rec;
+        const uint32_t* ib = rec + 8;
+        __m256 a0 = load_pair_at(base, ia[0], ia[4]), a1 = load_pair_at(base, ia[1], ia[5]);
+        __m256 a2 = load_pair_at(base, ia[2], ia[6]), a3 = load_pair_at(base, ia[3], ia[7]);
+        __m256 b0 = load_pair_at(base, ib[0], ib[4]), b1 = load_pair_at(base, ib[1], ib[5]);
+        __m256 b2 = load_pair_at(base, ib[2], ib[6]), b3 = load_pair_at(base, ib[3], ib[7]);
         transpose8(a0, a1, a2, a3);
         transpose8(b0, b1, b2, b3);
         F8 ax{a0}, ay{a1}, az{a2}, bx{b0}, by{b1}, bz{b2};
-        link_kernel<F8, M8>(ax, ay, az, bx, by, bz, F8{_mm256_loadu_ps(l.min_length + at)}, F8{_mm256_loadu_ps(l.max_length + at)},
-                            F8{_mm256_loadu_ps(l.k_push + at)}, F8{_mm256_loadu_ps(l.k_pull + at)},
-                            F8{_mm256_loadu_ps(l.w_a + at)}, F8{_mm256_loadu_ps(l.w_b + at)}, F8{_mm256_setzero_ps()});
+        const float* f = reinterpret_cast<const float*>(rec + 16);
+        if constexpr (Uniform) {
+            link_kernel_uniform<F8, M8>(ax, ay, az, bx, by, bz, F8{_mm256_loadu_ps(f)}, F8{_mm256_loadu_ps(f + 8)},
+                                        F8{_mm256_loadu_ps(f + 16)}, F8{_mm256_loadu_ps(f + 24)}, F8{_mm256_setzero_ps()});
+        } else {
+            link_kernel<F8, M8>(ax, ay, az, bx, by, bz, F8{_mm256_loadu_ps(f)}, F8{_mm256_loadu_ps(f + 8)},
+                                F8{_mm256_loadu_ps(f + 16)}, F8{_mm256_loadu_ps(f + 24)}, F8{_mm256_loadu_ps(f + 32)},
+                                F8{_mm256_loadu_ps(f + 40)}, F8{_mm256_setzero_ps()});
+        }
         a0 = ax.v; a1 = ay.v; a2 = az.v;
         b0 = bx.v; b1 = by.v; b2 = bz.v;
         transpose8(a0, a1, a2, a3);
         transpose8(b0, b1, b2, b3);
-        store_pair(p + ia[0], p + ia[4], a0); store_pair(p + ia[1], p + ia[5], a1);
-        store_pair(p + ia[2], p + ia[6], a2); store_pair(p + ia[3], p + ia[7], a3);
-        store_pair(p + ib[0], p + ib[4], b0); store_pair(p + ib[1], p + ib[5], b1);
-        store_pair(p + ib[2], p + ib[6], b2); store_pair(p + ib[3], p + ib[7], b3);
+        store_pair_at(base, ia[0], ia[4], a0); store_pair_at(base, ia[1], ia[5], a1);
+        store_pair_at(base, ia[2], ia[6], a2); store_pair_at(base, ia[3], ia[7], a3);
+        store_pair_at(base, ib[0], ib[4], b0); store_pair_at(base, ib[1], ib[5], b1);
+        store_pair_at(base, ib[2], ib[6], b2); store_pair_at(base, ib[3], ib[7], b3);
     }
+}
+
+}  // namespace
+
+void link_batches8_avx2(Float4* p, const uint32_t* packed, uint32_t batches, bool uniform) {
+    unsigned char* base = reinterpret_cast<unsigned char*>(p);
+    if (uniform) batches8<true>(base, packed, batches);
+    else batches8<false>(base, packed, batches);
 }
 
 }  // namespace drape::solver
@@ -99,7 +126,7 @@ void link_batches8_avx2(Float4* p, const LinkArrays& l, uint32_t at, uint32_t ba
 
 namespace drape::solver {
 bool has_avx2() { return false; }
-void link_batches8_avx2(Float4*, const LinkArrays&, uint32_t, uint32_t) {}
+void link_batches8_avx2(Float4*, const uint32_t*, uint32_t, bool) {}
 }  // namespace drape::solver
 
 #endif

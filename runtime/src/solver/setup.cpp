@@ -10,6 +10,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 
 #include "solver/arena.h"
@@ -181,6 +182,160 @@ void copy_link(const LinkArrays& from, uint32_t i, LinkArrays& to, uint32_t j) {
     to.w_b[j] = from.w_b[i];
 }
 
+uint32_t float_bits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+// The batches of `ls.links` as the lanes read them (solver.h LinkSchedule::packed).
+void pack_schedule(LinkSchedule& ls) {
+    const LinkArrays& l = ls.links;
+    bool uniform = true;
+    for (uint32_t i = 0; i < l.count && uniform; ++i)
+        uniform = float_bits(l.min_length[i]) == float_bits(l.max_length[i]) && float_bits(l.k_push[i]) == float_bits(l.k_pull[i]);
+    ls.uniform = uniform;
+    ls.packed_fields = uniform ? 6 : 8;
+    uint32_t* out = ls.packed;
+    uint32_t at = 0;
+    auto batch = [&](uint32_t width) {
+        const float* uniform_fields[4] = {l.min_length, l.k_push, l.w_a, l.w_b};
+        const float* general_fields[6] = {l.min_length, l.max_length, l.k_push, l.k_pull, l.w_a, l.w_b};
+        for (uint32_t k = 0; k < width; ++k) out[k] = l.a[at + k] * uint32_t(sizeof(Float4));
+        out += width;
+        for (uint32_t k = 0; k < width; ++k) out[k] = l.b[at + k] * uint32_t(sizeof(Float4));
+        out += width;
+        const uint32_t nf = uniform ? 4 : 6;
+        for (uint32_t f = 0; f < nf; ++f) {
+            const float* src = uniform ? uniform_fields[f] : general_fields[f];
+            for (uint32_t k = 0; k < width; ++k) out[k] = float_bits(src[at + k]);
+            out += width;
+        }
+        at += width;
+    };
+    for (uint32_t lv = 0; lv < ls.level_count; ++lv) {
+        for (uint32_t b = 0; b < ls.level_batches8[lv]; ++b) batch(8);
+        for (uint32_t b = 0; b < ls.level_batches4[lv]; ++b) batch(4);
+        at += ls.level_singles[lv];
+    }
+}
+
+struct ScheduleScratch {
+    uint32_t *pred_count, *next_a, *next_b, *height, *heap, *fifo_link, *fifo_time, *last;
+};
+
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+// A batch's inputs should come from batches at least this far back, so that the processor
+// overlaps a batch with the ones before it instead of waiting for their stores (a batch is
+// about 120 instructions; the out-of-order window holds a few; measured on the grid, 0 to 8
+// give the same time within noise, the packing into full batches is what counts).
+constexpr uint32_t kLatencyBatches = 2;
+
+// The link schedule of one run (solver.h LinkSchedule). Link k depends on the last earlier link
+// on each of its particles; any order that keeps every link after those, with no two links of a
+// batch sharing a particle, gives the sequential bits (the links of a particle meet it in file
+// order, and links that share no particle commute). Ready links never share a particle (one of
+// two such links depends on the other), so a batch is any set of ready links. List scheduling:
+// each step emits one batch of the ready links with the longest chains after them, preferring
+// links whose inputs were produced kLatencyBatches batches ago; 5-8 links make an eight-lane
+// batch, 2-4 a four-lane one, 1 a single; consecutive eight-lane batches form one level entry.
+void schedule_links(LinkSchedule& ls, uint32_t padded, uint32_t filler, ScheduleScratch& sc) {
+    const LinkArrays& seq = ls.sequential;
+    const uint32_t n = seq.count;
+    for (uint32_t p = 0; p < padded; ++p) sc.last[p] = kNone;
+    for (uint32_t k = 0; k < n; ++k) {
+        sc.pred_count[k] = 0;
+        sc.next_a[k] = sc.next_b[k] = kNone;
+        const uint32_t ps[2] = {seq.a[k], seq.b[k]};
+        for (int side = 0; side < (ps[0] == ps[1] ? 1 : 2); ++side) {
+            const uint32_t p = ps[side];
+            const uint32_t j = sc.last[p];
+            if (j != kNone) {
+                (seq.a[j] == p ? sc.next_a[j] : sc.next_b[j]) = k;
+                ++sc.pred_count[k];
+            }
+            sc.last[p] = k;
+        }
+    }
+    for (uint32_t k = n; k-- > 0;) {
+        const uint32_t ha = sc.next_a[k] == kNone ? 0 : sc.height[sc.next_a[k]];
+        const uint32_t hb = sc.next_b[k] == kNone ? 0 : sc.height[sc.next_b[k]];
+        sc.height[k] = 1 + (ha > hb ? ha : hb);
+    }
+    // Max-heap on (height, then file order).
+    uint32_t heap_size = 0;
+    auto before = [&](uint32_t x, uint32_t y) { return sc.height[x] != sc.height[y] ? sc.height[x] > sc.height[y] : x < y; };
+    auto push = [&](uint32_t k) {
+        uint32_t i = heap_size++;
+        while (i > 0 && before(k, sc.heap[(i - 1) / 2])) {
+            sc.heap[i] = sc.heap[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        sc.heap[i] = k;
+    };
+    auto pop = [&]() {
+        const uint32_t top = sc.heap[0], k = sc.heap[--heap_size];
+        uint32_t i = 0;
+        for (;;) {
+            uint32_t c = 2 * i + 1;
+            if (c >= heap_size) break;
+            if (c + 1 < heap_size && before(sc.heap[c + 1], sc.heap[c])) ++c;
+            if (!before(sc.heap[c], k)) break;
+            sc.heap[i] = sc.heap[c];
+            i = c;
+        }
+        if (heap_size) sc.heap[i] = k;
+        return top;
+    };
+    uint32_t head = 0, tail = 0;
+    for (uint32_t k = 0; k < n; ++k)
+        if (sc.pred_count[k] == 0) {
+            sc.fifo_link[tail] = k;
+            sc.fifo_time[tail++] = 0;
+        }
+    LinkArrays& out = ls.links;
+    uint32_t slot = 0, levels = 0, emitted = 0;
+    bool open = false;  // the last level entry still takes eight-lane batches
+    for (uint32_t t = 0; emitted < n; ++t) {
+        while (head < tail && sc.fifo_time[head] <= t) push(sc.fifo_link[head++]);
+        uint32_t take[8], m = 0;
+        while (m < 8 && heap_size) take[m++] = pop();
+        while (m < 8 && head < tail) take[m++] = sc.fifo_link[head++];  // ready, produced more recently
+        const uint32_t width = m >= 5 ? 8 : (m >= 2 ? 4 : 1);
+        for (uint32_t j = 0; j < width; ++j) {
+            if (j < m) {
+                copy_link(seq, take[j], out, slot + j);
+            } else {  // a lane filler: the spare particle, pinned, zero weights
+                out.a[slot + j] = out.b[slot + j] = filler;
+                out.min_length[slot + j] = out.max_length[slot + j] = 0;
+                out.k_push[slot + j] = out.k_pull[slot + j] = 0;
+                out.w_a[slot + j] = out.w_b[slot + j] = 0;
+            }
+        }
+        slot += width;
+        if (!open) {
+            ls.level_batches8[levels] = ls.level_batches4[levels] = ls.level_singles[levels] = 0;
+            ++levels;
+            open = true;
+        }
+        if (width == 8) {
+            ++ls.level_batches8[levels - 1];
+        } else {
+            (width == 4 ? ls.level_batches4 : ls.level_singles)[levels - 1] = 1;
+            open = false;
+        }
+        emitted += m;
+        for (uint32_t j = 0; j < m; ++j)
+            for (uint32_t next : {sc.next_a[take[j]], sc.next_b[take[j]]})
+                if (next != kNone && --sc.pred_count[next] == 0) {
+                    sc.fifo_link[tail] = next;
+                    sc.fifo_time[tail++] = t + kLatencyBatches;
+                }
+    }
+    ls.level_count = levels;
+    ls.links.count = slot;
+}
+
 uint32_t link_count(const ConstraintSetDesc& c) { return is_link_kind(c.kind) ? c.count : 0; }
 
 // The sequential links of one set, in the unified form (solver.h LinkArrays).
@@ -292,6 +447,13 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
             s.dynamic_mask[i] = p.inv_mass > 0 ? ~0u : 0u;
             s.rest_positions[i] = d.rest_positions[i];
         }
+        // The largest |radius|, or -1 when some radius is not finite (collision then tests every lane).
+        float max_abs = 0;
+        for (uint32_t i = 0; i < n && max_abs >= 0; ++i) {
+            const float r = std::fabs(d.particles[i].radius);
+            max_abs = !(r <= std::numeric_limits<float>::max()) ? -1.0f : (r > max_abs ? r : max_abs);
+        }
+        s.max_radius = max_abs;
     }
     s.triangle_count = d.triangle_index_count / 3;
     s.triangles = a.take<uint32_t>(d.triangle_index_count);
@@ -320,7 +482,7 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
     s.local_range_sets = a.take<LocalRangeSet>(ranges);
     s.transition_sets = a.take<TransitionSet>(transitions);
     s.volume_sets = a.take<VolumeSet>(volumes);
-    uint32_t* last_level = a.take<uint32_t>(padded);  // schedule scratch (kept: it is small)
+    uint32_t* last_level = a.take<uint32_t>(padded);  // schedule scratch (kept, as the others: they are small)
 
     uint32_t pass = 0, run = 0, bend = 0, range = 0, transition = 0, volume = 0;
     auto add_pass = [&](PassKind k, uint32_t index) {
@@ -343,58 +505,27 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
             LinkSchedule& ls = fill ? s.link_runs[run] : tmp;
             take_links(a, ls.sequential, total);
             ls.sequential.count = total;
-            const uint32_t capacity = 3 * total + 4;
+            // Slots: a padded eight-lane batch holds at least 5 links, a four-lane one at least 2.
+            const uint32_t capacity = 2 * total + 8;
             take_links(a, ls.links, capacity);
             ls.level_batches4 = a.take<uint32_t>(total + 1);
             ls.level_batches8 = a.take<uint32_t>(total + 1);
             ls.level_singles = a.take<uint32_t>(total + 1);
-            uint32_t* level_of = a.take<uint32_t>(total + 1);
-            uint32_t* level_fill = a.take<uint32_t>(total + 2);
+            ls.packed = a.take<uint32_t>(8 * size_t(capacity));
+            ScheduleScratch sc;
+            sc.pred_count = a.take<uint32_t>(total + 1);
+            sc.next_a = a.take<uint32_t>(total + 1);
+            sc.next_b = a.take<uint32_t>(total + 1);
+            sc.height = a.take<uint32_t>(total + 1);
+            sc.heap = a.take<uint32_t>(total + 1);
+            sc.fifo_link = a.take<uint32_t>(total + 1);
+            sc.fifo_time = a.take<uint32_t>(total + 1);
+            sc.last = last_level;
             if (fill) {
                 uint32_t at = 0;
                 for (uint32_t j = i; j < end; ++j) fill_set_links(d.constraint_sets[ex.at(j)], ls.sequential, at, s.inv_mass);
-                for (uint32_t p = 0; p < padded; ++p) last_level[p] = 0;
-                uint32_t levels = 0;
-                for (uint32_t k = 0; k < total; ++k) {
-                    const uint32_t pa = ls.sequential.a[k], pb = ls.sequential.b[k];
-                    const uint32_t lv = (last_level[pa] > last_level[pb] ? last_level[pa] : last_level[pb]) + 1;
-                    last_level[pa] = last_level[pb] = lv;
-                    level_of[k] = lv - 1;
-                    if (lv > levels) levels = lv;
-                }
-                for (uint32_t l = 0; l <= levels; ++l) level_fill[l] = 0;
-                for (uint32_t k = 0; k < total; ++k) ++level_fill[level_of[k]];
-                // Level l: m links -> m/8 eight-lane batches; of the rest, four-lane batches (the
-                // last padded when 2-3 are left) or one single.
-                uint32_t start = 0;
-                for (uint32_t l = 0; l < levels; ++l) {
-                    const uint32_t m = level_fill[l];
-                    const uint32_t b8 = m / 8, r = m % 8;
-                    const uint32_t b4 = r / 4 + (r % 4 >= 2 ? 1 : 0);
-                    const uint32_t singles = r % 4 == 1 ? 1 : 0;
-                    ls.level_batches8[l] = b8;
-                    ls.level_batches4[l] = b4;
-                    ls.level_singles[l] = singles;
-                    level_fill[l] = start;  // now: next free slot of the level
-                    start += b8 * 8 + b4 * 4 + singles;
-                }
-                ls.level_count = levels;
-                ls.links.count = start;
-                // Place links: a level's batches first (lanes in file order), its single last.
-                uint32_t* next = level_fill;
-                const uint32_t filler = n;  // the spare particle, pinned, never read by anything else
-                for (uint32_t k = 0; k < total; ++k) copy_link(ls.sequential, k, ls.links, next[level_of[k]]++);
-                uint32_t base = 0;
-                for (uint32_t l = 0; l < levels; ++l) {
-                    const uint32_t slots = ls.level_batches8[l] * 8 + ls.level_batches4[l] * 4 + ls.level_singles[l];
-                    for (uint32_t j = next[l]; j < base + slots; ++j) {
-                        ls.links.a[j] = ls.links.b[j] = filler;
-                        ls.links.min_length[j] = ls.links.max_length[j] = 0;
-                        ls.links.k_push[j] = ls.links.k_pull[j] = 0;
-                        ls.links.w_a[j] = ls.links.w_b[j] = 0;
-                    }
-                    base += slots;
-                }
+                schedule_links(ls, padded, n, sc);
+                pack_schedule(ls);
             }
             add_pass(PassKind::links, run++);
             continue;

@@ -198,10 +198,21 @@ struct LinkArrays {
     uint32_t count = 0;
 };
 
-// The precomputed schedule of a run of consecutive link sets: `level_count` levels, level i holds
-// level_batches8[i] eight-lane batches, then level_batches4[i] four-lane batches, then
-// level_singles[i] scalar links, in LinkArrays order (an eight-lane batch runs as two four-lane
-// ones where AVX2 is missing). Unused lanes point at the spare particle with zero weights.
+// The precomputed schedule of a run of consecutive link sets (setup.cpp schedule_links: a list
+// schedule of the file order's dependencies, computed once at set-up): `level_count` entries,
+// entry i holds level_batches8[i] eight-lane batches, then level_batches4[i] four-lane batches,
+// then level_singles[i] scalar links, in LinkArrays order, run in that order (an eight-lane batch
+// runs as two four-lane ones where AVX2 is missing or StepInputs::max_lanes is 4). No two links
+// of a batch share a particle, and every link comes after each earlier link (file order) it
+// shares a particle with. Unused lanes point at the spare particle with zero weights.
+//
+// `packed` holds the batches as the lanes read them, so the step loads one stream and converts
+// nothing: per level, its eight-lane batches, then its four-lane ones; a batch of width W is
+// fields of W words each: byte offset of particle a (index * 16), of particle b, then the
+// floats. A uniform run (every link has min_length == max_length and k_push == k_pull, bit for
+// bit: standard links) stores rest length, stiffness, w_a, w_b: its target is the rest length
+// and its stiffness the one value, exactly as the general form computes them. Otherwise
+// min_length, max_length, k_push, k_pull, w_a, w_b. Singles are read from `links`.
 struct LinkSchedule {
     LinkArrays links;         // in schedule order
     LinkArrays sequential;    // the same links in execution (file) order
@@ -209,6 +220,9 @@ struct LinkSchedule {
     uint32_t* level_singles = nullptr;
     uint32_t level_count = 0;
     uint32_t* level_batches8 = nullptr;
+    uint32_t* packed = nullptr;
+    uint32_t packed_fields = 8;  // words per lane: 6 when uniform, 8 otherwise
+    bool uniform = false;
 };
 
 // One entry of the execution order, after build.
@@ -287,6 +301,7 @@ struct Setup {
     float* inv_mass = nullptr;
     float* mass_share = nullptr;  // mass / total_mass
     float* radius = nullptr;
+    float max_radius = 0;  // the largest |radius|, -1 when one is not finite (collision's bounding boxes)
     float* friction = nullptr;
     uint32_t* collision_mask = nullptr;
     uint32_t* dynamic_mask = nullptr;  // ~0u when inv_mass > 0, else 0
@@ -424,6 +439,9 @@ struct StepInputs {
     float wind_stiffness = 10.0f;  // the action's constructor (seed 000)
     float wind_stride = 0.6f;      // the executable's constant, clamped to [0, 1]
     SolveMode mode = SolveMode::scheduled;
+    // Widest lanes the scheduled solve may use: 8 (AVX2 where the CPU has it, chosen at run time)
+    // or 4 (SSE2 only). Every width gives the same bits; tests run both.
+    uint8_t max_lanes = 8;
     // Diagnosis switches (default off): leave out the collision pass or the local-range sets,
     // to tell which part of a cloth's program moves its particles.
     bool skip_collision = false;

@@ -19,7 +19,7 @@ using namespace lanes;
 
 // links_avx2.cpp
 bool has_avx2();
-void link_batches8_avx2(Float4* p, const LinkArrays& l, uint32_t at, uint32_t batches);
+void link_batches8_avx2(Float4* p, const uint32_t* packed, uint32_t batches, bool uniform);
 
 // ---- state -----------------------------------------------------------------------------
 
@@ -293,37 +293,39 @@ inline void link_scalar(Float4* p, const LinkArrays& l, uint32_t i) {
     b.x = bx; b.y = by; b.z = bz;
 }
 
-inline void link_batch4(Float4* p, const LinkArrays& l, uint32_t i) {
-    Float4 &a0 = p[l.a[i]], &a1 = p[l.a[i + 1]], &a2 = p[l.a[i + 2]], &a3 = p[l.a[i + 3]];
-    Float4 &b0 = p[l.b[i]], &b1 = p[l.b[i + 1]], &b2 = p[l.b[i + 2]], &b3 = p[l.b[i + 3]];
-    F4 ax, ay, az, aw, bx, by, bz, bw;
-    transpose(a0, a1, a2, a3, ax, ay, az, aw);
-    transpose(b0, b1, b2, b3, bx, by, bz, bw);
-    link_kernel<F4, M4>(ax, ay, az, bx, by, bz, load4(l.min_length + i), load4(l.max_length + i), load4(l.k_push + i),
-                        load4(l.k_pull + i), load4(l.w_a + i), load4(l.w_b + i), splat4(0.0f));
-    untranspose(ax, ay, az, aw, a0, a1, a2, a3);
-    untranspose(bx, by, bz, bw, b0, b1, b2, b3);
-}
-
-void solve_links(const LinkSchedule& ls, Float4* p, SolveMode mode) {
-    if (mode == SolveMode::sequential) {
-        for (uint32_t i = 0; i < ls.sequential.count; ++i) link_scalar(p, ls.sequential, i);
-        return;
-    }
-    const bool wide = has_avx2();
+template <bool Uniform>
+void solve_levels_sse2(const LinkSchedule& ls, Float4* p, bool wide) {
+    unsigned char* base = reinterpret_cast<unsigned char*>(p);
+    const uint32_t words = ls.packed_fields;
+    const uint32_t* rec = ls.packed;
     const LinkArrays links = ls.links;  // a local copy: stores to particles cannot alias it
     uint32_t at = 0;
     for (uint32_t l = 0; l < ls.level_count; ++l) {
         const uint32_t b8 = ls.level_batches8[l];
         if (wide && b8) {
-            link_batches8_avx2(p, links, at, b8);
-            at += 8 * b8;
+            link_batches8_avx2(p, rec, b8, Uniform);
+            rec += 8 * words * b8;
         } else {
-            for (uint32_t b = 0; b < 2 * b8; ++b, at += 4) link_batch4(p, links, at);
+            for (uint32_t b = 0; b < b8; ++b, rec += 8 * words) {
+                link_batch4_packed<Uniform>(base, rec, 8);
+                link_batch4_packed<Uniform>(base, rec + 4, 8);
+            }
         }
-        for (uint32_t b = 0; b < ls.level_batches4[l]; ++b, at += 4) link_batch4(p, links, at);
+        const uint32_t b4 = ls.level_batches4[l];
+        for (uint32_t b = 0; b < b4; ++b, rec += 4 * words) link_batch4_packed<Uniform>(base, rec, 4);
+        at += 8 * b8 + 4 * b4;
         for (uint32_t k = 0; k < ls.level_singles[l]; ++k, ++at) link_scalar(p, links, at);
     }
+}
+
+void solve_links(const LinkSchedule& ls, Float4* p, const StepInputs& in) {
+    if (in.mode == SolveMode::sequential) {
+        for (uint32_t i = 0; i < ls.sequential.count; ++i) link_scalar(p, ls.sequential, i);
+        return;
+    }
+    const bool wide = in.max_lanes >= 8 && has_avx2();
+    if (ls.uniform) solve_levels_sse2<true>(ls, p, wide);
+    else solve_levels_sse2<false>(ls, p, wide);
 }
 
 void solve_bend_stiffness(const BendStiffnessSet& b, const Setup& s, Float4* p) {
@@ -609,6 +611,53 @@ WorldShape world_shape(const CollidableState& cs) {
     return w;
 }
 
+// A WorldShape's terms splatted to lanes once per collision pass (the same values: a splat
+// copies, and dx/dy/dz and len_cos are the scalar c1 - c0 and length * cos_t).
+//
+// The box: no particle outside it can be inside the shape (spheres, capsules, tapered capsules:
+// the end points' box grown by the larger radius plus the largest particle radius, with a
+// margin of 1/128 of that plus 2^-16 of the coordinates' size, far above the few roundings of
+// the distance the collision computes). Lanes outside it are skipped: the collision would have
+// found them outside and left them as they are, so the bits do not change.
+template <class V>
+struct ShapeLanes {
+    ShapeKind kind;
+    bool degenerate_cone;
+    bool has_box;
+    V c0x, c0y, c0z, c1x, c1y, c1z, r0, r1, ux, uy, uz, sin_t, cos_t, inv_l2, dx, dy, dz, len_cos;
+    V lo_x, lo_y, lo_z, hi_x, hi_y, hi_z;
+};
+template <class V>
+ShapeLanes<V> shape_lanes(const WorldShape& w, float max_particle_radius = -1) {
+    ShapeLanes<V> l;
+    l.kind = w.kind;
+    l.degenerate_cone = w.degenerate_cone;
+    l.c0x = splat_v<V>(w.c0x); l.c0y = splat_v<V>(w.c0y); l.c0z = splat_v<V>(w.c0z);
+    l.c1x = splat_v<V>(w.c1x); l.c1y = splat_v<V>(w.c1y); l.c1z = splat_v<V>(w.c1z);
+    l.r0 = splat_v<V>(w.r0); l.r1 = splat_v<V>(w.r1);
+    l.ux = splat_v<V>(w.ux); l.uy = splat_v<V>(w.uy); l.uz = splat_v<V>(w.uz);
+    l.sin_t = splat_v<V>(w.sin_t); l.cos_t = splat_v<V>(w.cos_t); l.inv_l2 = splat_v<V>(w.inv_l2);
+    l.dx = splat_v<V>(w.c1x - w.c0x); l.dy = splat_v<V>(w.c1y - w.c0y); l.dz = splat_v<V>(w.c1z - w.c0z);
+    l.len_cos = splat_v<V>(w.length * w.cos_t);
+    // Only for finite, non-negative radii and finite end points (otherwise every lane is tested).
+    constexpr float big = 1e30f;
+    float size = 1;
+    for (float c : {w.c0x, w.c0y, w.c0z, w.c1x, w.c1y, w.c1z}) size = std::fabs(c) > size ? std::fabs(c) : size;
+    l.has_box = w.kind != ShapeKind::plane && max_particle_radius >= 0 && w.r0 >= 0 && w.r1 >= 0 && w.r0 < big &&
+                w.r1 < big && max_particle_radius < big && size < big;
+    if (l.has_box) {
+        const float r = (w.r0 > w.r1 ? w.r0 : w.r1) + max_particle_radius;
+        const float grow = (r + r * (1.0f / 128)) + size * (1.0f / 65536);
+        l.lo_x = splat_v<V>((w.c0x < w.c1x ? w.c0x : w.c1x) - grow);
+        l.lo_y = splat_v<V>((w.c0y < w.c1y ? w.c0y : w.c1y) - grow);
+        l.lo_z = splat_v<V>((w.c0z < w.c1z ? w.c0z : w.c1z) - grow);
+        l.hi_x = splat_v<V>((w.c0x > w.c1x ? w.c0x : w.c1x) + grow);
+        l.hi_y = splat_v<V>((w.c0y > w.c1y ? w.c0y : w.c1y) + grow);
+        l.hi_z = splat_v<V>((w.c0z > w.c1z ? w.c0z : w.c1z) + grow);
+    }
+    return l;
+}
+
 // Pushes lanes out of a surface given per lane the outward unit normal n and the signed
 // distance `dist` (negative inside), then takes `friction` of the tangential motion off.
 template <class V, class M>
@@ -626,39 +675,39 @@ inline void push_out(V& px, V& py, V& pz, V& qx, V& qy, V& qz, V nx, V ny, V nz,
 }
 
 template <class V, class M>
-inline bool collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
+inline bool collide_lanes(const ShapeLanes<V>& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
     const V zero = splat_v<V>(0.0f), one = splat_v<V>(1.0f);
     if (w.kind == ShapeKind::plane) {
         // ((x*px + y*py) + z*pz) + w, then the particle's radius.
-        const V nx = splat_v<V>(w.c0x), ny = splat_v<V>(w.c0y), nz = splat_v<V>(w.c0z);
-        const V d = (((px * nx + py * ny) + pz * nz) + splat_v<V>(w.r0)) - radius;
+        const V nx = w.c0x, ny = w.c0y, nz = w.c0z;
+        const V d = (((px * nx + py * ny) + pz * nz) + w.r0) - radius;
         const M inside = mask_and(active, lt(d, zero));
         if (!any(inside)) return false;
         push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, d, friction, inside);
         return true;
     }
-    const V ax = px - splat_v<V>(w.c0x), ay = py - splat_v<V>(w.c0y), az = pz - splat_v<V>(w.c0z);
+    const V ax = px - w.c0x, ay = py - w.c0y, az = pz - w.c0z;
     if (w.kind == ShapeKind::tapered_capsule && !w.degenerate_cone) {
-        const V ux = splat_v<V>(w.ux), uy = splat_v<V>(w.uy), uz = splat_v<V>(w.uz);
+        const V ux = w.ux, uy = w.uy, uz = w.uz;
         const V x = (ax * ux + ay * uy) + az * uz;
         const V ex = ax - ux * x, ey = ay - uy * x, ez = az - uz * x;  // across the axis
         const V y2 = (ex * ex + ey * ey) + ez * ez;
         const V y = vsqrt(y2);
-        const V s = splat_v<V>(w.sin_t), c = splat_v<V>(w.cos_t);
+        const V s = w.sin_t, c = w.cos_t;
         const V m = x * c - y * s;  // position along the tangent line, 0 at the small tangent point
         const M at_small = lt(m, zero);
-        const M at_big = gt(m, splat_v<V>(w.length * w.cos_t));
+        const M at_big = gt(m, w.len_cos);
         // End spheres.
-        const V bx = px - splat_v<V>(w.c1x), by = py - splat_v<V>(w.c1y), bz = pz - splat_v<V>(w.c1z);
+        const V bx = px - w.c1x, by = py - w.c1y, bz = pz - w.c1z;
         const V sx = select(at_big, bx, ax), sy = select(at_big, by, ay), sz = select(at_big, bz, az);
-        const V sr = select(at_big, splat_v<V>(w.r1), splat_v<V>(w.r0));
+        const V sr = select(at_big, w.r1, w.r0);
         const V sl = vsqrt((sx * sx + sy * sy) + sz * sz);
         const M on_sphere = mask_or(at_small, at_big);
         // Cone side: normal u*s + (e/y)*c, distance x*s + y*c - r0.
         const M has_y = gt(y, zero);
         const V iy = select(has_y, one / y, zero);
         const V cnx = ux * s + (ex * iy) * c, cny = uy * s + (ey * iy) * c, cnz = uz * s + (ez * iy) * c;
-        const V cd = (x * s + y * c) - splat_v<V>(w.r0);
+        const V cd = (x * s + y * c) - w.r0;
         const V isl = select(gt(sl, zero), one / sl, zero);
         const V nx = select(on_sphere, sx * isl, cnx), ny = select(on_sphere, sy * isl, cny), nz = select(on_sphere, sz * isl, cnz);
         const V dist = select(on_sphere, sl - sr, cd) - radius;
@@ -671,10 +720,10 @@ inline bool collide_lanes(const WorldShape& w, V& px, V& py, V& pz, V& qx, V& qy
     // Sphere and capsule (and a tapered capsule reduced to its bigger sphere): the closest point
     // of the segment, t = clamp(((p - a).(b - a)) / |b - a|^2, 0, 1).
     V ex = ax, ey = ay, ez = az;
-    V r = splat_v<V>(w.r0);
+    V r = w.r0;
     if (w.kind == ShapeKind::capsule) {
-        const V dx = splat_v<V>(w.c1x - w.c0x), dy = splat_v<V>(w.c1y - w.c0y), dz = splat_v<V>(w.c1z - w.c0z);
-        V t = ((ax * dx + ay * dy) + az * dz) * splat_v<V>(w.inv_l2);
+        const V dx = w.dx, dy = w.dy, dz = w.dz;
+        V t = ((ax * dx + ay * dy) + az * dz) * w.inv_l2;
         t = vmin(vmax(t, zero), one);
         ex = ax - dx * t;
         ey = ay - dy * t;
@@ -734,84 +783,143 @@ bool collide_convex(const Shape& sh, const CollidableState& cs, Float4& p, Float
     return moved;
 }
 
-void collide(const Setup& s, State& st, SolveMode mode) {
-    const uint32_t total = st.collidable_count + st.runtime_collidable_count;
+// The lanes of particles i..i+3 that collide with a collidable: dynamic and (all particles or
+// the mask's bit).
+inline bool lanes_on(const Setup& s, uint32_t i, bool all, uint32_t bit, uint32_t* m) {
+#if DRAPE_SOLVER_SSE2
+    const __m128i dyn = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.dynamic_mask + i));
+    const __m128i cm = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.collision_mask + i));
+    const __m128i off = all ? _mm_setzero_si128() : _mm_cmpeq_epi32(_mm_and_si128(cm, _mm_set1_epi32(int(bit))), _mm_setzero_si128());
+    const __m128i on = _mm_andnot_si128(off, dyn);
+    _mm_store_si128(reinterpret_cast<__m128i*>(m), on);
+    return _mm_movemask_epi8(on) != 0;
+#else
+    bool any_active = false;
+    for (int l = 0; l < 4; ++l) {
+        m[l] = s.dynamic_mask[i + l] & ((all || (s.collision_mask[i + l] & bit)) ? ~0u : 0u);
+        any_active |= m[l] != 0;
+    }
+    return any_active;
+#endif
+}
+
+// Collidables first..end-1 (none convex geometry) on every particle, four particles at a time:
+// each group is transposed once for all of them and written back only when one moved it. A
+// particle meets the collidables in their order, as in the sequential loop; particles are
+// independent of each other, so the loop order over them does not matter.
+void collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end) {
+    constexpr uint32_t chunk = 8;
     Float4* p = st.positions;
     Float4* q = st.previous_positions;
-    for (uint32_t k = 0; k < total; ++k) {
-        const CollidableState& cs = st.collidables[k];
-        if (!cs.enabled || cs.shape == nullptr) continue;
-        const uint32_t bit = k < 32 ? (1u << k) : 0u;
-        const bool all = cs.all_particles;
-        if (cs.shape->kind == ShapeKind::convex_geometry) {
-            for (uint32_t i = 0; i < s.particle_count; ++i)
-                if (s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit)))
-                    collide_convex(*cs.shape, cs, p[i], q[i], s.radius[i], s.friction[i]);
-            continue;
+    for (uint32_t c0 = first; c0 < end; c0 += chunk) {
+        const uint32_t c1 = end - c0 < chunk ? end : c0 + chunk;
+        ShapeLanes<F4> w[chunk];
+        uint32_t bits[chunk];
+        bool all[chunk], on[chunk];
+        uint32_t count = 0;
+        for (uint32_t k = c0; k < c1; ++k) {
+            const CollidableState& cs = st.collidables[k];
+            if (!cs.enabled || cs.shape == nullptr) continue;
+            w[count] = shape_lanes<F4>(world_shape(cs), s.max_radius);
+            bits[count] = k < 32 ? (1u << k) : 0u;
+            all[count] = cs.all_particles;
+            ++count;
         }
-        const WorldShape w = world_shape(cs);
-        if (mode == SolveMode::sequential) {
-            for (uint32_t i = 0; i < s.particle_count; ++i) {
-                const bool active = s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit));
-                if (!active) continue;
-                float px = p[i].x, py = p[i].y, pz = p[i].z, qx = q[i].x, qy = q[i].y, qz = q[i].z;
-                collide_lanes<float, bool>(w, px, py, pz, qx, qy, qz, s.radius[i], s.friction[i], true);
-                p[i].x = px; p[i].y = py; p[i].z = pz;
-                q[i].x = qx; q[i].y = qy; q[i].z = qz;
-            }
-            continue;
-        }
+        if (count == 0) continue;
         for (uint32_t i = 0; i < s.padded_count; i += 4) {
-            alignas(16) uint32_t m[4];
-#if DRAPE_SOLVER_SSE2
-            // dynamic & (all || (mask & bit) != 0), four lanes at once
-            const __m128i dyn = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.dynamic_mask + i));
-            const __m128i cm = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.collision_mask + i));
-            const __m128i off = all ? _mm_setzero_si128()
-                                    : _mm_cmpeq_epi32(_mm_and_si128(cm, _mm_set1_epi32(int(bit))), _mm_setzero_si128());
-            const __m128i lanes_on = _mm_andnot_si128(off, dyn);
-            if (_mm_movemask_epi8(lanes_on) == 0) continue;
-            _mm_store_si128(reinterpret_cast<__m128i*>(m), lanes_on);
-#else
-            bool any_active = false;
-            for (int l = 0; l < 4; ++l) {
-                m[l] = s.dynamic_mask[i + l] & ((all || (s.collision_mask[i + l] & bit)) ? ~0u : 0u);
-                any_active |= m[l] != 0;
-            }
-            if (!any_active) continue;
-#endif
+            alignas(16) uint32_t m[chunk][4];
+            bool any_on = false;
+            for (uint32_t c = 0; c < count; ++c) any_on |= on[c] = lanes_on(s, i, all[c], bits[c], m[c]);
+            if (!any_on) continue;
             F4 px, py, pz, pw, qx, qy, qz, qw;
             transpose(p[i], p[i + 1], p[i + 2], p[i + 3], px, py, pz, pw);
-            transpose(q[i], q[i + 1], q[i + 2], q[i + 3], qx, qy, qz, qw);
-            if (!collide_lanes<F4, M4>(w, px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), mask_from_bits(m)))
-                continue;  // nothing inside: the particles are as they were
+            bool have_q = false;  // previous positions are transposed when a lane passes a box
+            bool moved = false;
+            for (uint32_t c = 0; c < count; ++c) {
+                if (!on[c]) continue;
+                M4 active = mask_from_bits(m[c]);
+                if (w[c].has_box) {
+                    const ShapeLanes<F4>& b = w[c];
+                    const M4 in_x = mask_and(lt(b.lo_x, px), lt(px, b.hi_x));
+                    const M4 in_y = mask_and(lt(b.lo_y, py), lt(py, b.hi_y));
+                    const M4 in_z = mask_and(lt(b.lo_z, pz), lt(pz, b.hi_z));
+                    active = mask_and(active, mask_and(in_x, mask_and(in_y, in_z)));
+                    if (!any(active)) continue;
+                }
+                if (!have_q) {
+                    transpose(q[i], q[i + 1], q[i + 2], q[i + 3], qx, qy, qz, qw);
+                    have_q = true;
+                }
+                moved |= collide_lanes<F4, M4>(w[c], px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), active);
+            }
+            if (!moved) continue;  // nothing inside: the particles are as they were
             untranspose(px, py, pz, pw, p[i], p[i + 1], p[i + 2], p[i + 3]);
             untranspose(qx, qy, qz, qw, q[i], q[i + 1], q[i + 2], q[i + 3]);
         }
     }
 }
 
+void collide(const Setup& s, State& st, SolveMode mode) {
+    const uint32_t total = st.collidable_count + st.runtime_collidable_count;
+    Float4* p = st.positions;
+    Float4* q = st.previous_positions;
+    uint32_t pending = 0;  // scheduled mode: collidables pending..k-1 still to run as groups
+    for (uint32_t k = 0; k < total; ++k) {
+        const CollidableState& cs = st.collidables[k];
+        if (!cs.enabled || cs.shape == nullptr) continue;
+        const uint32_t bit = k < 32 ? (1u << k) : 0u;
+        const bool all = cs.all_particles;
+        if (cs.shape->kind == ShapeKind::convex_geometry) {
+            if (mode != SolveMode::sequential) collide_groups(s, st, pending, k);
+            pending = k + 1;
+            for (uint32_t i = 0; i < s.particle_count; ++i)
+                if (s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit)))
+                    collide_convex(*cs.shape, cs, p[i], q[i], s.radius[i], s.friction[i]);
+            continue;
+        }
+        if (mode != SolveMode::sequential) continue;  // runs in collide_groups
+        const ShapeLanes<float> w = shape_lanes<float>(world_shape(cs));
+        for (uint32_t i = 0; i < s.particle_count; ++i) {
+            const bool active = s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit));
+            if (!active) continue;
+            float px = p[i].x, py = p[i].y, pz = p[i].z, qx = q[i].x, qy = q[i].y, qz = q[i].z;
+            collide_lanes<float, bool>(w, px, py, pz, qx, qy, qz, s.radius[i], s.friction[i], true);
+            p[i].x = px; p[i].y = py; p[i].z = pz;
+            q[i].x = qx; q[i].y = qy; q[i].z = qz;
+        }
+    }
+    if (mode != SolveMode::sequential) collide_groups(s, st, pending, total);
+}
+
 // Verlet: v = (p - q) * damping; q = p; p = (p + v) + a * h^2, a = gravity (+ force * inv_mass).
-// One particle per four-lane vector (x, y, z, w); w and pinned particles are left as they are.
-void integrate(const Setup& s, State& st, bool forces) {
+// One particle per four-lane vector (x, y, z, w); w and pinned particles are left as they are
+// (a pinned particle's new position is computed and not kept: no branch in the loop).
+template <bool Forces>
+void integrate_particles(const Setup& s, State& st) {
     const float hh = st.substep_length * st.substep_length;
     const F4 damping = splat4(st.damping), h2 = splat4(hh);
     const F4 g = load4(&s.gravity.x);
+    Float4* const p = st.positions;
+    Float4* const q = st.previous_positions;
+    const Float4* const force = st.forces;
+    const uint32_t* const dynamic = s.dynamic_mask;
+    const float* const inv_mass = s.inv_mass;
+    const uint32_t n = s.particle_count;
     alignas(16) static const uint32_t xyz_bits[4] = {~0u, ~0u, ~0u, 0u};
     const M4 xyz = mask_from_bits(xyz_bits);
-    for (uint32_t i = 0; i < s.particle_count; ++i) {
-        if (!s.dynamic_mask[i]) {
-            st.previous_positions[i] = st.positions[i];
-            continue;
-        }
-        const F4 p = load4(&st.positions[i].x), q = load4(&st.previous_positions[i].x);
-        const F4 v = (p - q) * damping;
+    for (uint32_t i = 0; i < n; ++i) {
+        const F4 pi = load4(&p[i].x), qi = load4(&q[i].x);
+        const F4 v = (pi - qi) * damping;
         F4 a = g;
-        if (forces) a = g + load4(&st.forces[i].x) * splat4(s.inv_mass[i]);
-        const F4 np = (p + v) + a * h2;
-        store4(&st.previous_positions[i].x, p);
-        store4(&st.positions[i].x, select(xyz, np, p));
+        if constexpr (Forces) a = g + load4(&force[i].x) * splat4(inv_mass[i]);
+        const F4 np = (pi + v) + a * h2;
+        store4(&q[i].x, pi);
+        store4(&p[i].x, select(mask_and(xyz, mask_splat(dynamic[i])), np, pi));
     }
+}
+void integrate(const Setup& s, State& st, bool forces) {
+    if (forces) integrate_particles<true>(s, st);
+    else integrate_particles<false>(s, st);
 }
 
 // The Elden Ring cloth action (seed 000): fields sampled once per step at the centre of the
@@ -921,7 +1029,7 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
             for (uint32_t k = 0; k < s.pass_count; ++k) {
                 const Pass& pass = s.passes[k];
                 switch (pass.kind) {
-                    case PassKind::links: solve_links(s.link_runs[pass.index], st.positions, in.mode); break;
+                    case PassKind::links: solve_links(s.link_runs[pass.index], st.positions, in); break;
                     case PassKind::bend_stiffness: solve_bend_stiffness(s.bend_stiffness_sets[pass.index], s, st.positions); break;
                     case PassKind::local_range: if (!in.skip_local_range) solve_local_range(s.local_range_sets[pass.index], s, st.positions, in); break;
                     case PassKind::transition: {

@@ -1,0 +1,198 @@
+// What a character's cloth costs per frame: ns per step of whole cloth datas of corpus files and of
+// each operator kind alone (issue 11, "Speed"), through the runtime's public C API. The corpus
+// cloth is exported in memory by drape's exporter (as `drape cloth` writes it), loaded with
+// drape_cloth_file_load, stepped at 30 Hz under a moving root (a triangle wave of the translation,
+// as tests/determinism drives it).
+//
+// Per operator kind: the runtime has no public switch to run one kind, so this benchmark (and only
+// it) copies the loaded file's model, keeps in every state only the operators of that kind, and
+// points the instance at the copy (rt_instance.h). The operators of a kind then read buffers the
+// others no longer refresh; their cost does not depend on the values. Kinds a file lacks are
+// taken from the next file of the list that has them (the label names the file and cloth data).
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <filesystem>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "corpus.h"
+#include "drape/exporters/cloth_export.h"
+#include "drape/havok/animation.h"
+#include "drape/havok/cloth.h"
+#include "drape/runtime.h"
+#include "havok_corpus.h"
+#include "rt_instance.h"
+
+namespace {
+
+struct CorpusCloth {
+    const char* file;
+    const char* member;
+};
+// Sekiro c7190 first: its hair01 (2,670 particles) is the largest sim cloth of the corpus.
+const CorpusCloth k_files[] = {
+    {"sekiro/c7190.chrbnd.dcx", "_c.hkx"},     {"er/game/chr/c5000.chrbnd.dcx", "_c.hkx"},
+    {"er/game/chr/c4361.chrbnd.dcx", "_c.hkx"}, {"er/game/chr/c3061.chrbnd.dcx", "_c.hkx"},
+    {"bb/c2020_c.hkx", ""},                     {"ds3/c1400.chrbnd.dcx", "_c.hkx"},
+    {"ds3/bd_m_11010.partsbnd.dcx", "_c.hkx"},  {"er/HD_M_3005_c.hkx", ""},
+};
+
+struct LoadedFile {
+    std::vector<uint8_t> bytes;
+    drape_cloth_file* file = nullptr;
+    ~LoadedFile() { drape_cloth_file_destroy(file); }
+};
+
+// The exported and loaded file (cached; nullptr when the corpus or the exporter cannot give it).
+LoadedFile* loaded(size_t index) {
+    static std::map<size_t, std::unique_ptr<LoadedFile>> cache;
+    auto it = cache.find(index);
+    if (it != cache.end()) return it->second.get();
+    std::unique_ptr<LoadedFile> lf;
+    if (std::filesystem::exists(drape::test::corpus_dir())) {
+        auto f = drape::test::load_hkx(k_files[index].file, k_files[index].member);
+        auto cloth = f ? std::optional(drape::hcl::read_cloth(*f)) : std::nullopt;
+        if (cloth && *cloth) {
+            drape::cloth_export::Options o;
+            o.sdk = f->sdk;
+            if (auto anim = drape::havok::read_animation_container(*f)) o.skeletons = anim->skeletons;
+            if (auto bytes = drape::cloth_export::export_cloth(**cloth, o, nullptr)) {
+                lf = std::make_unique<LoadedFile>();
+                lf->bytes = std::move(*bytes);
+                drape_error err;
+                if (drape_cloth_file_load(lf->bytes.data(), lf->bytes.size(), &lf->file, &err) != DRAPE_RESULT_OK) lf.reset();
+            }
+        }
+    }
+    LoadedFile* r = lf.get();
+    cache[index] = std::move(lf);
+    return r;
+}
+
+using drape::rt::OpKind;
+enum class Kind { all, skin, move_particles, simulate, vertex_frames, mesh_mesh_deform };
+bool in_kind(OpKind k, Kind kind) {
+    switch (kind) {
+        case Kind::all: return true;
+        case Kind::skin: return k == OpKind::object_space_skin || k == OpKind::bone_space_skin;
+        case Kind::move_particles: return k == OpKind::move_particles;
+        case Kind::simulate: return k == OpKind::simulate;
+        case Kind::vertex_frames: return k == OpKind::update_all_vertex_frames || k == OpKind::update_some_vertex_frames;
+        case Kind::mesh_mesh_deform:
+            return k == OpKind::object_space_mesh_mesh_deform || k == OpKind::bone_space_mesh_mesh_deform;
+    }
+    return false;
+}
+// Operators of `kind` in the cloth data's state 0.
+size_t ops_of(const drape_cloth_file* f, uint32_t cloth, Kind kind) {
+    const drape::rt::ClothModel& m = f->model.cloths[cloth];
+    if (m.states.empty()) return 0;
+    size_t n = 0;
+    for (uint32_t oi : m.states[0].operators) n += in_kind(m.operators[oi].kind, kind);
+    return n;
+}
+uint32_t particles_of(const drape_cloth_file* f, uint32_t cloth) {
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < drape_cloth_sim_count(f, cloth); ++s) n += drape_cloth_sim_particle_count(f, cloth, s);
+    return n;
+}
+
+// Steps one cloth data with only the operators of `kind` (all: every operator).
+void run_cloth(benchmark::State& state, const drape_cloth_file* f, uint32_t cloth, Kind kind, const std::string& label) {
+    drape_instance_def def = drape_default_instance_def();
+    def.cloth = cloth;
+    drape_instance* inst = nullptr;
+    drape_error err;
+    if (drape_instance_create(f, &def, &inst, &err) != DRAPE_RESULT_OK) {
+        state.SkipWithError(err.message);
+        return;
+    }
+    drape::rt::ClothModel only = f->model.cloths[cloth];
+    for (auto& st : only.states) {
+        std::vector<uint32_t> keep;
+        for (uint32_t oi : st.operators)
+            if (in_kind(only.operators[oi].kind, kind)) keep.push_back(oi);
+        st.operators = keep;
+    }
+    if (kind != Kind::all) inst->cloth = &only;
+    const uint32_t nt = drape_cloth_transform_count(f, cloth);
+    std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
+    for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
+    if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
+    drape_instance_reset(inst);
+    uint32_t k = 0;
+    for (auto _ : state) {
+        const float phase = float(k % 40) / 40.0f, tri = phase < 0.5f ? phase : 1.0f - phase;
+        for (uint32_t i = 0; i < nt; ++i) {
+            pose[i * 16 + 12] = 0.3f * tri;
+            pose[i * 16 + 14] = 0.1f * tri;
+        }
+        if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
+        drape_instance_step(inst, 1.0f / 30);
+        ++k;
+    }
+    state.SetLabel(label);
+    state.counters["ns_per_step"] = benchmark::Counter(double(state.iterations()) * 1e-9,
+                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["operators"] = double(ops_of(f, cloth, kind));
+    state.counters["particles"] = particles_of(f, cloth);
+    inst->cloth = &f->model.cloths[cloth];
+    drape_instance_destroy(inst);
+}
+
+// The cloth data with the most particles among the corpus files, every operator.
+void cloth_corpus_largest(benchmark::State& state) {
+    const drape_cloth_file* best = nullptr;
+    uint32_t best_cloth = 0, best_n = 0;
+    std::string label;
+    for (size_t i = 0; i < std::size(k_files); ++i) {
+        const LoadedFile* lf = loaded(i);
+        if (!lf) continue;
+        for (uint32_t c = 0; c < drape_cloth_data_count(lf->file); ++c)
+            if (particles_of(lf->file, c) > best_n) {
+                best = lf->file;
+                best_cloth = c;
+                best_n = particles_of(lf->file, c);
+                label = std::string(k_files[i].file) + " " + drape_cloth_data_name(lf->file, c);
+            }
+    }
+    if (!best) {
+        state.SkipWithError("no corpus cloth (corpus missing or the exporter failed)");
+        return;
+    }
+    run_cloth(state, best, best_cloth, Kind::all, label);
+}
+
+// One operator kind alone, in the first file (list order) whose cloth data has it (the cloth data
+// with most operators of the kind in that file).
+void cloth_operator_kind(benchmark::State& state) {
+    const Kind kind = Kind(state.range(0));
+    for (size_t i = 0; i < std::size(k_files); ++i) {
+        const LoadedFile* lf = loaded(i);
+        if (!lf) continue;
+        uint32_t best = 0;
+        size_t most = 0;
+        for (uint32_t c = 0; c < drape_cloth_data_count(lf->file); ++c)
+            if (ops_of(lf->file, c, kind) > most) {
+                most = ops_of(lf->file, c, kind);
+                best = c;
+            }
+        if (most == 0) continue;
+        run_cloth(state, lf->file, best, kind, std::string(k_files[i].file) + " " + drape_cloth_data_name(lf->file, best));
+        return;
+    }
+    state.SkipWithError("no corpus cloth data has this operator kind");
+}
+
+}  // namespace
+
+BENCHMARK(cloth_corpus_largest)->MinTime(0.2);
+BENCHMARK(cloth_operator_kind)
+    ->ArgName("kind_skin1_move2_simulate3_frames4_meshmesh5")
+    ->DenseRange(1, 5)
+    ->MinTime(0.2);
