@@ -590,9 +590,11 @@ Result<std::vector<uint8_t>> bake(Bytes glb, Cloth& cloth, const BakeOptions& op
             }
         }
     const double duration = scene->animation_duration(animation);
-    const size_t frames = size_t(std::floor(duration * options.rate + 1e-9)) + 1;
+    const double first = std::clamp(options.start_seconds, 0.0, duration);
+    const double last = options.max_seconds > 0 ? std::min(duration, first + options.max_seconds) : duration;
+    const size_t frames = size_t(std::floor((last - first) * options.rate + 1e-9)) + 1;
     std::vector<double> times;
-    for (size_t k = 0; k < frames; ++k) times.push_back(std::min(duration, double(k) / options.rate));
+    for (size_t k = 0; k < frames; ++k) times.push_back(std::min(last, first + double(k) / options.rate));
     std::vector<MeshMotion> motions;
     for (size_t b = 0; b < buffers.size(); ++b)
         if (buffer_mesh[b] >= 0) {

@@ -148,4 +148,10 @@ Result<std::unique_ptr<Cloth>> runtime_cloth(Bytes drcloth) {
     return std::unique_ptr<Cloth>(std::move(c));
 }
 
+Result<std::vector<uint8_t>> bake_with_runtime(Bytes glb, Bytes drcloth, const BakeOptions& options, BakeReport* report) {
+    auto cloth = runtime_cloth(drcloth);
+    if (!cloth) return std::move(cloth.error().within("the .drcloth"));
+    return bake(glb, **cloth, options, report);
+}
+
 }  // namespace drape::bake

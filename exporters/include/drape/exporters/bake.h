@@ -125,6 +125,8 @@ struct BakeOptions {
     bool sway = false;   // bake a procedural sway of the root instead of a clip
     double rate = 30;    // frames per second (the games step cloth at 30 Hz)
     double sway_seconds = 4;
+    double start_seconds = 0;  // bake the clip from this time on (clamped to the clip)
+    double max_seconds = 0;    // at most this long a stretch of the clip (0: to its end)
     int warmup_steps = 30;  // steps at the first frame's pose before recording, to settle the cloth
     WriteOptions write;
 };
