@@ -88,6 +88,48 @@ Quat slerp(Quat a, Quat b, double u) {
     return r;
 }
 
+// A node's local translation, rotation (unit quaternion x y z w) and scale from an affine matrix.
+void decompose(const Mat4& m, std::array<double, 3>& t, Quat& q, std::array<double, 3>& s) {
+    t = {m[12], m[13], m[14]};
+    double c[3][3];
+    for (int k = 0; k < 3; ++k) {
+        s[size_t(k)] = std::sqrt(m[size_t(k * 4)] * m[size_t(k * 4)] + m[size_t(k * 4 + 1)] * m[size_t(k * 4 + 1)] + m[size_t(k * 4 + 2)] * m[size_t(k * 4 + 2)]);
+        for (int r = 0; r < 3; ++r) c[k][r] = s[size_t(k)] > 0 ? m[size_t(k * 4 + r)] / s[size_t(k)] : (k == r ? 1 : 0);
+    }
+    const double det = c[0][0] * (c[1][1] * c[2][2] - c[2][1] * c[1][2]) - c[1][0] * (c[0][1] * c[2][2] - c[2][1] * c[0][2]) +
+                       c[2][0] * (c[0][1] * c[1][2] - c[1][1] * c[0][2]);
+    if (det < 0) {
+        s[2] = -s[2];
+        for (int r = 0; r < 3; ++r) c[2][r] = -c[2][r];
+    }
+    // R(row, col) = c[col][row]
+    const double tr = c[0][0] + c[1][1] + c[2][2];
+    if (tr > 0) {
+        const double w = std::sqrt(1 + tr) * 2;
+        q = {(c[1][2] - c[2][1]) / w, (c[2][0] - c[0][2]) / w, (c[0][1] - c[1][0]) / w, w / 4};
+    } else if (c[0][0] > c[1][1] && c[0][0] > c[2][2]) {
+        const double w = std::sqrt(1 + c[0][0] - c[1][1] - c[2][2]) * 2;
+        q = {w / 4, (c[1][0] + c[0][1]) / w, (c[2][0] + c[0][2]) / w, (c[1][2] - c[2][1]) / w};
+    } else if (c[1][1] > c[2][2]) {
+        const double w = std::sqrt(1 + c[1][1] - c[0][0] - c[2][2]) * 2;
+        q = {(c[1][0] + c[0][1]) / w, w / 4, (c[2][1] + c[1][2]) / w, (c[2][0] - c[0][2]) / w};
+    } else {
+        const double w = std::sqrt(1 + c[2][2] - c[0][0] - c[1][1]) * 2;
+        q = {(c[2][0] + c[0][2]) / w, (c[2][1] + c[1][2]) / w, w / 4, (c[0][1] - c[1][0]) / w};
+    }
+    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (auto& x : q) x /= n;
+}
+
+// The affine matrix a node's translation, rotation and scale channels give for `m`: what a viewer
+// shows when `m` is keyed as TRS (shear, which TRS cannot hold, is lost).
+Mat4 trs_projection(const Mat4& m) {
+    std::array<double, 3> t, sc;
+    Quat q;
+    decompose(m, t, q, sc);
+    return trs(t, q, sc);
+}
+
 int components(const std::string& type) {
     if (type == "SCALAR") return 1;
     if (type == "VEC2") return 2;
@@ -265,7 +307,9 @@ std::string Scene::node_name(size_t node) const { return impl->doc["nodes"].at(n
 
 Result<std::vector<Mat4>> Scene::world_matrices(int animation, double t) const { return world_matrices(animation, t, {}); }
 
-Result<std::vector<Mat4>> Scene::world_matrices(int animation, double t, const std::vector<std::pair<int, Mat4>>& given) const {
+Result<std::vector<Mat4>> Scene::world_matrices(int animation, double t, const std::vector<std::pair<int, Mat4>>& given,
+                                                std::vector<Mat4>* given_local) const {
+    if (given_local) given_local->assign(given.size(), identity());
     const json& nodes = impl->doc.value("nodes", json::array());
     const size_t n = nodes.size();
     std::vector<std::array<double, 3>> T(n, {0, 0, 0}), S(n, {1, 1, 1});
@@ -320,8 +364,20 @@ Result<std::vector<Mat4>> Scene::world_matrices(int animation, double t, const s
         for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
             const int p = impl->parent[*it];
             world[*it] = p < 0 ? local[*it] : mul(world[size_t(p)], local[*it]);
-            for (const auto& [node, m] : given)
-                if (size_t(node) == *it) world[*it] = m;
+            for (size_t g = 0; g < given.size(); ++g) {
+                if (size_t(given[g].first) != *it) continue;
+                // The local matrix that puts the node at the given world matrix under its parent
+                // as the parent is shown, projected onto what TRS channels hold.
+                Mat4 l = given[g].second;
+                if (p >= 0) {
+                    Mat4 inv;
+                    if (!affine_inverse(world[size_t(p)], inv)) return make_error("the parent of node " + node_name(*it) + " is singular");
+                    l = mul(inv, l);
+                }
+                l = trs_projection(l);
+                world[*it] = p < 0 ? l : mul(world[size_t(p)], l);
+                if (given_local) (*given_local)[g] = l;
+            }
             state[*it] = 1;
         }
     }
@@ -456,43 +512,6 @@ std::vector<Mat4> skin_matrices(const Scene::Mesh& m, const std::vector<Mat4>& w
 
 }  // namespace
 
-namespace {
-
-// A node's local translation, rotation (unit quaternion x y z w) and scale from an affine matrix.
-void decompose(const Mat4& m, std::array<double, 3>& t, Quat& q, std::array<double, 3>& s) {
-    t = {m[12], m[13], m[14]};
-    double c[3][3];
-    for (int k = 0; k < 3; ++k) {
-        s[size_t(k)] = std::sqrt(m[size_t(k * 4)] * m[size_t(k * 4)] + m[size_t(k * 4 + 1)] * m[size_t(k * 4 + 1)] + m[size_t(k * 4 + 2)] * m[size_t(k * 4 + 2)]);
-        for (int r = 0; r < 3; ++r) c[k][r] = s[size_t(k)] > 0 ? m[size_t(k * 4 + r)] / s[size_t(k)] : (k == r ? 1 : 0);
-    }
-    const double det = c[0][0] * (c[1][1] * c[2][2] - c[2][1] * c[1][2]) - c[1][0] * (c[0][1] * c[2][2] - c[2][1] * c[0][2]) +
-                       c[2][0] * (c[0][1] * c[1][2] - c[1][1] * c[0][2]);
-    if (det < 0) {
-        s[2] = -s[2];
-        for (int r = 0; r < 3; ++r) c[2][r] = -c[2][r];
-    }
-    // R(row, col) = c[col][row]
-    const double tr = c[0][0] + c[1][1] + c[2][2];
-    if (tr > 0) {
-        const double w = std::sqrt(1 + tr) * 2;
-        q = {(c[1][2] - c[2][1]) / w, (c[2][0] - c[0][2]) / w, (c[0][1] - c[1][0]) / w, w / 4};
-    } else if (c[0][0] > c[1][1] && c[0][0] > c[2][2]) {
-        const double w = std::sqrt(1 + c[0][0] - c[1][1] - c[2][2]) * 2;
-        q = {w / 4, (c[1][0] + c[0][1]) / w, (c[2][0] + c[0][2]) / w, (c[1][2] - c[2][1]) / w};
-    } else if (c[1][1] > c[2][2]) {
-        const double w = std::sqrt(1 + c[1][1] - c[0][0] - c[2][2]) * 2;
-        q = {(c[1][0] + c[0][1]) / w, w / 4, (c[2][1] + c[1][2]) / w, (c[2][0] - c[0][2]) / w};
-    } else {
-        const double w = std::sqrt(1 + c[2][2] - c[0][0] - c[1][1]) * 2;
-        q = {(c[2][0] + c[0][2]) / w, (c[2][1] + c[1][2]) / w, w / 4, (c[0][1] - c[1][0]) / w};
-    }
-    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (auto& x : q) x /= n;
-}
-
-}  // namespace
-
 Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<const double> times, std::span<const MeshMotion> motions,
                                          std::span<const BoneMotion> bones, const WriteOptions& options, WriteReport* report) {
     WriteReport local;
@@ -510,31 +529,26 @@ Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<
         if (b.node < 0 || size_t(b.node) >= scene.node_count()) return make_error("no node " + std::to_string(b.node) + " for a driven bone");
         if (b.frames.size() != K) return make_error(std::to_string(b.frames.size()) + " frames of a driven bone for " + std::to_string(K) + " times");
     }
-    std::vector<std::vector<Mat4>> worlds;
+    std::vector<std::vector<Mat4>> worlds, locals;  // locals: per frame, the driven bones' local matrices
     for (size_t k = 0; k < K; ++k) {
         std::vector<std::pair<int, Mat4>> given;
         for (const BoneMotion& b : bones) given.push_back({b.node, b.frames[k]});
-        auto w = scene.world_matrices(animation, times[k], given);
+        locals.emplace_back();
+        auto w = scene.world_matrices(animation, times[k], given, &locals.back());
         if (!w) return w.error();
         worlds.push_back(std::move(*w));
     }
     std::vector<float> key_times(times.begin(), times.end());
     const int input = add_float_accessor(doc, bin, key_times, "SCALAR", true);
     // Driven bones: local TRS against the parent as it moves (driven too, or the clip's).
-    for (const BoneMotion& b : bones) {
+    for (size_t bi = 0; bi < bones.size(); ++bi) {
+        const BoneMotion& b = bones[bi];
         std::vector<float> tv, rv, sv;
         Quat prev{0, 0, 0, 1};
         for (size_t k = 0; k < K; ++k) {
-            const int p = scene.impl->parent[size_t(b.node)];
-            Mat4 local = b.frames[k];
-            if (p >= 0) {
-                Mat4 inv;
-                if (!affine_inverse(worlds[k][size_t(p)], inv)) return make_error("the parent of driven node " + scene.node_name(size_t(b.node)) + " is singular");
-                local = mul(inv, b.frames[k]);
-            }
             std::array<double, 3> t, sc;
             Quat q;
-            decompose(local, t, q, sc);
+            decompose(locals[k][bi], t, q, sc);
             if (k && q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] < 0)
                 for (auto& x : q) x = -x;  // the short way from the previous key
             prev = q;

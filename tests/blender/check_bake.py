@@ -1,7 +1,8 @@
 # Blender (3.4, headless) check of a baked cloth: imports each .glb named in the job file, plays
 # its animation to the given times and writes every mesh's evaluated vertex positions (world
 # space, Blender's Z-up axes) per time. With "animation": null the files are only imported (a
-# file with no drawable mesh must import too) and their objects listed. Run by tests/bake_test.cpp:
+# file with no drawable mesh must import too) and their objects listed. "meshes" limits the
+# meshes written; "bones" names armature bones whose heads (world space) are written per time. Run by tests/bake_test.cpp:
 #   blender -b --factory-startup --python check_bake.py -- job.json result.json
 import json
 import sys
@@ -14,7 +15,7 @@ if not hasattr(numpy, "bool"):
 import bpy  # noqa: E402
 
 
-def sample(path, animation, times, only):
+def sample(path, animation, times, only, bones):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.import_scene.gltf(filepath=path)
     scene = bpy.context.scene
@@ -38,13 +39,9 @@ def sample(path, animation, times, only):
         if holder is None:
             continue
         mine = [a for a in bpy.data.actions if a.name.startswith(animation + "_") and a.id_root == root]
-        if root == "KEY":
-            # the action of this mesh's shape keys: it animates this key's blocks
-            names = set(k.name for k in holder.key_blocks)
-            mine = [a for a in mine if a.fcurves and all(fc.data_path.split('"')[1] in names for fc in a.fcurves if '"' in fc.data_path)
-                    and o.name in a.name] or [a for a in mine if o.name in a.name]
-        else:
-            mine = [a for a in mine if o.name in a.name] or mine
+        # the action of this object (shape keys: of this mesh), by its name
+        exact = [a for a in mine if a.name in (animation + "_" + o.name, animation + "_" + o.data.name)]
+        mine = exact or [a for a in mine if o.name in a.name] or (mine if root == "OBJECT" else [])
         holder.animation_data_create()
         for track in holder.animation_data.nla_tracks:
             track.mute = True
@@ -67,7 +64,14 @@ def sample(path, animation, times, only):
             me = ev.to_mesh()
             meshes[o.name] = [list(o.matrix_world @ v.co) for v in me.vertices]
             ev.to_mesh_clear()
-        out.append({"time": t, "meshes": meshes})
+        heads = {}
+        for o in scene.objects:
+            if o.type == "ARMATURE" and bones:
+                for name in bones:
+                    pb = o.pose.bones.get(name)
+                    if pb is not None:
+                        heads[name] = list(o.matrix_world @ pb.head)
+        out.append({"time": t, "meshes": meshes, "bones": heads})
     shape_keys = {o.name: len(o.data.shape_keys.key_blocks) for o in scene.objects if o.type == "MESH" and o.data.shape_keys}
     return {"frames": out, "actions": actions, "shape_keys": shape_keys}
 
@@ -78,7 +82,7 @@ def main():
     result = {"errors": [], "files": {}}
     for f in job["files"]:
         try:
-            result["files"][f] = sample(f, job.get("animation"), job.get("times", []), job.get("meshes"))
+            result["files"][f] = sample(f, job.get("animation"), job.get("times", []), job.get("meshes"), job.get("bones", []))
         except Exception as e:  # report, never hang
             result["errors"].append("%s: %s: %s" % (f, type(e).__name__, e))
     json.dump(result, open(argv[1], "w"))

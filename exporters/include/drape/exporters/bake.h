@@ -43,9 +43,12 @@ public:
     // Every node's world matrix at time t of `animation` (-1: the nodes' own TRS, the rest pose).
     // Channels are sampled as glTF says: STEP, LINEAR (slerp for rotations), CUBICSPLINE.
     Result<std::vector<Mat4>> world_matrices(int animation, double t) const;
-    // The same with some nodes' world matrices given (bones the cloth drives): their descendants
-    // follow them.
-    Result<std::vector<Mat4>> world_matrices(int animation, double t, const std::vector<std::pair<int, Mat4>>& given) const;
+    // The same with some nodes' world matrices given (bones the cloth drives): each such node
+    // gets the local matrix that puts it there under its parent, projected onto translation,
+    // rotation and scale (what glTF channels hold: the origin is kept exactly, shear is lost),
+    // returned in `given_local` (in `given`'s order); descendants follow.
+    Result<std::vector<Mat4>> world_matrices(int animation, double t, const std::vector<std::pair<int, Mat4>>& given,
+                                             std::vector<Mat4>* given_local = nullptr) const;
 
     // A mesh drawn by a node: its first primitive's positions (mesh space) and, when the node
     // has a skin, the joints (as node indices), weights and inverse bind matrices.
