@@ -99,7 +99,7 @@ BUILD_DEMO := build/demo
 DRAPE := $(BUILD_DEMO)/tools/drape
 $(BUILD_DEMO)/build.ninja:
 	cmake -S . -B $(BUILD_DEMO) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
-	  -DDRAPE_BUILD_TESTS=OFF >/dev/null
+	  -DDRAPE_BUILD_TESTS=OFF $(LAUNCHER) >/dev/null
 
 demo: deps $(BUILD_DEMO)/build.ninja
 	ninja -C $(BUILD_DEMO) -j $(JOBS) drape
