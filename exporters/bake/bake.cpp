@@ -586,6 +586,13 @@ Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<
         if (mj["primitives"][0].contains("targets")) return make_error("mesh " + mesh->name + " already has morph targets");
         const size_t nv = mesh->positions.size();
         json targets = json::array(), names = json::array();
+        // The targets' base values: zeros in one buffer view the mesh's targets share. glTF lets a
+        // sparse accessor go without one, but Godot 3.2's importer then reads buffer view 0 in its
+        // place and drops the target.
+        const std::vector<float> zeros(nv * 3, 0.0f);
+        const int zero_view = add_view(doc, bin, zeros.data(), zeros.size() * 4);
+        doc["bufferViews"][size_t(zero_view)]["byteStride"] = 12;  // shared by several accessors
+        doc["bufferViews"][size_t(zero_view)]["target"] = 34962;   // ARRAY_BUFFER
         for (size_t k = 0; k < K; ++k) {
             if (mo.frames[k].size() != nv) return make_error("frame " + std::to_string(k) + " has " + std::to_string(mo.frames[k].size()) + " vertices, the mesh " + std::to_string(nv));
             const auto skin = skin_matrices(*mesh, worlds[k]);
@@ -610,11 +617,15 @@ Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<
                     hi[size_t(c)] = std::max(hi[size_t(c)], d[c]);
                 }
             }
-            json acc = {{"componentType", 5126}, {"count", nv}, {"type", "VEC3"}, {"min", lo}, {"max", hi}};
+            json acc = {{"bufferView", zero_view}, {"componentType", 5126}, {"count", nv}, {"type", "VEC3"}, {"min", lo}, {"max", hi}};
             if (!idx.empty()) {
                 const int iv = add_view(doc, bin, idx.data(), idx.size() * 4);
                 const int vv = add_view(doc, bin, val.data(), val.size() * 4);
-                acc["sparse"] = {{"count", idx.size()}, {"indices", {{"bufferView", iv}, {"componentType", 5125}}}, {"values", {{"bufferView", vv}}}};
+                // byteOffset 0 written out: Godot 3.2's importer leaves an absent sparse-indices
+                // byteOffset uninitialised and then refuses the accessor.
+                acc["sparse"] = {{"count", idx.size()},
+                                 {"indices", {{"bufferView", iv}, {"byteOffset", 0}, {"componentType", 5125}}},
+                                 {"values", {{"bufferView", vv}, {"byteOffset", 0}}}};
             }
             doc["accessors"].push_back(acc);
             targets.push_back({{"POSITION", int(doc["accessors"].size() - 1)}});

@@ -2,7 +2,8 @@
 #   "import" (the default): the expected number of MeshInstance nodes, each with a skin, and one
 #       Skeleton holding every bone name of the game ("meshes", "bones");
 #   "bake": a baked cloth ("animation", "blend_shapes" per cloth mesh, "shape_meshes" meshes that
-#       have them): the AnimationPlayer has the clip with one blend-shape track per shape and mesh,
+#       have them): the shapes move a vertex by "min_shape_offset" m (default 0.001) or more from
+#       the base mesh, the AnimationPlayer has the clip with one blend-shape track per shape and mesh,
 #       the clip kept its bone tracks, and each bone of "driven_bones" has a transform track;
 #   "open": the file imports and instances ("meshes": how many MeshInstance nodes, 0 allowed).
 # Prints "DRAPE_GODOT_OK <count>" when all pass; exits 1 otherwise. Run by tests/gltf_test.cpp
@@ -102,6 +103,18 @@ func _check_bake(c, meshes, players, errors):
 			if m.mesh.get_blend_shape_count() != want:
 				errors.append("mesh %s has %d blend shapes, expected %d" % [m.name, m.mesh.get_blend_shape_count(), want])
 			shaped += 1
+			# The shapes hold the motion (an importer that cannot read a target leaves it flat):
+			# the largest distance of a shape's vertex from the base mesh's.
+			var base = m.mesh.surface_get_arrays(0)[Mesh.ARRAY_VERTEX]
+			var far = 0.0
+			for shape in m.mesh.surface_get_blend_shape_arrays(0):
+				var v = shape[Mesh.ARRAY_VERTEX]
+				if v == null or v.size() != base.size():
+					continue
+				for i in range(v.size()):
+					far = max(far, v[i].distance_to(base[i]))
+			if far < float(c.get("min_shape_offset", 0.001)):
+				errors.append("mesh %s: its blend shapes move no vertex by %f m or more (largest %f)" % [m.name, float(c.get("min_shape_offset", 0.001)), far])
 	if shaped != int(c["shape_meshes"]):
 		errors.append("meshes with blend shapes %d, expected %d" % [shaped, int(c["shape_meshes"])])
 	if players.size() != 1:
@@ -120,7 +133,9 @@ func _check_bake(c, meshes, players, errors):
 			tracks += 1
 		if anim.track_get_type(t) == Animation.TYPE_TRANSFORM:
 			transforms += 1
-			bone_tracks[p.get_slice(":", 1)] = true
+			var parts = p.split(":")
+			if parts.size() > 1:
+				bone_tracks[parts[1]] = true
 	if tracks != want * int(c["shape_meshes"]):
 		errors.append("blend-shape tracks %d, expected %d" % [tracks, want * int(c["shape_meshes"])])
 	if transforms == 0:
