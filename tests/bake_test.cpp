@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "corpus.h"
+#include "external.h"
 #include "drape/anim/anibnd.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
@@ -133,12 +134,8 @@ private:
     std::vector<bake::Vec3f> m_positions;
 };
 
-bool skip_external() {
-    const char* s = std::getenv("DRAPE_SKIP_EXTERNAL");
-    return s && std::string(s) == "1";
-}
+using test::skip_external;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 }  // namespace
 
@@ -242,13 +239,7 @@ TEST_CASE("bake: Blender plays baked and unbaked to the same frames, the cape di
     const int frames[2] = {10, 33};
     json job = {{"files", {(dir / "unbaked.glb").string(), (dir / "baked.glb").string()}}, {"animation", SampleFacts::clip}, {"times", json::array()}};
     for (int k : frames) job["times"].push_back(k / 30.0);
-    std::ofstream(dir / "job.json") << job.dump();
-    const std::string cmd = "blender -b --factory-startup --python " + q(fs::path(DRAPE_SOURCE_DIR) / "tests/blender/check_bake.py") + " -- " +
-                            q(dir / "job.json") + " " + q(dir / "result.json") + " > " + q(dir / "blender.log") + " 2>&1";
-    CHECK(std::system(cmd.c_str()) == 0);
-    std::ifstream in(dir / "result.json");
-    REQUIRE_MESSAGE(in.good(), "Blender wrote no result; see " << (dir / "blender.log").string());
-    const json r = json::parse(in);
+    const json r = test::blender_bake_check(dir, job);
     REQUIRE_MESSAGE(r["errors"].empty(), r["errors"].dump());
     const json& un = r["files"][(dir / "unbaked.glb").string()];
     const json& ba = r["files"][(dir / "baked.glb").string()];
@@ -282,20 +273,6 @@ TEST_CASE("bake: Blender plays baked and unbaked to the same frames, the cape di
 
 namespace {
 
-std::string on_path(const std::string& exe) {
-    const char* path = std::getenv("PATH");
-    std::string p = path ? path : "";
-    size_t start = 0;
-    while (start <= p.size()) {
-        const size_t end = p.find(':', start);
-        const fs::path cand = fs::path(p.substr(start, end == std::string::npos ? std::string::npos : end - start)) / exe;
-        if (fs::exists(cand)) return cand.string();
-        if (end == std::string::npos) break;
-        start = end + 1;
-    }
-    return "";
-}
-
 std::vector<uint8_t> baked_sample() {
     const Sample s = sample();
     StandIn cloth(s);
@@ -308,59 +285,24 @@ std::vector<uint8_t> baked_sample() {
 
 TEST_CASE("bake: the Khronos validator reports no errors on the baked sample") {
     if (skip_external()) return;
-    const std::string node = on_path("node");
-    REQUIRE_MESSAGE(!node.empty(), "node not found on PATH (apt-get install nodejs; or DRAPE_SKIP_EXTERNAL=1)");
-    const fs::path module = std::getenv("DRAPE_GLTF_VALIDATOR") ? fs::path(std::getenv("DRAPE_GLTF_VALIDATOR"))
-                                                                : fs::path(DRAPE_BINARY_DIR) / "node_tools/node_modules/gltf-validator";
-    REQUIRE_MESSAGE(fs::exists(module / "package.json"), "gltf-validator not found at " << module.string() << " (make deps-test)");
     const auto dir = test::scratch_dir("bake_validator");
     REQUIRE(write_file(dir / "baked.glb", baked_sample()));
-    const std::string cmd = node + " " + q(fs::path(DRAPE_SOURCE_DIR) / "tests/gltf/validate.mjs") + " " + q(module) + " " + q(dir / "baked.glb") +
-                            " > " + q(dir / "report.json") + " 2>&1";
-    REQUIRE(std::system(cmd.c_str()) == 0);
-    std::ifstream in(dir / "report.json");
-    const json rep = json::parse(in);
-    REQUIRE(rep.size() == 1);
-    for (const auto& m : rep[0]["messages"])
+    const json rep = test::validate_gltf(dir / "baked.glb");
+    REQUIRE_MESSAGE(rep["errors"].get<int>() >= 0, rep.value("why", ""));
+    for (const auto& m : rep["messages"])
         if (m["severity"].get<int>() == 0) MESSAGE(m["code"].get<std::string>() << " " << m["message"].get<std::string>() << " at " << m.value("pointer", ""));
-    MESSAGE("gltf-validator baked.glb: " << rep[0]["errors"].get<int>() << " errors, " << rep[0]["warnings"].get<int>() << " warnings");
-    CHECK(rep[0]["errors"].get<int>() == 0);
+    MESSAGE("gltf-validator baked.glb: " << rep["errors"].get<int>() << " errors, " << rep["warnings"].get<int>() << " warnings");
+    CHECK(rep["errors"].get<int>() == 0);
 }
 
 TEST_CASE("bake: Godot 3 imports the baked sample with its blend shapes and the clip that keys them") {
     if (skip_external()) return;
-    const std::string godot = on_path("godot3-server");
-    REQUIRE_MESSAGE(!godot.empty(), "godot3-server not found on PATH (apt-get install godot3-server; or DRAPE_SKIP_EXTERNAL=1)");
-    const fs::path proj = test::scratch_dir("bake_godot");
-    fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/project.godot", proj / "project.godot");
-    fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/check_bake.gd", proj / "check_bake.gd");
-    fs::create_directories(proj / "models");
-    REQUIRE(write_file(proj / "models/baked.glb", baked_sample()));
-    std::ofstream(proj / "bake_cases.json")
-        << json::array({{{"file", "res://models/baked.glb"}, {"animation", SampleFacts::clip}, {"blend_shapes", SampleFacts::clip_frames}}}).dump();
-    // The editor imports, then lingers: wait for the imported scene, then stop it by its pid.
-    const std::string pidfile = (proj / "godot.pid").string();
-    REQUIRE(std::system(("timeout 120 " + godot + " -e --quit --path " + q(proj) + " > " + q(proj / "import.log") + " 2>&1 & echo $! > '" + pidfile + "'").c_str()) == 0);
-    pid_t pid = 0;
-    std::ifstream(pidfile) >> pid;
-    REQUIRE(pid > 0);
-    for (int tick = 0; tick < 240; ++tick) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        size_t scn = 0, md5 = 0;
-        if (fs::exists(proj / ".import"))
-            for (const auto& e : fs::directory_iterator(proj / ".import")) {
-                scn += e.path().extension() == ".scn";
-                md5 += e.path().extension() == ".md5";
-            }
-        if ((scn >= 1 && md5 >= 1) || ::kill(pid, 0) != 0) break;
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    ::kill(pid, SIGTERM);
-    for (int tick = 0; tick < 50 && ::kill(pid, 0) == 0; ++tick) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const int rc = std::system(("timeout 120 " + godot + " --path " + q(proj) + " -s res://check_bake.gd > " + q(proj / "check.log") + " 2>&1").c_str());
-    std::ifstream in(proj / "check.log");
-    const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    CAPTURE(log);
-    CHECK(rc == 0);
-    CHECK(log.find("DRAPE_GODOT_BAKE_OK 1") != std::string::npos);
+    const fs::path dir = test::scratch_dir("bake_godot");
+    REQUIRE(write_file(dir / "baked.glb", baked_sample()));
+    const json cases = json::array({{{"file", "res://models/baked.glb"}, {"mode", "bake"}, {"animation", SampleFacts::clip},
+                                     {"blend_shapes", SampleFacts::clip_frames}, {"shape_meshes", 1}}});
+    const auto r = test::godot_check(dir / "project", {{"baked.glb", dir / "baked.glb"}}, cases);
+    CAPTURE(r.log);
+    CHECK(r.exit_code == 0);
+    CHECK(r.log.find("DRAPE_GODOT_OK 1") != std::string::npos);
 }

@@ -16,6 +16,8 @@ struct ConvertArgs {
     std::string input, output, format = "glb";
     std::vector<std::string> only;
     bool no_cloth = false, no_textures = false;
+    bool bake = false;
+    std::string bake_clip;
 };
 
 std::string megabytes(uint64_t b) {
@@ -32,6 +34,8 @@ int run_convert(const ConvertArgs& a, const GlobalOptions& g) {
     o.format = a.format == "gltf" ? convert::Format::gltf : a.format == "fbx" ? convert::Format::fbx : convert::Format::glb;
     o.cloth = !a.no_cloth;
     o.textures = !a.no_textures;
+    o.bake = a.bake;
+    o.bake_clip = a.bake_clip;
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     convert::Progress progress;
     if (!g.quiet) {
@@ -94,7 +98,14 @@ void register_convert(CLI::App& app, GlobalOptions& global, int& exit_code) {
     sub->add_option("--only", a->only, "Only these items (cNNNN, a part's name); repeatable");
     sub->add_flag("--no-cloth", a->no_cloth, "Do not write .drcloth files");
     sub->add_flag("--no-textures", a->no_textures, "Do not decode textures");
-    sub->callback([a, &global, &exit_code] { exit_code = run_convert(*a, global); });
+    auto* bake = sub->add_option("--bake", a->bake_clip,
+                                 "Also run the cloth runtime over CLIP (default: the first clip, or a sway of the root when there\n"
+                                 "is none) and write <name>_baked.glb, in which the cloth moves (give it after the input)")
+                     ->expected(0, 1);
+    sub->callback([a, bake, &global, &exit_code] {
+        a->bake = bake->count() > 0;
+        exit_code = run_convert(*a, global);
+    });
 }
 
 }  // namespace drape::cli

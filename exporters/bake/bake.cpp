@@ -88,6 +88,48 @@ Quat slerp(Quat a, Quat b, double u) {
     return r;
 }
 
+// A node's local translation, rotation (unit quaternion x y z w) and scale from an affine matrix.
+void decompose(const Mat4& m, std::array<double, 3>& t, Quat& q, std::array<double, 3>& s) {
+    t = {m[12], m[13], m[14]};
+    double c[3][3];
+    for (int k = 0; k < 3; ++k) {
+        s[size_t(k)] = std::sqrt(m[size_t(k * 4)] * m[size_t(k * 4)] + m[size_t(k * 4 + 1)] * m[size_t(k * 4 + 1)] + m[size_t(k * 4 + 2)] * m[size_t(k * 4 + 2)]);
+        for (int r = 0; r < 3; ++r) c[k][r] = s[size_t(k)] > 0 ? m[size_t(k * 4 + r)] / s[size_t(k)] : (k == r ? 1 : 0);
+    }
+    const double det = c[0][0] * (c[1][1] * c[2][2] - c[2][1] * c[1][2]) - c[1][0] * (c[0][1] * c[2][2] - c[2][1] * c[0][2]) +
+                       c[2][0] * (c[0][1] * c[1][2] - c[1][1] * c[0][2]);
+    if (det < 0) {
+        s[2] = -s[2];
+        for (int r = 0; r < 3; ++r) c[2][r] = -c[2][r];
+    }
+    // R(row, col) = c[col][row]
+    const double tr = c[0][0] + c[1][1] + c[2][2];
+    if (tr > 0) {
+        const double w = std::sqrt(1 + tr) * 2;
+        q = {(c[1][2] - c[2][1]) / w, (c[2][0] - c[0][2]) / w, (c[0][1] - c[1][0]) / w, w / 4};
+    } else if (c[0][0] > c[1][1] && c[0][0] > c[2][2]) {
+        const double w = std::sqrt(1 + c[0][0] - c[1][1] - c[2][2]) * 2;
+        q = {w / 4, (c[1][0] + c[0][1]) / w, (c[2][0] + c[0][2]) / w, (c[1][2] - c[2][1]) / w};
+    } else if (c[1][1] > c[2][2]) {
+        const double w = std::sqrt(1 + c[1][1] - c[0][0] - c[2][2]) * 2;
+        q = {(c[1][0] + c[0][1]) / w, w / 4, (c[2][1] + c[1][2]) / w, (c[2][0] - c[0][2]) / w};
+    } else {
+        const double w = std::sqrt(1 + c[2][2] - c[0][0] - c[1][1]) * 2;
+        q = {(c[2][0] + c[0][2]) / w, (c[2][1] + c[1][2]) / w, w / 4, (c[0][1] - c[1][0]) / w};
+    }
+    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (auto& x : q) x /= n;
+}
+
+// The affine matrix a node's translation, rotation and scale channels give for `m`: what a viewer
+// shows when `m` is keyed as TRS (shear, which TRS cannot hold, is lost).
+Mat4 trs_projection(const Mat4& m) {
+    std::array<double, 3> t, sc;
+    Quat q;
+    decompose(m, t, q, sc);
+    return trs(t, q, sc);
+}
+
 int components(const std::string& type) {
     if (type == "SCALAR") return 1;
     if (type == "VEC2") return 2;
@@ -263,7 +305,11 @@ int Scene::find_node(const std::string& name) const {
 size_t Scene::node_count() const { return impl->parent.size(); }
 std::string Scene::node_name(size_t node) const { return impl->doc["nodes"].at(node).value("name", std::string()); }
 
-Result<std::vector<Mat4>> Scene::world_matrices(int animation, double t) const {
+Result<std::vector<Mat4>> Scene::world_matrices(int animation, double t) const { return world_matrices(animation, t, {}); }
+
+Result<std::vector<Mat4>> Scene::world_matrices(int animation, double t, const std::vector<std::pair<int, Mat4>>& given,
+                                                std::vector<Mat4>* given_local) const {
+    if (given_local) given_local->assign(given.size(), identity());
     const json& nodes = impl->doc.value("nodes", json::array());
     const size_t n = nodes.size();
     std::vector<std::array<double, 3>> T(n, {0, 0, 0}), S(n, {1, 1, 1});
@@ -318,6 +364,20 @@ Result<std::vector<Mat4>> Scene::world_matrices(int animation, double t) const {
         for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
             const int p = impl->parent[*it];
             world[*it] = p < 0 ? local[*it] : mul(world[size_t(p)], local[*it]);
+            for (size_t g = 0; g < given.size(); ++g) {
+                if (size_t(given[g].first) != *it) continue;
+                // The local matrix that puts the node at the given world matrix under its parent
+                // as the parent is shown, projected onto what TRS channels hold.
+                Mat4 l = given[g].second;
+                if (p >= 0) {
+                    Mat4 inv;
+                    if (!affine_inverse(world[size_t(p)], inv)) return make_error("the parent of node " + node_name(*it) + " is singular");
+                    l = mul(inv, l);
+                }
+                l = trs_projection(l);
+                world[*it] = p < 0 ? l : mul(world[size_t(p)], l);
+                if (given_local) (*given_local)[g] = l;
+            }
             state[*it] = 1;
         }
     }
@@ -453,7 +513,7 @@ std::vector<Mat4> skin_matrices(const Scene::Mesh& m, const std::vector<Mat4>& w
 }  // namespace
 
 Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<const double> times, std::span<const MeshMotion> motions,
-                                         const WriteOptions& options, WriteReport* report) {
+                                         std::span<const BoneMotion> bones, const WriteOptions& options, WriteReport* report) {
     WriteReport local;
     WriteReport& rep = report ? *report : local;
     rep = {};
@@ -464,15 +524,57 @@ Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<
     if (animation < 0 || size_t(animation) >= anims.size()) return make_error("no animation " + std::to_string(animation) + " to key the cloth on");
     if (times.empty()) return make_error("no frames to bake");
     const auto meshes = scene.meshes();
-    std::vector<std::vector<Mat4>> worlds;
-    for (double t : times) {
-        auto w = scene.world_matrices(animation, t);
+    const size_t K = times.size();
+    for (const BoneMotion& b : bones) {
+        if (b.node < 0 || size_t(b.node) >= scene.node_count()) return make_error("no node " + std::to_string(b.node) + " for a driven bone");
+        if (b.frames.size() != K) return make_error(std::to_string(b.frames.size()) + " frames of a driven bone for " + std::to_string(K) + " times");
+    }
+    std::vector<std::vector<Mat4>> worlds, locals;  // locals: per frame, the driven bones' local matrices
+    for (size_t k = 0; k < K; ++k) {
+        std::vector<std::pair<int, Mat4>> given;
+        for (const BoneMotion& b : bones) given.push_back({b.node, b.frames[k]});
+        locals.emplace_back();
+        auto w = scene.world_matrices(animation, times[k], given, &locals.back());
         if (!w) return w.error();
         worlds.push_back(std::move(*w));
     }
-    const size_t K = times.size();
     std::vector<float> key_times(times.begin(), times.end());
     const int input = add_float_accessor(doc, bin, key_times, "SCALAR", true);
+    // Driven bones: local TRS against the parent as it moves (driven too, or the clip's).
+    for (size_t bi = 0; bi < bones.size(); ++bi) {
+        const BoneMotion& b = bones[bi];
+        std::vector<float> tv, rv, sv;
+        Quat prev{0, 0, 0, 1};
+        for (size_t k = 0; k < K; ++k) {
+            std::array<double, 3> t, sc;
+            Quat q;
+            decompose(locals[k][bi], t, q, sc);
+            if (k && q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] < 0)
+                for (auto& x : q) x = -x;  // the short way from the previous key
+            prev = q;
+            for (double x : t) tv.push_back(float(x));
+            for (double x : q) rv.push_back(float(x));
+            for (double x : sc) sv.push_back(float(x));
+        }
+        json& a = doc["animations"][size_t(animation)];
+        const std::pair<const char*, std::pair<const std::vector<float>*, const char*>> paths[3] = {
+            {"translation", {&tv, "VEC3"}}, {"rotation", {&rv, "VEC4"}}, {"scale", {&sv, "VEC3"}}};
+        for (const auto& [path, data] : paths) {
+            const int output = add_float_accessor(doc, bin, *data.first, data.second, false);
+            json sampler = {{"input", input}, {"output", output}, {"interpolation", "LINEAR"}};
+            bool replaced = false;
+            for (auto& ch : a["channels"])
+                if (ch["target"].value("node", -1) == b.node && ch["target"].value("path", std::string()) == path) {
+                    a["samplers"][ch["sampler"].get<size_t>()] = sampler;  // the clip's keys of this bone give way
+                    replaced = true;
+                }
+            if (!replaced) {
+                a["samplers"].push_back(sampler);
+                a["channels"].push_back({{"sampler", a["samplers"].size() - 1}, {"target", {{"node", b.node}, {"path", path}}}});
+            }
+            ++rep.bone_channels;
+        }
+    }
     for (const MeshMotion& mo : motions) {
         const Scene::Mesh* mesh = nullptr;
         for (const auto& m : meshes)
@@ -484,6 +586,13 @@ Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<
         if (mj["primitives"][0].contains("targets")) return make_error("mesh " + mesh->name + " already has morph targets");
         const size_t nv = mesh->positions.size();
         json targets = json::array(), names = json::array();
+        // The targets' base values: zeros in one buffer view the mesh's targets share. glTF lets a
+        // sparse accessor go without one, but Godot 3.2's importer then reads buffer view 0 in its
+        // place and drops the target.
+        const std::vector<float> zeros(nv * 3, 0.0f);
+        const int zero_view = add_view(doc, bin, zeros.data(), zeros.size() * 4);
+        doc["bufferViews"][size_t(zero_view)]["byteStride"] = 12;  // shared by several accessors
+        doc["bufferViews"][size_t(zero_view)]["target"] = 34962;   // ARRAY_BUFFER
         for (size_t k = 0; k < K; ++k) {
             if (mo.frames[k].size() != nv) return make_error("frame " + std::to_string(k) + " has " + std::to_string(mo.frames[k].size()) + " vertices, the mesh " + std::to_string(nv));
             const auto skin = skin_matrices(*mesh, worlds[k]);
@@ -508,11 +617,15 @@ Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<
                     hi[size_t(c)] = std::max(hi[size_t(c)], d[c]);
                 }
             }
-            json acc = {{"componentType", 5126}, {"count", nv}, {"type", "VEC3"}, {"min", lo}, {"max", hi}};
+            json acc = {{"bufferView", zero_view}, {"componentType", 5126}, {"count", nv}, {"type", "VEC3"}, {"min", lo}, {"max", hi}};
             if (!idx.empty()) {
                 const int iv = add_view(doc, bin, idx.data(), idx.size() * 4);
                 const int vv = add_view(doc, bin, val.data(), val.size() * 4);
-                acc["sparse"] = {{"count", idx.size()}, {"indices", {{"bufferView", iv}, {"componentType", 5125}}}, {"values", {{"bufferView", vv}}}};
+                // byteOffset 0 written out: Godot 3.2's importer leaves an absent sparse-indices
+                // byteOffset uninitialised and then refuses the accessor.
+                acc["sparse"] = {{"count", idx.size()},
+                                 {"indices", {{"bufferView", iv}, {"byteOffset", 0}, {"componentType", 5125}}},
+                                 {"values", {{"bufferView", vv}, {"byteOffset", 0}}}};
             }
             doc["accessors"].push_back(acc);
             targets.push_back({{"POSITION", int(doc["accessors"].size() - 1)}});
@@ -590,9 +703,11 @@ Result<std::vector<uint8_t>> bake(Bytes glb, Cloth& cloth, const BakeOptions& op
             }
         }
     const double duration = scene->animation_duration(animation);
-    const size_t frames = size_t(std::floor(duration * options.rate + 1e-9)) + 1;
+    const double first = std::clamp(options.start_seconds, 0.0, duration);
+    const double last = options.max_seconds > 0 ? std::min(duration, first + options.max_seconds) : duration;
+    const size_t frames = size_t(std::floor((last - first) * options.rate + 1e-9)) + 1;
     std::vector<double> times;
-    for (size_t k = 0; k < frames; ++k) times.push_back(std::min(duration, double(k) / options.rate));
+    for (size_t k = 0; k < frames; ++k) times.push_back(std::min(last, first + double(k) / options.rate));
     std::vector<MeshMotion> motions;
     for (size_t b = 0; b < buffers.size(); ++b)
         if (buffer_mesh[b] >= 0) {
@@ -600,6 +715,20 @@ Result<std::vector<uint8_t>> bake(Bytes glb, Cloth& cloth, const BakeOptions& op
             rep.meshes.push_back(meshes[size_t(buffer_mesh[b])].name);
         }
     if (motions.empty()) return make_error("no display buffer of the cloth matches a mesh of the model (by default node name and vertex count)");
+    // Bones the cloth drives that are nodes of the model.
+    const auto driven = cloth.driven_bones();
+    std::vector<BoneMotion> bone_motions;
+    std::vector<size_t> driven_slot;  // per bone_motions entry: its index in `driven`
+    for (size_t i = 0; i < driven.size(); ++i) {
+        if (driven[i] >= bones.size() || bone_nodes[driven[i]] < 0) continue;
+        bool seen = false;
+        for (const auto& bm : bone_motions) seen = seen || bm.node == bone_nodes[driven[i]];
+        if (seen) continue;
+        bone_motions.push_back({bone_nodes[driven[i]], {}});
+        driven_slot.push_back(i);
+        rep.driven_bones.push_back(bones[driven[i]]);
+    }
+    std::vector<Mat4> driven_now(driven.size(), identity());
     const float dt = float(1.0 / options.rate);
     std::vector<Mat4> game(bones.size(), identity());
     std::vector<Mat4> world;
@@ -655,9 +784,13 @@ Result<std::vector<uint8_t>> bake(Bytes glb, Cloth& cloth, const BakeOptions& op
             }
             motions[mi++].frames.push_back(buf);
         }
+        if (!driven.empty()) {
+            if (auto d = cloth.driven_matrices(driven_now); !d) return d.error();
+            for (size_t i = 0; i < bone_motions.size(); ++i) bone_motions[i].frames.push_back(game_from_gltf(driven_now[driven_slot[i]]));  // S M S both ways
+        }
     }
     rep.frames = frames;
-    auto out = write_baked(*scene, animation, times, motions, options.write, &rep.write);
+    auto out = write_baked(*scene, animation, times, motions, bone_motions, options.write, &rep.write);
     if (!out) return out.error();
     rep.max_offset = rep.write.max_offset;
     return out;

@@ -454,6 +454,10 @@ Result<ModelNodes> add_model(GltfDocument& doc, const flver::Model& model, const
         for (int mn : mesh_node_index) nodes[size_t(mn)]["skin"] = out.skin;
     } else if (model.meshes.empty() || mesh_node_index.empty()) {
         report.warnings.push_back("no drawable mesh: the file holds the bones and dummies only");
+        // Godot 3's importer refuses a file without bufferViews and accessors (glTF lets it go
+        // without): one accessor, the bones' count, keeps such a file loadable there.
+        const float bones = float(model.nodes.size());
+        doc.add_accessor(std::span<const float>(&bones, 1), "SCALAR");
     }
 
     json scene = {{"name", name}, {"nodes", json::array({out.root})}};

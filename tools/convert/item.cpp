@@ -11,6 +11,10 @@
 
 #include "drape/anim/anibnd.h"
 #include "drape/exporters/animation_glb.h"
+#include "drape/exporters/bake.h"
+#ifdef DRAPE_BAKE_HAVE_RUNTIME
+#include "drape/exporters/bake_runtime.h"
+#endif
 #include "drape/exporters/cloth_export.h"
 #include "drape/exporters/gltf.h"
 #include "drape/exporters/model_meshes.h"
@@ -281,6 +285,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     // ---- the glTF document: model, re-parented bones, clips -------------------------------
     std::vector<std::string> outputs;
     ojson item_report;
+    std::vector<uint8_t> bake_glb, bake_cloth;  // kept for --bake: the .glb and the first .drcloth
     if (model || skeleton) {
         exporters::GltfDocument doc;
         exporters::ModelReport mrep;
@@ -344,10 +349,13 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             if (auto w = write_atomic(gltf, std::vector<uint8_t>(text.begin(), text.end())); !w) return fail(w.error());
             outputs.push_back(out_rel + ".gltf");
             outputs.push_back(out_rel + ".bin");
+            if (options.bake) bake_glb = doc.glb();  // the baked file is a .glb in every format
         } else {
             fs::path glb = stem_path;
             glb += ".glb";
-            if (auto w = write_atomic(glb, doc.glb()); !w) return fail(w.error());
+            std::vector<uint8_t> glb_bytes = doc.glb();
+            if (auto w = write_atomic(glb, glb_bytes); !w) return fail(w.error());
+            if (options.bake) bake_glb = std::move(glb_bytes);
             outputs.push_back(out_rel + ".glb");
         }
     }
@@ -413,6 +421,8 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             p += suffix + ".drcloth";
             if (auto w = write_atomic(p, *bytes); !w) return fail(w.error());
             outputs.push_back(out_rel + suffix + ".drcloth");
+            if (options.bake && written == 0) bake_cloth = *bytes;
+            else if (options.bake) r.warnings.push_back("bake: only the first cloth file is baked; " + out_rel + suffix + ".drcloth is not");
             ++written;
             Census{r}.add_cloth(*f, rep);
             ojson cr = {{"source", m.name}, {"file", out_rel + suffix + ".drcloth"}, {"cloth_datas", rep.cloth_datas},
@@ -435,6 +445,31 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         }
         if (!cloth_reports.empty()) item_report["cloth"] = std::move(cloth_reports);
     }
+
+    // ---- bake: the cloth's motion over a clip into <name>_baked.glb ------------------------
+    if (options.bake && !bake_glb.empty() && !bake_cloth.empty()) {
+#ifdef DRAPE_BAKE_HAVE_RUNTIME
+        bake::BakeOptions bo;
+        bo.clip = options.bake_clip;
+        bake::BakeReport brep;
+        auto baked = bake::bake_with_runtime(bake_glb, bake_cloth, bo, &brep);
+        if (!baked) {
+            r.warnings.push_back("bake: " + baked.error().to_string());
+        } else {
+            fs::path p = stem_path;
+            p += "_baked.glb";
+            if (auto w = write_atomic(p, *baked); !w) return fail(w.error());
+            outputs.push_back(out_rel + "_baked.glb");
+            item_report["bake"] = {{"file", out_rel + "_baked.glb"}, {"animation", brep.animation}, {"frames", brep.frames},
+                                   {"rate_hz", bo.rate}, {"meshes", brep.meshes}, {"vertex_offsets", brep.write.stored_vertices},
+                                   {"bytes_added", brep.write.bytes_added}, {"max_offset_m", brep.max_offset}};
+        }
+#else
+        r.warnings.push_back("bake: this drape is built without the cloth runtime");
+#endif
+    }  // without cloth there is nothing to bake (most characters have none): no warning
+    bake_glb.clear();
+    bake_cloth.clear();
 
     if (outputs.empty()) return fail(make_error("nothing to convert: no model, skeleton or cloth could be read", "convert.item"));
     r.ok = true;

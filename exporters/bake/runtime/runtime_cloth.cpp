@@ -47,6 +47,10 @@ public:
                 if (added) m_bones.push_back(name);
                 map.push_back(it->second);
             }
+            for (uint32_t i = 0; i < drape_cloth_driven_bone_count(m_file, c); ++i) {
+                const uint32_t t = drape_cloth_driven_bone(m_file, c, i);
+                if (t < map.size()) m_driven.push_back({c, t, map[t]});
+            }
             m_transform_bone.push_back(std::move(map));
             for (uint32_t b = 0; b < drape_cloth_buffer_count(m_file, c); ++b) {
                 if (drape_cloth_buffer_kind(m_file, c, b) != DRAPE_BUFFER_DISPLAY) continue;
@@ -111,7 +115,28 @@ public:
         return {};
     }
 
+    std::vector<size_t> driven_bones() const override {
+        std::vector<size_t> out;
+        for (const auto& d : m_driven) out.push_back(d.bone);
+        return out;
+    }
+
+    Result<void> driven_matrices(std::span<Mat4> out) const override {
+        if (out.size() != m_driven.size()) return make_error("driven bone matrices: " + std::to_string(out.size()) + " asked, " + std::to_string(m_driven.size()) + " driven");
+        float m[16];
+        for (size_t i = 0; i < m_driven.size(); ++i) {
+            const Driven& d = m_driven[i];
+            if (auto r = check(d.cloth, drape_instance_read_transforms(m_instances[d.cloth], d.transform, 1, m)); !r) return r;
+            for (size_t e = 0; e < 16; ++e) out[i][e] = m[e];
+        }
+        return {};
+    }
+
 private:
+    struct Driven {
+        uint32_t cloth = 0, transform = 0;
+        size_t bone = 0;  // index of m_bones
+    };
     struct Buffer {
         DisplayBuffer info;
         uint32_t cloth = 0, buffer = 0;
@@ -137,6 +162,7 @@ private:
     std::vector<std::string> m_bones;
     std::vector<std::vector<size_t>> m_transform_bone;  // per cloth data: transform -> bone of m_bones
     std::vector<Buffer> m_buffers;
+    std::vector<Driven> m_driven;
     std::vector<float> m_matrices, m_scratch;
 };
 
@@ -146,6 +172,12 @@ Result<std::unique_ptr<Cloth>> runtime_cloth(Bytes drcloth) {
     auto c = std::make_unique<RuntimeCloth>();
     if (auto r = c->load(drcloth); !r) return r.error();
     return std::unique_ptr<Cloth>(std::move(c));
+}
+
+Result<std::vector<uint8_t>> bake_with_runtime(Bytes glb, Bytes drcloth, const BakeOptions& options, BakeReport* report) {
+    auto cloth = runtime_cloth(drcloth);
+    if (!cloth) return std::move(cloth.error().within("the .drcloth"));
+    return bake(glb, **cloth, options, report);
 }
 
 }  // namespace drape::bake

@@ -43,6 +43,12 @@ public:
     // Every node's world matrix at time t of `animation` (-1: the nodes' own TRS, the rest pose).
     // Channels are sampled as glTF says: STEP, LINEAR (slerp for rotations), CUBICSPLINE.
     Result<std::vector<Mat4>> world_matrices(int animation, double t) const;
+    // The same with some nodes' world matrices given (bones the cloth drives): each such node
+    // gets the local matrix that puts it there under its parent, projected onto translation,
+    // rotation and scale (what glTF channels hold: the origin is kept exactly, shear is lost),
+    // returned in `given_local` (in `given`'s order); descendants follow.
+    Result<std::vector<Mat4>> world_matrices(int animation, double t, const std::vector<std::pair<int, Mat4>>& given,
+                                             std::vector<Mat4>* given_local = nullptr) const;
 
     // A mesh drawn by a node: its first primitive's positions (mesh space) and, when the node
     // has a skin, the joints (as node indices), weights and inverse bind matrices.
@@ -74,6 +80,12 @@ struct MeshMotion {
     std::vector<std::vector<Vec3f>> frames;
 };
 
+// The motion of one bone the cloth drives: its world matrix (glTF scene space) at every frame.
+struct BoneMotion {
+    int node = -1;
+    std::vector<Mat4> frames;
+};
+
 struct WriteOptions {
     // Vertices whose morph offset is below this (metres) stay out of a frame's sparse target.
     float epsilon = 1e-5f;
@@ -84,13 +96,16 @@ struct WriteReport {
     size_t stored_vertices = 0;  // vertex offsets stored over all targets
     size_t bytes_added = 0;      // growth of the binary chunk
     double max_offset = 0;       // largest distance of a vertex from its skinned place (metres)
+    size_t bone_channels = 0;    // translation/rotation/scale channels written for driven bones
 };
 
 // Adds the motions to `scene` as morph targets keyed on `animation` at `times` (seconds, one per
-// frame of every motion) and returns the new .glb.
+// frame of every motion), and the driven bones' motions as translation, rotation and scale
+// channels of their nodes on `animation` (replacing the clip's own channels of those nodes; the
+// morph targets are taken against the skin as these bones move it), and returns the new .glb.
 Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<const double> times,
-                                         std::span<const MeshMotion> motions, const WriteOptions& options = {},
-                                         WriteReport* report = nullptr);
+                                         std::span<const MeshMotion> motions, std::span<const BoneMotion> bones,
+                                         const WriteOptions& options = {}, WriteReport* report = nullptr);
 
 // ---- driving a cloth -------------------------------------------------------------------
 
@@ -118,6 +133,10 @@ public:
     virtual Result<void> step(std::span<const Mat4> bones, float dt) = 0;
     // Display buffer `index`'s positions (game space) after the last step.
     virtual Result<void> display_positions(size_t index, std::span<Vec3f> out) const = 0;
+    // The bones the cloth writes itself (bone deform operators), as indices of bone_names(),
+    // and their world matrices (game space, in that order) after the last step.
+    virtual std::vector<size_t> driven_bones() const { return {}; }
+    virtual Result<void> driven_matrices(std::span<Mat4>) const { return {}; }
 };
 
 struct BakeOptions {
@@ -125,6 +144,8 @@ struct BakeOptions {
     bool sway = false;   // bake a procedural sway of the root instead of a clip
     double rate = 30;    // frames per second (the games step cloth at 30 Hz)
     double sway_seconds = 4;
+    double start_seconds = 0;  // bake the clip from this time on (clamped to the clip)
+    double max_seconds = 0;    // at most this long a stretch of the clip (0: to its end)
     int warmup_steps = 30;  // steps at the first frame's pose before recording, to settle the cloth
     WriteOptions write;
 };
@@ -133,6 +154,7 @@ struct BakeReport {
     std::string animation;  // the animation the motion was keyed on
     size_t frames = 0;
     std::vector<std::string> meshes;  // glTF meshes that got motion
+    std::vector<std::string> driven_bones;  // nodes the cloth drives, keyed as channels
     double max_offset = 0;            // largest distance of a cloth vertex from its skinned place
     WriteReport write;
 };

@@ -14,4 +14,8 @@ namespace drape::bake {
 // data, in state 0 (#01#Default in the games' files). Fails with the runtime's message.
 Result<std::unique_ptr<Cloth>> runtime_cloth(Bytes drcloth);
 
+// runtime_cloth(drcloth), then bake(glb, ...): what `drape bake` and `drape convert --bake` run.
+Result<std::vector<uint8_t>> bake_with_runtime(Bytes glb, Bytes drcloth, const BakeOptions& options = {},
+                                               BakeReport* report = nullptr);
+
 }  // namespace drape::bake
