@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <set>
@@ -110,8 +111,33 @@ struct Census {
     }
 };
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Splits an item's wall time into its stages: lap(stage) adds the time since the previous lap
+// to r.stage_seconds[stage], less the time read_input spent reading files meanwhile (its own
+// "read" stage).
+class StageClock {
+public:
+    explicit StageClock(ItemResult& r) : m_r(r), m_last(std::chrono::steady_clock::now()) {}
+    void lap(const char* stage) {
+        const double read = m_r.stage_seconds["read"];
+        m_r.stage_seconds[stage] += std::max(0.0, seconds_since(m_last) - (read - m_read));
+        m_last = std::chrono::steady_clock::now();
+        m_read = read;
+    }
+
+private:
+    ItemResult& m_r;
+    std::chrono::steady_clock::time_point m_last;
+    double m_read = 0;
+};
+
 Result<std::vector<uint8_t>> read_input(ItemResult& r, const ItemInputs& in, const fs::path& p) {
+    const auto t0 = std::chrono::steady_clock::now();
     auto b = read_file(p);
+    r.stage_seconds["read"] += seconds_since(t0);
     if (!b) return std::move(b.error().within(rel(in, p)));
     r.inputs.push_back(rel(in, p));
     r.input_bytes += b->size();
@@ -143,6 +169,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         return r;
     };
 
+    StageClock clock(r);
     // ---- the model binder: FLVER, TPFs, cloth --------------------------------------------
     std::vector<game::Member> members;
     std::optional<flver::Model> model;
@@ -163,9 +190,11 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             if (!errors.empty()) return fail(errors.front());
             return fail(make_error("no FLVER inside", "convert.model").within(rel(in, in.model)));
         }
+        clock.lap("unpack");
         auto m = flver::read_flver(fm->bytes);
         if (!m) return fail(std::move(m.error().within(leaf_name(fm->name)).within(rel(in, in.model))));
         model = std::move(*m);
+        clock.lap("flver");
     }
 
     // ---- materials: Elden Ring and Sekiro leave FLVER texture paths empty ------------------
@@ -182,6 +211,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
                 for (auto& w : game::resolve_material_textures(*model, cache.materials)) r.warnings.push_back(w);
             }
         }
+        clock.lap("materials");
     }
 
     // ---- textures ---------------------------------------------------------------------------
@@ -205,6 +235,8 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             } else {
                 r.warnings.push_back(b.error().to_string());
             }
+        clock.lap("texture_read");
+        double decode_seconds = 0;
         // Only the textures the materials name are decoded.
         std::set<std::string> keys;
         for (const auto& mat : model->materials)
@@ -219,6 +251,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
                 tpf::Tpf one;
                 one.textures.push_back(index.tpfs[s->tpf].textures[s->texture]);
                 auto e = image::encode_tpf_textures(one);
+                if (!e.empty()) decode_seconds += e[0].decode_seconds;
                 if (e.empty() || !e[0].error.empty()) {
                     r.warnings.push_back("texture " + one.textures[0].name + ": " + (e.empty() ? "not decoded" : e[0].error));
                     continue;
@@ -227,6 +260,9 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             }
             gopt.embedded_textures[key] = it->second;
         }
+        clock.lap("png_encode");
+        r.stage_seconds["png_encode"] -= decode_seconds;
+        r.stage_seconds["texture_decode"] += decode_seconds;
     }
     for (auto& m : members)
         if (tpf::is_tpf(m.bytes) || m.bytes.empty()) m.bytes = {};
@@ -277,6 +313,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         r.warnings.push_back(std::to_string(clips.size()) + " clips left out: no skeleton (no main anibnd beside them)");
         clips.clear();
     }
+    clock.lap("clips_read");
 
     // ---- the glTF document: model, re-parented bones, clips -------------------------------
     std::vector<std::string> outputs;
@@ -329,6 +366,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         }
         clips.clear();
         clips.shrink_to_fit();
+        clock.lap("gltf_build");
         if (options.format == Format::fbx) {
             // CALL SITE (materials branch): FBX through Assimp from doc.glb() once it is in main.
             return fail(make_error("--format fbx is not built in yet (it comes with the materials branch); use glb or gltf",
@@ -351,6 +389,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             outputs.push_back(out_rel + ".glb");
         }
     }
+    clock.lap("gltf_write");  // with the document's destruction
 
     // ---- cloth ------------------------------------------------------------------------------
     if (options.cloth) {
@@ -434,6 +473,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             cloth_reports.push_back(std::move(cr));
         }
         if (!cloth_reports.empty()) item_report["cloth"] = std::move(cloth_reports);
+        clock.lap("cloth");
     }
 
     if (outputs.empty()) return fail(make_error("nothing to convert: no model, skeleton or cloth could be read", "convert.item"));
@@ -472,6 +512,7 @@ ojson item_json(const ItemResult& r) {
     j["warnings"] = r.warnings;
     j["input_bytes"] = r.input_bytes;
     j["seconds"] = r.seconds;
+    j["stage_seconds"] = r.stage_seconds;
     return j;
 }
 
