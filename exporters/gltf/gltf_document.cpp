@@ -123,8 +123,7 @@ Result<void> GltfDocument::add_morph_targets(int mesh, std::span<const std::vect
     return {};
 }
 
-std::vector<uint8_t> write_glb(const std::string& json_text, std::span<const uint8_t> bin) {
-    std::string js = json_text;
+std::vector<uint8_t> write_glb(std::string js, std::span<const uint8_t> bin) {
     while (js.size() % 4) js.push_back(' ');
     const size_t bin_padded = (bin.size() + 3) / 4 * 4;
     const size_t total = 12 + 8 + js.size() + (bin.empty() ? 0 : 8 + bin_padded);

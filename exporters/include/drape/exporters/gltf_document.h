@@ -43,7 +43,7 @@ struct Glb {
 // Reads the 12-byte header and the JSON and BIN chunks (checked; other chunks are skipped).
 Result<Glb> read_glb(Bytes data);
 // Writes a GLB: JSON padded with spaces, BIN with zeros, both to 4 bytes.
-std::vector<uint8_t> write_glb(const std::string& json_text, std::span<const uint8_t> bin);
+std::vector<uint8_t> write_glb(std::string json_text, std::span<const uint8_t> bin);
 
 class GltfDocument {
 public:
