@@ -13,6 +13,9 @@
 #include "drape/anim/anibnd.h"
 #include "drape/exporters/animation_glb.h"
 #include "drape/exporters/cloth_export.h"
+#ifdef DRAPE_HAVE_FBX
+#include "drape/exporters/fbx.h"
+#endif
 #include "drape/exporters/gltf.h"
 #include "drape/exporters/model_meshes.h"
 #include "drape/exporters/textures.h"
@@ -98,6 +101,27 @@ struct TextureIndex {
         return nullptr;
     }
 };
+
+// Godot 3's glTF importer keeps only [A-Za-z0-9_ ] of a bone's name and refuses the whole file
+// when a bone's name is left empty: Elden Ring FLVERs name helper bones in Japanese only
+// (c4361: 肩位置/角度参照). Such nodes are named "node<index>_<game name>" (Blender shows the
+// game's name after the prefix) and keep the game's name in extras.game_name. Returns how many.
+size_t prefix_unnamed_for_godot(nlohmann::json& doc) {
+    if (!doc.contains("nodes") || !doc["nodes"].is_array()) return 0;
+    size_t renamed = 0;
+    auto& nodes = doc["nodes"];
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        auto& n = nodes[i];
+        if (!n.is_object() || !n.contains("name") || !n["name"].is_string()) continue;
+        const std::string game = n["name"].get<std::string>();
+        if (std::any_of(game.begin(), game.end(), [](char c) { return std::isalnum(uint8_t(c)) && uint8_t(c) < 0x80; })) continue;
+        n["name"] = "node" + std::to_string(i) + "_" + game;
+        if (!n.contains("extras") || !n["extras"].is_object()) n["extras"] = nlohmann::json::object();
+        n["extras"]["game_name"] = game;
+        ++renamed;
+    }
+    return renamed;
+}
 
 struct Census {
     ItemResult& r;
@@ -366,13 +390,23 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         }
         clips.clear();
         clips.shrink_to_fit();
+        if (const size_t n = prefix_unnamed_for_godot(doc.json()))
+            r.warnings.push_back(std::to_string(n) + " node names without a Latin letter or digit got a \"nodeN_\" prefix (Godot 3 "
+                                 "drops such names and fails the import); extras.game_name keeps the game's name");
         clock.lap("gltf_build");
         if (options.format == Format::fbx) {
-            // CALL SITE (materials branch): FBX through Assimp from doc.glb() once it is in main.
-            return fail(make_error("--format fbx is not built in yet (it comes with the materials branch); use glb or gltf",
-                                   "convert.format"));
-        }
-        if (options.format == Format::gltf) {
+#ifdef DRAPE_HAVE_FBX
+            // Assimp reads the document as a glb (in memory) and writes binary FBX 7.4.
+            auto fbx = exporters::fbx_from_glb(doc.glb());
+            if (!fbx) return fail(fbx.error());
+            fs::path path = stem_path;
+            path += ".fbx";
+            if (auto w = write_atomic(path, *fbx); !w) return fail(w.error());
+            outputs.push_back(out_rel + ".fbx");
+#else
+            return fail(make_error("--format fbx: this drape was built without Assimp (libassimp-dev)", "convert.format"));
+#endif
+        } else if (options.format == Format::gltf) {
             fs::path gltf = stem_path;
             gltf += ".gltf";
             fs::path bin = stem_path;
