@@ -52,6 +52,32 @@ Result<void> write_atomic(const fs::path& path, const std::vector<uint8_t>& byte
     return {};
 }
 
+Result<void> write_atomic(const fs::path& path, const std::function<bool(std::ostream&)>& write) {
+    static std::atomic<unsigned> counter{0};
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return make_error("cannot create folder " + path.parent_path().string() + ": " + ec.message(), "convert.output");
+    fs::path tmp = path;
+    tmp += ".tmp" + std::to_string(::getpid()) + "_s" + std::to_string(counter++);
+    bool ok;
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        ok = out && write(out);
+        out.close();
+        ok = ok && !out.fail();
+    }
+    if (!ok) {
+        fs::remove(tmp, ec);
+        return make_error("cannot write " + tmp.string(), "convert.output");
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        return make_error("cannot rename into " + path.string() + ": " + ec.message(), "convert.output");
+    }
+    return {};
+}
+
 namespace {
 
 std::string rel(const ItemInputs& in, const fs::path& p) {
@@ -419,7 +445,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         } else {
             fs::path glb = stem_path;
             glb += ".glb";
-            if (auto w = write_atomic(glb, doc.glb()); !w) return fail(w.error());
+            if (auto w = write_atomic(glb, [&](std::ostream& o) { return doc.write_glb(o); }); !w) return fail(w.error());
             outputs.push_back(out_rel + ".glb");
         }
     }

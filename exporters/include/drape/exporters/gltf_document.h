@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <span>
 #include <string>
@@ -73,6 +74,9 @@ public:
 
     // The document as .glb bytes (JSON chunk + BIN chunk).
     std::vector<uint8_t> glb() const;
+    // The same bytes written to `out` without assembling them in memory first (glb() holds the
+    // buffer twice: ~35 MB more for a character with every clip). False when a write failed.
+    bool write_glb(std::ostream& out) const;
     // The document as .gltf JSON text with the buffer stored in `bin_uri` (the caller writes bin()).
     std::string gltf_text(const std::string& bin_uri) const;
 
