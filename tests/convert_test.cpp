@@ -16,11 +16,13 @@
 #include "drape/convert/convert.h"
 #include "drape/exporters/animation_glb.h"
 #include "drape/exporters/gltf.h"
+#include "drape/game/containers.h"
 #include "drape/game/loaders.h"
 #include "drape/io/file.h"
 #include "flver_fixture.h"
 #include "game_fixtures.h"
 #include "havok_fixtures.h"
+#include "sample_game.h"
 
 using namespace drape;
 using json = nlohmann::json;
@@ -353,4 +355,59 @@ TEST_CASE("drape convert: the Elden Ring game folder of the corpus, every charac
     CHECK(with_base_colour > 0);
     auto rep = json::parse(std::ifstream(out / "chr/c5000.report.json"));
     CHECK(rep["bone_match"]["reparented"].size() == 47);
+}
+
+TEST_CASE("drape convert: parts take the player skeleton of chr/c0000.anibnd.dcx, and their cloth") {
+    // A synthesized game folder: the sample character, and an armour part made of its FLVER and
+    // cloth (parts/bd_m_9999.partsbnd.dcx) with the sample's anibnd as the player's
+    // (chr/c0000.anibnd.dcx). A second folder holds the part without the player's anibnd.
+    const fs::path dir = test::scratch_dir("convert_parts");
+    REQUIRE(test::write_sample_game(dir / "game"));
+    auto members = game::open_members(test::load(dir / "game/chr/c9999.chrbnd.dcx"), "c9999.chrbnd.dcx", {});
+    REQUIRE(members);
+    std::vector<uint8_t> flver, cloth;
+    for (const auto& m : *members) {
+        if (m.name.size() >= 6 && m.name.compare(m.name.size() - 6, 6, ".flver") == 0) flver = m.bytes;
+        if (m.name.size() >= 6 && m.name.compare(m.name.size() - 6, 6, "_c.hkx") == 0) cloth = m.bytes;
+    }
+    REQUIRE_FALSE(flver.empty());
+    REQUIRE_FALSE(cloth.empty());
+    const auto partsbnd = test::make_dcx(test::make_bnd4({{"N:\\parts\\bd_m_9999.flver", flver}, {"N:\\parts\\bd_m_9999_c.hkx", cloth}}));
+    write_bytes(dir / "game/parts/bd_m_9999.partsbnd.dcx", partsbnd);
+    fs::copy_file(dir / "game/chr/c9999.anibnd.dcx", dir / "game/chr/c0000.anibnd.dcx");
+    write_bytes(dir / "alone/parts/bd_m_9999.partsbnd.dcx", partsbnd);
+
+    convert::Options o;
+    o.jobs = 2;
+    const auto report = convert::convert_folder(dir / "game", dir / "out", o);
+    CHECK(report.exit_code() == 0);
+    const auto* part = find_item(report, "bd_m_9999");
+    REQUIRE(part);
+    REQUIRE_MESSAGE(part->ok, part->error);
+    CHECK(part->kind == "part");
+    CHECK(part->folder == "parts");
+    bool player = false;
+    for (const auto& w : part->warnings) player = player || w == "skeleton: the player's (chr/c0000.anibnd.dcx)";
+    CHECK_MESSAGE(player, "the part names the player's skeleton");
+    CHECK(part->particles == size_t(test::SampleFacts::cape_vertices));
+    CHECK(fs::exists(dir / "out/parts/bd_m_9999.drcloth"));
+    auto rep = json::parse(std::ifstream(dir / "out/parts/bd_m_9999.report.json"));
+    CHECK(rep["bone_match"]["matched"].get<int>() == test::SampleFacts::bones);
+    // The glb's skin holds every bone of the player's skeleton by name.
+    const Gltf g = parse(test::load(dir / "out/parts/bd_m_9999.glb"));
+    REQUIRE(g.j.contains("skins"));
+    std::set<std::string> joints;
+    for (const auto& n : g.j["skins"][0]["joints"]) joints.insert(g.j["nodes"][n.get<size_t>()]["name"].get<std::string>());
+    auto set = anim::read_clip_set(test::load(dir / "game/chr/c0000.anibnd.dcx"), "c0000.anibnd.dcx", {});
+    REQUIRE(set);
+    REQUIRE(set->skeletons.size() == 1);
+    for (const auto& b : set->skeletons[0].bone_names) CHECK_MESSAGE(joints.count(b) == 1, b);
+
+    // Without chr/c0000.anibnd.dcx the part converts on its FLVER's own bones.
+    const auto alone = convert::convert_folder(dir / "alone", dir / "out_alone", o);
+    REQUIRE(alone.items.size() == 1);
+    REQUIRE_MESSAGE(alone.items[0].ok, alone.items[0].error);
+    for (const auto& w : alone.items[0].warnings) CHECK(w.find("the player's") == std::string::npos);
+    auto rep_alone = json::parse(std::ifstream(dir / "out_alone/parts/bd_m_9999.report.json"));
+    CHECK_FALSE(rep_alone.contains("bone_match"));
 }

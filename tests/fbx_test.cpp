@@ -17,11 +17,13 @@
 
 #include "corpus.h"
 #include "drape/anim/anibnd.h"
+#include "drape/convert/convert.h"
 #include "drape/exporters/animation_glb.h"
 #include "drape/exporters/fbx.h"
 #include "drape/exporters/gltf.h"
 #include "drape/io/file.h"
 #include "flver_corpus.h"
+#include "sample_game.h"
 
 using namespace drape;
 using json = nlohmann::json;
@@ -169,6 +171,66 @@ TEST_CASE("fbx: a clip's FBX carries the animation on the named bones (Assimp an
     size_t found = 0;
     for (const auto& name : skel.bone_names) found += animated.count(name);
     CHECK(found == skel.bone_names.size());
+}
+
+TEST_CASE("fbx: drape convert --format fbx on a game folder: the glb's meshes, triangles, bones and clip (Assimp and Blender)") {
+    // The sample game (a character with skeleton, clip, textures and cloth), converted twice:
+    // glb (the reference, read as JSON) and fbx (read back with Assimp and Blender).
+    const auto dir = test::scratch_dir("fbx_convert");
+    REQUIRE(test::write_sample_game(dir / "game"));
+    convert::Options o;
+    o.jobs = 1;
+    o.cloth = false;
+    const auto glb_report = convert::convert_folder(dir / "game", dir / "glb", o);
+    REQUIRE(glb_report.items.size() == 1);
+    REQUIRE_MESSAGE(glb_report.items[0].ok, glb_report.items[0].error);
+    o.format = convert::Format::fbx;
+    const auto fbx_report = convert::convert_folder(dir / "game", dir / "fbx", o);
+    REQUIRE(fbx_report.items.size() == 1);
+    REQUIRE_MESSAGE(fbx_report.items[0].ok, fbx_report.items[0].error);
+    CHECK(fbx_report.exit_code() == 0);
+    const auto path = dir / "fbx/chr/c9999.fbx";
+    REQUIRE(std::filesystem::exists(path));
+    CHECK_FALSE(std::filesystem::exists(dir / "fbx/chr/c9999.glb"));
+    bool listed = false;
+    for (const auto& out : fbx_report.items[0].outputs) listed = listed || out == "chr/c9999.fbx";
+    CHECK(listed);
+
+    const GlbFacts facts = glb_facts(test::load(dir / "glb/chr/c9999.glb"));
+    REQUIRE(facts.primitives >= 2);
+    REQUIRE(facts.joints.size() >= size_t(test::SampleFacts::bones));  // the FLVER's bones, the skeleton's among them
+    REQUIRE(facts.animations == 1);
+    const auto fbx = test::load(path);
+    REQUIRE(fbx.size() > 27);
+    CHECK(std::string(fbx.begin(), fbx.begin() + 20) == "Kaydara FBX Binary  ");
+    Assimp::Importer importer;
+    const aiScene* scene = importer.ReadFileFromMemory(fbx.data(), fbx.size(), 0, "fbx");
+    REQUIRE_MESSAGE(scene, std::string(importer.GetErrorString()));
+    CHECK(scene->mNumMeshes == facts.primitives);
+    size_t triangles = 0;
+    std::set<std::string> bones;
+    for (unsigned i = 0; i < scene->mNumMeshes; ++i) {
+        triangles += scene->mMeshes[i]->mNumFaces;
+        for (unsigned b = 0; b < scene->mMeshes[i]->mNumBones; ++b) bones.insert(scene->mMeshes[i]->mBones[b]->mName.C_Str());
+    }
+    CHECK(triangles == facts.triangles);
+    REQUIRE(!bones.empty());
+    for (const auto& b : bones) CHECK_MESSAGE(facts.joints.count(b) == 1, b);
+    const auto nodes = node_names(scene->mRootNode);
+    for (const auto& j : facts.joints) CHECK_MESSAGE(nodes.count(j) == 1, j);
+
+    if (!blender_available()) return;
+    const json r = blender_import(path, dir);
+    INFO(r.dump(1));
+    CHECK(r["error"] == "");
+    CHECK(r["meshes"].get<size_t>() == facts.primitives);
+    CHECK(r["vertices"].get<size_t>() == facts.vertices);
+    std::set<std::string> blender_bones;
+    for (const auto& b : r["bones"]) blender_bones.insert(b.get<std::string>());
+    for (const auto& j : facts.joints) CHECK_MESSAGE(blender_bones.count(j) == 1, j);
+    bool clip = false;
+    for (const auto& a : r["actions"]) clip = clip || a.get<std::string>().find(test::SampleFacts::clip) != std::string::npos;
+    CHECK_MESSAGE(clip, "the sample's clip is an action");
 }
 
 TEST_CASE("fbx: bytes that are not a glb are refused with a reason") {

@@ -54,7 +54,9 @@ anim::Transform from_havok(const havok::QsTransform& q) {
 }
 
 // Appends accessors to one bufferView of new data, created by finish() (one view for every
-// clip rather than one per accessor).
+// clip rather than one per accessor). A one-key accessor with the same type and bits as an
+// earlier one is that accessor again: three quarters of a game clip's channels are constant
+// (scale 1, untracked bones), and one accessor each made the JSON four times larger.
 class DataBuilder {
 public:
     explicit DataBuilder(GltfDocument& doc) : m_doc(doc) {
@@ -62,11 +64,24 @@ public:
         if (!j.contains("accessors")) j["accessors"] = json::array();
         if (!j.contains("bufferViews")) j["bufferViews"] = json::array();
         m_view = int(j["bufferViews"].size());
+        m_accessors = &j["accessors"];  // std::map nodes: stable while other keys are added
     }
 
     int add(const std::vector<float>& values, const char* type, bool min_max = false) {
         const size_t comps = std::strcmp(type, "SCALAR") == 0 ? 1 : std::strcmp(type, "VEC3") == 0 ? 3 : std::strcmp(type, "VEC4") == 0 ? 4 : 16;
-        json acc = {{"bufferView", m_view}, {"byteOffset", m_data.size()}, {"componentType", k_float}, {"count", values.size() / comps}, {"type", type}};
+        std::string key;
+        if (values.size() == comps && comps <= 4) {
+            key.assign(type);
+            key.push_back(min_max ? 'm' : '-');
+            key.append(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+            if (auto it = m_constants.find(key); it != m_constants.end()) return it->second;
+        }
+        json acc(json::value_t::object);
+        acc["bufferView"] = m_view;
+        acc["byteOffset"] = m_data.size();
+        acc["componentType"] = k_float;
+        acc["count"] = values.size() / comps;
+        acc["type"] = type;
         if (min_max && !values.empty()) {
             std::vector<float> mn(values.begin(), values.begin() + long(comps)), mx = mn;
             for (size_t i = 0; i < values.size(); ++i) {
@@ -79,8 +94,10 @@ public:
         const size_t at = m_data.size();
         m_data.resize(at + values.size() * 4);
         if (!values.empty()) std::memcpy(m_data.data() + at, values.data(), values.size() * 4);
-        m_doc.json()["accessors"].push_back(acc);
-        return int(m_doc.json()["accessors"].size()) - 1;
+        m_accessors->push_back(std::move(acc));
+        const int index = int(m_accessors->size()) - 1;
+        if (!key.empty()) m_constants.emplace(std::move(key), index);
+        return index;
     }
 
     void finish() {
@@ -92,8 +109,10 @@ public:
 
 private:
     GltfDocument& m_doc;
+    json* m_accessors = nullptr;
     std::vector<uint8_t> m_data;
     int m_view = 0;
+    std::unordered_map<std::string, int> m_constants;  // type + min/max + value bits -> accessor
 };
 
 // A time accessor written on first use (a clip whose channels are all constant needs only [0]).
@@ -129,8 +148,20 @@ void add_channel(json& anim, DataBuilder& data, int node, const char* path, std:
         input = times.get();
     }
     const int output = data.add(values, comps == 3 ? "VEC3" : "VEC4");
-    anim["samplers"].push_back({{"input", input}, {"output", output}, {"interpolation", "LINEAR"}});
-    anim["channels"].push_back({{"sampler", int(anim["samplers"].size()) - 1}, {"target", {{"node", node}, {"path", path}}}});
+    // Built key by key: nlohmann's initializer lists copy every element.
+    json& samplers = anim["samplers"];
+    json sampler(json::value_t::object);
+    sampler["input"] = input;
+    sampler["output"] = output;
+    sampler["interpolation"] = "LINEAR";
+    samplers.push_back(std::move(sampler));
+    json target(json::value_t::object);
+    target["node"] = node;
+    target["path"] = path;
+    json channel(json::value_t::object);
+    channel["sampler"] = int(samplers.size()) - 1;
+    channel["target"] = std::move(target);
+    anim["channels"].push_back(std::move(channel));
     ++channels;
 }
 
@@ -170,6 +201,11 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
         const size_t nt = size_t(std::max(clip.num_tracks, 0));
         std::vector<anim::Transform> pose(nt);
         std::vector<std::vector<float>> T(nt), R(nt), S(nt);
+        for (size_t t = 0; t < nt; ++t) {
+            T[t].reserve(times.size() * 3);
+            R[t].reserve(times.size() * 4);
+            S[t].reserve(times.size() * 3);
+        }
         const auto bones = anim::tracks_to_bones(clip, skel);
         const bool additive = clip.blend_hint != anim::BlendHint::normal && options.bake_additive;
         if (clip.blend_hint != anim::BlendHint::normal)

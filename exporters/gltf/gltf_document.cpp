@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <ostream>
 
 namespace drape::exporters {
 
@@ -123,8 +124,7 @@ Result<void> GltfDocument::add_morph_targets(int mesh, std::span<const std::vect
     return {};
 }
 
-std::vector<uint8_t> write_glb(const std::string& json_text, std::span<const uint8_t> bin) {
-    std::string js = json_text;
+std::vector<uint8_t> write_glb(std::string js, std::span<const uint8_t> bin) {
     while (js.size() % 4) js.push_back(' ');
     const size_t bin_padded = (bin.size() + 3) / 4 * 4;
     const size_t total = 12 + 8 + js.size() + (bin.empty() ? 0 : 8 + bin_padded);
@@ -167,9 +167,41 @@ std::vector<uint8_t> GltfDocument::glb() const {
     if (m_json.contains("buffers")) {
         njson doc = m_json;
         doc.erase("buffers");
-        return write_glb(with_buffer(doc, -1, m_bin.size(), ""), m_bin);
+        return exporters::write_glb(with_buffer(doc, -1, m_bin.size(), ""), m_bin);
     }
-    return write_glb(with_buffer(m_json, -1, m_bin.size(), ""), m_bin);
+    return exporters::write_glb(with_buffer(m_json, -1, m_bin.size(), ""), m_bin);
+}
+
+bool GltfDocument::write_glb(std::ostream& out) const {
+    std::string js;
+    if (m_json.contains("buffers")) {
+        njson doc = m_json;
+        doc.erase("buffers");
+        js = with_buffer(doc, -1, m_bin.size(), "");
+    } else {
+        js = with_buffer(m_json, -1, m_bin.size(), "");
+    }
+    while (js.size() % 4) js.push_back(' ');
+    const size_t bin_padded = (m_bin.size() + 3) / 4 * 4;
+    const size_t total = 12 + 8 + js.size() + (m_bin.empty() ? 0 : 8 + bin_padded);
+    std::vector<uint8_t> head;
+    put_u32(head, k_glb_magic);
+    put_u32(head, 2);
+    put_u32(head, uint32_t(total));
+    put_u32(head, uint32_t(js.size()));
+    put_u32(head, k_chunk_json);
+    out.write(reinterpret_cast<const char*>(head.data()), std::streamsize(head.size()));
+    out.write(js.data(), std::streamsize(js.size()));
+    if (!m_bin.empty()) {
+        head.clear();
+        put_u32(head, uint32_t(bin_padded));
+        put_u32(head, k_chunk_bin);
+        out.write(reinterpret_cast<const char*>(head.data()), std::streamsize(head.size()));
+        out.write(reinterpret_cast<const char*>(m_bin.data()), std::streamsize(m_bin.size()));
+        const char zeros[4] = {};
+        out.write(zeros, std::streamsize(bin_padded - m_bin.size()));
+    }
+    return bool(out);
 }
 
 std::string GltfDocument::gltf_text(const std::string& bin_uri) const {

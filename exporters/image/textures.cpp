@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <set>
 
@@ -33,6 +34,7 @@ std::vector<EncodedTexture> encode_tpf_textures(const tpf::Tpf& tpf, const PngOp
         EncodedTexture e;
         e.name = tex.name;
         e.key = exporters::texture_key(tex.name);
+        const auto t0 = std::chrono::steady_clock::now();
         auto dds = tpf::parse_dds(tex.dds);
         if (!dds) {
             e.error = dds.error().to_string();
@@ -48,6 +50,7 @@ std::vector<EncodedTexture> encode_tpf_textures(const tpf::Tpf& tpf, const PngOp
         }
         e.width = img->width;
         e.height = img->height;
+        e.decode_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (is_normal_key(e.key) && !img->is_float && img->channels >= 3) {
             rebuild_normal_blue(*img);
             e.normal_rebuilt = true;

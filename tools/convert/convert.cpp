@@ -98,6 +98,9 @@ nlohmann::ordered_json Report::to_json() const {
     nlohmann::ordered_json j;
     size_t characters = 0, parts = 0, clips = 0, cloth_datas = 0, sim_cloths = 0, particles = 0, operators = 0, constraint_sets = 0;
     std::map<std::string, size_t> classes;
+    std::map<std::string, double> stages;
+    for (const auto& r : items)
+        for (const auto& [k, v] : r.stage_seconds) stages[k] += v;
     for (const auto& r : items) {
         if (!r.ok) continue;
         characters += r.kind == "character";
@@ -126,6 +129,8 @@ nlohmann::ordered_json Report::to_json() const {
     j["input_bytes"] = input_bytes;
     j["seconds"] = seconds;
     j["jobs"] = jobs;
+    j["material_seconds"] = material_seconds;
+    j["stage_seconds"] = stages;  // summed over the items (wall time per job)
     auto& list = j["results"] = nlohmann::ordered_json::array();
     for (const auto& r : items) list.push_back(item_json(r));
     j["skipped"] = skipped;
@@ -219,9 +224,11 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     std::mutex progress_mutex;
     size_t done = 0;
     SharedCache cache;
+    const auto materials_t0 = std::chrono::steady_clock::now();
     for (const auto& lib : material_libraries)
         if (auto a = cache.materials.add_file(lib, per_job.dcx); !a)
             report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());
+    report.material_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - materials_t0).count();
     auto worker = [&] {
         for (size_t i = next++; i < work.size(); i = next++) {
             const auto s = std::chrono::steady_clock::now();

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <set>
@@ -16,6 +17,9 @@
 #include "drape/exporters/bake_runtime.h"
 #endif
 #include "drape/exporters/cloth_export.h"
+#ifdef DRAPE_HAVE_FBX
+#include "drape/exporters/fbx.h"
+#endif
 #include "drape/exporters/gltf.h"
 #include "drape/exporters/model_meshes.h"
 #include "drape/exporters/textures.h"
@@ -43,6 +47,32 @@ Result<void> write_atomic(const fs::path& path, const std::vector<uint8_t>& byte
     if (auto w = write_file(tmp, bytes); !w) {
         fs::remove(tmp, ec);
         return w;
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        return make_error("cannot rename into " + path.string() + ": " + ec.message(), "convert.output");
+    }
+    return {};
+}
+
+Result<void> write_atomic(const fs::path& path, const std::function<bool(std::ostream&)>& write) {
+    static std::atomic<unsigned> counter{0};
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return make_error("cannot create folder " + path.parent_path().string() + ": " + ec.message(), "convert.output");
+    fs::path tmp = path;
+    tmp += ".tmp" + std::to_string(::getpid()) + "_s" + std::to_string(counter++);
+    bool ok;
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        ok = out && write(out);
+        out.close();
+        ok = ok && !out.fail();
+    }
+    if (!ok) {
+        fs::remove(tmp, ec);
+        return make_error("cannot write " + tmp.string(), "convert.output");
     }
     fs::rename(tmp, path, ec);
     if (ec) {
@@ -102,6 +132,27 @@ struct TextureIndex {
     }
 };
 
+// Godot 3's glTF importer keeps only [A-Za-z0-9_ ] of a bone's name and refuses the whole file
+// when a bone's name is left empty: Elden Ring FLVERs name helper bones in Japanese only
+// (c4361: 肩位置/角度参照). Such nodes are named "node<index>_<game name>" (Blender shows the
+// game's name after the prefix) and keep the game's name in extras.game_name. Returns how many.
+size_t prefix_unnamed_for_godot(nlohmann::json& doc) {
+    if (!doc.contains("nodes") || !doc["nodes"].is_array()) return 0;
+    size_t renamed = 0;
+    auto& nodes = doc["nodes"];
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        auto& n = nodes[i];
+        if (!n.is_object() || !n.contains("name") || !n["name"].is_string()) continue;
+        const std::string game = n["name"].get<std::string>();
+        if (std::any_of(game.begin(), game.end(), [](char c) { return std::isalnum(uint8_t(c)) && uint8_t(c) < 0x80; })) continue;
+        n["name"] = "node" + std::to_string(i) + "_" + game;
+        if (!n.contains("extras") || !n["extras"].is_object()) n["extras"] = nlohmann::json::object();
+        n["extras"]["game_name"] = game;
+        ++renamed;
+    }
+    return renamed;
+}
+
 struct Census {
     ItemResult& r;
     void add_cloth(const havok::File& f, const cloth_export::Report& rep) {
@@ -114,8 +165,33 @@ struct Census {
     }
 };
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Splits an item's wall time into its stages: lap(stage) adds the time since the previous lap
+// to r.stage_seconds[stage], less the time read_input spent reading files meanwhile (its own
+// "read" stage).
+class StageClock {
+public:
+    explicit StageClock(ItemResult& r) : m_r(r), m_last(std::chrono::steady_clock::now()) {}
+    void lap(const char* stage) {
+        const double read = m_r.stage_seconds["read"];
+        m_r.stage_seconds[stage] += std::max(0.0, seconds_since(m_last) - (read - m_read));
+        m_last = std::chrono::steady_clock::now();
+        m_read = read;
+    }
+
+private:
+    ItemResult& m_r;
+    std::chrono::steady_clock::time_point m_last;
+    double m_read = 0;
+};
+
 Result<std::vector<uint8_t>> read_input(ItemResult& r, const ItemInputs& in, const fs::path& p) {
+    const auto t0 = std::chrono::steady_clock::now();
     auto b = read_file(p);
+    r.stage_seconds["read"] += seconds_since(t0);
     if (!b) return std::move(b.error().within(rel(in, p)));
     r.inputs.push_back(rel(in, p));
     r.input_bytes += b->size();
@@ -147,6 +223,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         return r;
     };
 
+    StageClock clock(r);
     // ---- the model binder: FLVER, TPFs, cloth --------------------------------------------
     std::vector<game::Member> members;
     std::optional<flver::Model> model;
@@ -167,9 +244,11 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             if (!errors.empty()) return fail(errors.front());
             return fail(make_error("no FLVER inside", "convert.model").within(rel(in, in.model)));
         }
+        clock.lap("unpack");
         auto m = flver::read_flver(fm->bytes);
         if (!m) return fail(std::move(m.error().within(leaf_name(fm->name)).within(rel(in, in.model))));
         model = std::move(*m);
+        clock.lap("flver");
     }
 
     // ---- materials: Elden Ring and Sekiro leave FLVER texture paths empty ------------------
@@ -186,6 +265,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
                 for (auto& w : game::resolve_material_textures(*model, cache.materials)) r.warnings.push_back(w);
             }
         }
+        clock.lap("materials");
     }
 
     // ---- textures ---------------------------------------------------------------------------
@@ -209,6 +289,8 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             } else {
                 r.warnings.push_back(b.error().to_string());
             }
+        clock.lap("texture_read");
+        double decode_seconds = 0;
         // Only the textures the materials name are decoded.
         std::set<std::string> keys;
         for (const auto& mat : model->materials)
@@ -223,6 +305,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
                 tpf::Tpf one;
                 one.textures.push_back(index.tpfs[s->tpf].textures[s->texture]);
                 auto e = image::encode_tpf_textures(one);
+                if (!e.empty()) decode_seconds += e[0].decode_seconds;
                 if (e.empty() || !e[0].error.empty()) {
                     r.warnings.push_back("texture " + one.textures[0].name + ": " + (e.empty() ? "not decoded" : e[0].error));
                     continue;
@@ -231,6 +314,9 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             }
             gopt.embedded_textures[key] = it->second;
         }
+        clock.lap("png_encode");
+        r.stage_seconds["png_encode"] -= decode_seconds;
+        r.stage_seconds["texture_decode"] += decode_seconds;
     }
     for (auto& m : members)
         if (tpf::is_tpf(m.bytes) || m.bytes.empty()) m.bytes = {};
@@ -281,6 +367,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         r.warnings.push_back(std::to_string(clips.size()) + " clips left out: no skeleton (no main anibnd beside them)");
         clips.clear();
     }
+    clock.lap("clips_read");
 
     // ---- the glTF document: model, re-parented bones, clips -------------------------------
     std::vector<std::string> outputs;
@@ -334,12 +421,25 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         }
         clips.clear();
         clips.shrink_to_fit();
+        if (const size_t n = prefix_unnamed_for_godot(doc.json()))
+            r.warnings.push_back(std::to_string(n) + " node names without a Latin letter or digit got a \"nodeN_\" prefix (Godot 3 "
+                                 "drops such names and fails the import); extras.game_name keeps the game's name");
+        clock.lap("gltf_build");
         if (options.format == Format::fbx) {
-            // CALL SITE (materials branch): FBX through Assimp from doc.glb() once it is in main.
-            return fail(make_error("--format fbx is not built in yet (it comes with the materials branch); use glb or gltf",
-                                   "convert.format"));
-        }
-        if (options.format == Format::gltf) {
+#ifdef DRAPE_HAVE_FBX
+            // Assimp reads the document as a glb (in memory) and writes binary FBX 7.4.
+            std::vector<uint8_t> glb_bytes = doc.glb();
+            auto fbx = exporters::fbx_from_glb(glb_bytes);
+            if (!fbx) return fail(fbx.error());
+            if (options.bake) bake_glb = std::move(glb_bytes);  // the baked file is a .glb in every format
+            fs::path path = stem_path;
+            path += ".fbx";
+            if (auto w = write_atomic(path, *fbx); !w) return fail(w.error());
+            outputs.push_back(out_rel + ".fbx");
+#else
+            return fail(make_error("--format fbx: this drape was built without Assimp (libassimp-dev)", "convert.format"));
+#endif
+        } else if (options.format == Format::gltf) {
             fs::path gltf = stem_path;
             gltf += ".gltf";
             fs::path bin = stem_path;
@@ -353,12 +453,16 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         } else {
             fs::path glb = stem_path;
             glb += ".glb";
-            std::vector<uint8_t> glb_bytes = doc.glb();
-            if (auto w = write_atomic(glb, glb_bytes); !w) return fail(w.error());
-            if (options.bake) bake_glb = std::move(glb_bytes);
+            if (options.bake) {  // the bake reads the document back: assemble it once in memory
+                bake_glb = doc.glb();
+                if (auto w = write_atomic(glb, bake_glb); !w) return fail(w.error());
+            } else if (auto w = write_atomic(glb, [&](std::ostream& o) { return doc.write_glb(o); }); !w) {
+                return fail(w.error());
+            }
             outputs.push_back(out_rel + ".glb");
         }
     }
+    clock.lap("gltf_write");  // with the document's destruction
 
     // ---- cloth ------------------------------------------------------------------------------
     if (options.cloth) {
@@ -444,6 +548,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             cloth_reports.push_back(std::move(cr));
         }
         if (!cloth_reports.empty()) item_report["cloth"] = std::move(cloth_reports);
+        clock.lap("cloth");
     }
 
     // ---- bake: the cloth's motion over a clip into <name>_baked.glb ------------------------
@@ -507,6 +612,7 @@ ojson item_json(const ItemResult& r) {
     j["warnings"] = r.warnings;
     j["input_bytes"] = r.input_bytes;
     j["seconds"] = r.seconds;
+    j["stage_seconds"] = r.stage_seconds;
     return j;
 }
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <iosfwd>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -43,5 +45,7 @@ nlohmann::ordered_json item_json(const ItemResult& r);
 // Writes `path` through a temporary file in the same folder and a rename, so that an
 // interrupted run leaves no half-written file under the final name.
 Result<void> write_atomic(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
+// The same for content written by `write` (false when it failed), e.g. a .glb streamed out.
+Result<void> write_atomic(const std::filesystem::path& path, const std::function<bool(std::ostream&)>& write);
 
 }  // namespace drape::convert

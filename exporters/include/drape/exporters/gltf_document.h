@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <span>
 #include <string>
@@ -43,7 +44,7 @@ struct Glb {
 // Reads the 12-byte header and the JSON and BIN chunks (checked; other chunks are skipped).
 Result<Glb> read_glb(Bytes data);
 // Writes a GLB: JSON padded with spaces, BIN with zeros, both to 4 bytes.
-std::vector<uint8_t> write_glb(const std::string& json_text, std::span<const uint8_t> bin);
+std::vector<uint8_t> write_glb(std::string json_text, std::span<const uint8_t> bin);
 
 class GltfDocument {
 public:
@@ -73,6 +74,9 @@ public:
 
     // The document as .glb bytes (JSON chunk + BIN chunk).
     std::vector<uint8_t> glb() const;
+    // The same bytes written to `out` without assembling them in memory first (glb() holds the
+    // buffer twice: ~35 MB more for a character with every clip). False when a write failed.
+    bool write_glb(std::ostream& out) const;
     // The document as .gltf JSON text with the buffer stored in `bin_uri` (the caller writes bin()).
     std::string gltf_text(const std::string& bin_uri) const;
 

@@ -27,6 +27,7 @@ struct EncodedTexture {
     std::vector<uint8_t> hdr;   // float textures: the full range as Radiance .hdr
     bool normal_rebuilt = false;
     std::string error;          // why the texture was skipped (one line), else empty
+    double decode_seconds = 0;  // DDS parse and block decode (the rest of the call is encoding)
 };
 
 // Decodes and encodes every texture of `tpf`. Never fails as a whole: a texture that cannot be

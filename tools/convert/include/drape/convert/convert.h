@@ -61,6 +61,10 @@ struct ItemResult {
     std::map<std::string, size_t> hcl_classes;  // cloth objects per Havok class (seed 000's census)
     uint64_t input_bytes = 0;
     double seconds = 0;
+    // CPU-bound stages of the item and their wall time (s): read, unpack, flver, materials,
+    // texture_decode, png_encode, clips_read, gltf_build, gltf_write, cloth. The per-stage
+    // breakdown of the convert benchmark (README) is their sum over the items.
+    std::map<std::string, double> stage_seconds;
 };
 
 struct Report {
@@ -69,6 +73,7 @@ struct Report {
     uint64_t input_bytes = 0;
     double seconds = 0;
     unsigned jobs = 1;
+    double material_seconds = 0;  // reading and indexing the MATBIN / MTD binders, once per run
 
     size_t failed() const;
     // 0: every item converted; 1: some failed (or nothing was found to convert).
