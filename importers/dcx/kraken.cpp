@@ -1137,7 +1137,35 @@ struct LzFast {
 // (= chunk end - k_lz_margin); returns the index of the first command it did not run. A
 // command's values are computed first and committed only when all its checks pass, so the
 // exact loop can redo it from the same state and report the precise error.
-template <int Mode>
+// Branch-free selects for the command loop's data-dependent, unpredictable choices (long
+// lengths, which recent distance). GCC compiles both ?: and and/or masks there into branches
+// or long mask sequences, so on x86-64 they are one compare and one conditional move.
+// pick_eq: x == k ? a : b.  pick_ge: x >= k ? a : b (unsigned).
+inline size_t pick_eq(size_t x, size_t k, size_t a, size_t b) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    asm("cmp %[k], %[x]\n\tcmove %[a], %[b]" : [b] "+r"(b) : [x] "r"(x), [k] "er"(k), [a] "r"(a) : "cc");
+    return b;
+#else
+    const size_t m = size_t(0) - size_t(x == k);
+    return (a & m) | (b & ~m);
+#endif
+}
+inline size_t pick_ge(size_t x, size_t k, size_t a, size_t b) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    asm("cmp %[k], %[x]\n\tcmovae %[a], %[b]" : [b] "+r"(b) : [x] "r"(x), [k] "er"(k), [a] "r"(a) : "cc");
+    return b;
+#else
+    const size_t m = size_t(0) - size_t(x >= k);
+    return (a & m) | (b & ~m);
+#endif
+}
+
+// Trusted: the caller counted the commands' demands (lz_counts_match), so the length and
+// distance lists cannot run out, and it checks afterwards that the literals did not (li <=
+// nlit), redoing the chunk with every check when they did. Reading past nlit stays inside the
+// literal buffer (M bytes plus slack): every literal consumed is one output byte of the chunk,
+// and the output check runs before any copy.
+template <int Mode, bool Trusted>
 size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t W, const uint8_t* cmd, size_t ci,
                const size_t nc, const uint8_t* lit, const size_t nlit, const uint32_t* dist, const size_t nd,
                const uint32_t* lens, const size_t nl) {
@@ -1148,22 +1176,25 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
         const unsigned cb = cmd[ci];
         const size_t lc = cb & 3, mc = (cb >> 2) & 15;
         const unsigned sel = cb >> 6;
-        // lens[nl] and dist[nd] are readable slack: a value read there fails the checks below.
-        // Masks rather than ?: so that the compiler cannot turn these into branches (they
-        // are unpredictable: measured as most of the decoder's mispredictions).
+        // lens[nl] and dist[nd] are readable slack: a value read there fails the checks below
+        // (untrusted), or is never used (trusted: the counts match). Selects rather than ?:
+        // so that the compiler cannot turn these into branches (they are unpredictable:
+        // measured as most of the decoder's mispredictions).
         size_t nj = ni;
-        const size_t long_lit = size_t(0) - size_t(lc == 3);
-        const size_t lam = (size_t(lens[nj]) & long_lit) | (lc & ~long_lit);
-        nj += lc == 3;
-        const size_t long_match = size_t(0) - size_t(mc == 15);
-        const size_t mu = ((14 + size_t(lens[nj])) & long_match) | ((mc + 2) & ~long_match);
-        nj += mc == 15;
-        const size_t choice[4] = {r0, r1, r2, dist[di]};
-        const size_t delta = choice[sel];
-        const size_t dj = di + (sel == 3);
+        const size_t lam = pick_eq(lc, 3, lens[nj], lc);
+        nj += (lc + 1) >> 2;  // lc == 3
+        const size_t mu = pick_eq(mc, 15, 14 + size_t(lens[nj]), mc + 2);
+        nj += (mc + 1) >> 4;  // mc == 15
+        const size_t near = pick_eq(sel, 1, r1, r0), far = pick_eq(sel, 3, dist[di], r2);
+        const size_t delta = pick_ge(sel, 2, far, near);
+        const size_t dj = di + ((sel + 1) >> 2);  // sel == 3
         const size_t o2 = o + lam;
         // o2 - W >= 8 always (the raw prefix); a delta below 8 wraps and fails too.
-        if ((nj > nl) | (dj > nd) | (lam > nlit - li) | (o2 + mu > limit) | (delta - 8 > o2 - W - 8)) break;
+        if constexpr (Trusted) {
+            if ((o2 + mu > limit) | (delta - 8 > o2 - W - 8)) break;
+        } else {
+            if ((nj > nl) | (dj > nd) | (lam > nlit - li) | (o2 + mu > limit) | (delta - 8 > o2 - W - 8)) break;
+        }
         uint8_t* d = out + o;
         const uint8_t* s = lit + li;
         if constexpr (Mode == 1) {
@@ -1179,9 +1210,8 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
             add_literals(d, s, d - r0, lam, r0);
         }
         li += lam;
-        const size_t keep2 = size_t(0) - size_t(sel < 2), keep1 = size_t(0) - size_t(sel == 0);
-        r2 = (r2 & keep2) | (r1 & ~keep2);  // masks: as ?: these compiled to branches (2x the mispredictions)
-        r1 = (r1 & keep1) | (r0 & ~keep1);
+        r2 = pick_ge(sel, 2, r1, r2);  // as ?: these compiled to branches (2x the mispredictions)
+        r1 = pick_ge(sel, 1, r0, r1);
         r0 = delta;
         di = dj;
         ni = nj;
@@ -1191,6 +1221,19 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
     }
     st = {o, li, di, ni, r0, r1, r2};
     return ci;
+}
+
+// True when the commands take exactly nd new distances and nl long lengths (KRAKEN.md 10.3:
+// selector 3, literal code 3, match code 15). A counting pass (vectorisable, no ordering
+// question) that lets the fast loop drop two of its per-command checks.
+bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl) {
+    size_t need_d = 0, need_l = 0;
+    for (size_t i = 0; i < nc; ++i) {
+        const unsigned b = cmd[i];
+        need_d += b >= 0xC0;
+        need_l += size_t((b & 3) == 3) + size_t((b & 0x3C) == 0x3C);
+    }
+    return need_d == nd && need_l == nl;
 }
 
 template <int Mode>
@@ -1298,10 +1341,22 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
     // so overlapping matches never depend on how the compiler vectorises; a step may write up
     // to 15 bytes past the command, which the margin keeps inside the chunk (a later command
     // rewrites them).
+    // Trusted fast path first (per-chunk hoisted list checks): when the commands ask for exactly
+    // the lengths and distances there are, only the output end and the window are checked per
+    // command; literals are checked once afterwards, and if they ran out the chunk is decoded
+    // again from its start by the checked loops below (which then report the precise error).
+    if (E - o > k_lz_margin && lz_counts_match(cmd, nc, nd, nl)) {
+        LzFast f{o, li, di, ni, r0, r1, r2};
+        const size_t cj = lz_fast<Mode, true>(f, out, E - k_lz_margin, W, cmd, 0, nc, lit, nlit, dist, nd, lens, nl);
+        if (f.li <= nlit) {
+            ci = cj;
+            o = f.o, li = f.li, di = f.di, ni = f.ni, r0 = f.r0, r1 = f.r1, r2 = f.r2;
+        }
+    }
     for (;;) {
         if (E - o > k_lz_margin) {
             LzFast f{o, li, di, ni, r0, r1, r2};
-            ci = lz_fast<Mode>(f, out, E - k_lz_margin, W, cmd, ci, nc, lit, nlit, dist, nd, lens, nl);
+            ci = lz_fast<Mode, false>(f, out, E - k_lz_margin, W, cmd, ci, nc, lit, nlit, dist, nd, lens, nl);
             o = f.o, li = f.li, di = f.di, ni = f.ni, r0 = f.r0, r1 = f.r1, r2 = f.r2;
         }
         if (ci >= nc) break;
