@@ -1160,12 +1160,7 @@ inline size_t pick_ge(size_t x, size_t k, size_t a, size_t b) {
 #endif
 }
 
-// Trusted: the caller counted the commands' demands (lz_counts_match), so the length and
-// distance lists cannot run out, and it checks afterwards that the literals did not (li <=
-// nlit), redoing the chunk with every check when they did. Reading past nlit stays inside the
-// literal buffer (M bytes plus slack): every literal consumed is one output byte of the chunk,
-// and the output check runs before any copy.
-template <int Mode, bool Trusted>
+template <int Mode>
 size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t W, const uint8_t* cmd, size_t ci,
                const size_t nc, const uint8_t* lit, const size_t nlit, const uint32_t* dist, const size_t nd,
                const uint32_t* lens, const size_t nl) {
@@ -1176,8 +1171,8 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
         const unsigned cb = cmd[ci];
         const size_t lc = cb & 3, mc = (cb >> 2) & 15;
         const unsigned sel = cb >> 6;
-        // lens[nl] and dist[nd] are readable slack: a value read there fails the checks below
-        // (untrusted), or is never used (trusted: the counts match). Selects rather than ?:
+        // lens[nl] and dist[nd] are readable slack: a value read there fails the checks below.
+        // Selects rather than ?:
         // so that the compiler cannot turn these into branches (they are unpredictable:
         // measured as most of the decoder's mispredictions).
         size_t nj = ni;
@@ -1190,11 +1185,7 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
         const size_t dj = di + ((sel + 1) >> 2);  // sel == 3
         const size_t o2 = o + lam;
         // o2 - W >= 8 always (the raw prefix); a delta below 8 wraps and fails too.
-        if constexpr (Trusted) {
-            if ((o2 + mu > limit) | (delta - 8 > o2 - W - 8)) break;
-        } else {
-            if ((nj > nl) | (dj > nd) | (lam > nlit - li) | (o2 + mu > limit) | (delta - 8 > o2 - W - 8)) break;
-        }
+        if ((nj > nl) | (dj > nd) | (lam > nlit - li) | (o2 + mu > limit) | (delta - 8 > o2 - W - 8)) break;
         uint8_t* d = out + o;
         const uint8_t* s = lit + li;
         if constexpr (Mode == 1) {
@@ -1223,12 +1214,89 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
     return ci;
 }
 
+// The fast loop for a chunk whose commands were counted (lz_counts_match): the length and
+// distance lists cannot run out, so only the output end and the window are checked per
+// command. Literals are not checked: reading past nlit stays inside the literal buffer (M
+// bytes plus slack), because every literal consumed is one output byte of the chunk and the
+// output check runs before any copy; the caller checks li <= nlit afterwards and redoes the
+// chunk with every check when it fails. Pointer-based and out of line so that its state stays
+// in registers. Same stopping rule and state as lz_fast.
+template <int Mode>
+__attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, const size_t limit, const size_t W,
+                                            const uint8_t* const cmd, const size_t nc, const uint8_t* const lit,
+                                            const uint32_t* const dist, const uint32_t* const lens) {
+    uint8_t* op = out + st.o;
+    const uint8_t* const op_end = out + limit;
+    const uint8_t* const wp8 = out + W + 8;  // window start + 8 (o - W >= 8: the raw prefix)
+    const uint8_t* sp = lit + st.li;
+    const uint32_t* dp = dist + st.di;
+    const uint32_t* lp = lens + st.ni;
+    size_t r0 = st.r0, r1 = st.r1, r2 = st.r2;
+    const uint8_t* cp = cmd;
+    const uint8_t* const ce = cmd + nc;
+    for (; cp < ce; ++cp) {
+        const size_t cb = *cp;
+        const size_t lc = cb & 3, mc = (cb >> 2) & 15, sel = cb >> 6;
+        const size_t lam = pick_eq(lc, 3, *lp, lc);
+        const uint32_t* lq = lp + ((lc + 1) >> 2);  // lc == 3
+        const size_t mu = pick_eq(mc, 15, 14 + size_t(*lq), mc + 2);
+        lq += (mc + 1) >> 4;  // mc == 15
+        const size_t near = pick_eq(sel, 1, r1, r0), far = pick_eq(sel, 3, *dp, r2);
+        const size_t delta = pick_ge(sel, 2, far, near);
+        if (lam + mu > size_t(op_end - op)) break;
+        if (delta - 8 > size_t(op - wp8) + lam) break;  // a delta below 8 wraps and fails too
+        if constexpr (Mode == 1) {
+            std::memcpy(op, sp, 16);
+            if (lam > 16) {
+                if (lam > 64) {
+                    std::memcpy(op, sp, lam);  // long run: the library's copy (literals never overlap the output)
+                } else {
+                    for (size_t x = 16; x < lam; x += 16) std::memcpy(op + x, sp + x, 16);
+                }
+            }
+        } else {
+            add_literals(op, sp, op - r0, lam, r0);
+        }
+        sp += lam;
+        r2 = pick_ge(sel, 2, r1, r2);
+        r1 = pick_ge(sel, 1, r0, r1);
+        r0 = delta;
+        dp += (sel + 1) >> 2;  // sel == 3
+        lp = lq;
+        uint8_t* m = op + lam;
+        copy_match(m, m - delta, mu, delta);
+        op = m + mu;
+    }
+    st = {size_t(op - out), size_t(sp - lit), size_t(dp - dist), size_t(lp - lens), r0, r1, r2};
+    return size_t(cp - cmd);
+}
+
 // True when the commands take exactly nd new distances and nl long lengths (KRAKEN.md 10.3:
 // selector 3, literal code 3, match code 15). A counting pass (vectorisable, no ordering
 // question) that lets the fast loop drop two of its per-command checks.
 bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl) {
     size_t need_d = 0, need_l = 0;
-    for (size_t i = 0; i < nc; ++i) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    // 16 commands per step: byte masks of the three conditions, summed by psadbw.
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+    const __m128i c0 = _mm_set1_epi8(char(0xC0)), m3 = _mm_set1_epi8(3), m3c = _mm_set1_epi8(0x3C);
+    __m128i acc_d = zero, acc_l = zero;
+    for (; i + 16 <= nc; i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cmd + i));
+        const __m128i d = _mm_cmpeq_epi8(_mm_max_epu8(v, c0), v);  // v >= 0xC0
+        const __m128i l1 = _mm_cmpeq_epi8(_mm_and_si128(v, m3), m3);
+        const __m128i l2 = _mm_cmpeq_epi8(_mm_and_si128(v, m3c), m3c);
+        acc_d = _mm_add_epi64(acc_d, _mm_sad_epu8(_mm_and_si128(d, one), zero));
+        acc_l = _mm_add_epi64(acc_l, _mm_sad_epu8(_mm_sub_epi8(zero, _mm_add_epi8(l1, l2)), zero));
+    }
+    alignas(16) uint64_t t[2];
+    _mm_store_si128(reinterpret_cast<__m128i*>(t), acc_d);
+    need_d = size_t(t[0] + t[1]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(t), acc_l);
+    need_l = size_t(t[0] + t[1]);
+#endif
+    for (; i < nc; ++i) {
         const unsigned b = cmd[i];
         need_d += b >= 0xC0;
         need_l += size_t((b & 3) == 3) + size_t((b & 0x3C) == 0x3C);
@@ -1347,7 +1415,7 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
     // again from its start by the checked loops below (which then report the precise error).
     if (E - o > k_lz_margin && lz_counts_match(cmd, nc, nd, nl)) {
         LzFast f{o, li, di, ni, r0, r1, r2};
-        const size_t cj = lz_fast<Mode, true>(f, out, E - k_lz_margin, W, cmd, 0, nc, lit, nlit, dist, nd, lens, nl);
+        const size_t cj = lz_trusted<Mode>(f, out, E - k_lz_margin, W, cmd, nc, lit, dist, lens);
         if (f.li <= nlit) {
             ci = cj;
             o = f.o, li = f.li, di = f.di, ni = f.ni, r0 = f.r0, r1 = f.r1, r2 = f.r2;
@@ -1356,7 +1424,7 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
     for (;;) {
         if (E - o > k_lz_margin) {
             LzFast f{o, li, di, ni, r0, r1, r2};
-            ci = lz_fast<Mode, false>(f, out, E - k_lz_margin, W, cmd, ci, nc, lit, nlit, dist, nd, lens, nl);
+            ci = lz_fast<Mode>(f, out, E - k_lz_margin, W, cmd, ci, nc, lit, nlit, dist, nd, lens, nl);
             o = f.o, li = f.li, di = f.di, ni = f.ni, r0 = f.r0, r1 = f.r1, r2 = f.r2;
         }
         if (ci >= nc) break;
