@@ -230,24 +230,27 @@ struct MsbReader {
 
     MsbReader(const uint8_t* d, size_t n) : data(d), size(n) {}
 
-    inline void refill() {
-        if (pos + 8 <= size) {
+    __attribute__((always_inline)) inline void refill() {
+        if (pos + 8 <= size) [[likely]] {
             uint64_t v = Backward ? load_le64(data + size - pos - 8) : load_be64(data + pos);
             bits |= v >> cnt;
             pos += (63 - cnt) >> 3;
             cnt |= 56;
         } else {
-            while (cnt <= 56) {
-                uint64_t b = 0;
-                if (pos < size) b = Backward ? data[size - 1 - pos] : data[pos];
-                bits |= b << (56 - cnt);
-                ++pos;
-                cnt += 8;
-            }
+            refill_slow();
+        }
+    }
+    __attribute__((noinline)) void refill_slow() {
+        while (cnt <= 56) {
+            uint64_t b = 0;
+            if (pos < size) b = Backward ? data[size - 1 - pos] : data[pos];
+            bits |= b << (56 - cnt);
+            ++pos;
+            cnt += 8;
         }
     }
     // n <= 32; big-endian value (first bit = most significant).
-    inline uint32_t read(unsigned n) {
+    __attribute__((always_inline)) inline uint32_t read(unsigned n) {
         if (cnt < n) refill();
         uint32_t v = uint32_t((bits >> 1) >> (63 - n));  // the top n bits; 0 for n = 0, without a branch
         bits <<= n;
@@ -1492,7 +1495,7 @@ bool decode_lz_chunk(Ctx& c, const uint8_t* p, size_t S, unsigned mode, uint8_t*
     uint32_t* dist = reinterpret_cast<uint32_t*>(c.arena.alloc(nd * 4));
     // Distances alternate between the forward and the backward stream: decoded in pairs so
     // that the choice of stream is not a per-distance branch.
-    auto decode_distance = [&](size_t i, auto& rd) -> bool {
+    auto decode_distance = [&](size_t i, auto& rd) __attribute__((always_inline)) -> bool {
         unsigned code = dcodes[i];
         uint64_t dv;
         if (sigma == 0) {
