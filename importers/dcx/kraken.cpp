@@ -199,6 +199,16 @@ struct LsbReader {
             refill_slow();
         }
     }
+    // refill() for a caller that knows pos + 8 <= size (see huff_safe_steps).
+    inline void refill_unchecked() {
+        uint64_t v = Backward ? load_be64(data + size - pos - 8) : load_le64(data + pos);
+        bits |= v << cnt;
+        pos += (63 - cnt) >> 3;
+        cnt |= 56;
+    }
+    // How many more refills, each followed by at most 56 bits consumed (pos grows by at most 7
+    // per refill), stay with pos + 8 <= size.
+    size_t safe_refills() const { return pos + 8 <= size ? (size - pos - 8) / 7 + 1 : 0; }
     void refill_slow() {
         while (cnt <= 56) {
             uint64_t b = 0;
@@ -546,11 +556,11 @@ bool huff_open(Ctx& c, const uint8_t* p, const uint8_t* e, size_t& sa) {
     return true;
 }
 
-#define DRAPE_HUFF_RUN15(A, B, CC, O)                                          \
+#define DRAPE_HUFF_RUN15_WITH(REFILL, A, B, CC, O)                             \
     do {                                                                       \
-        (A).refill();                                                          \
-        (B).refill();                                                          \
-        (CC).refill();                                                         \
+        (A).REFILL();                                                          \
+        (B).REFILL();                                                          \
+        (CC).REFILL();                                                         \
         DRAPE_HUFF_DEC(A, (O)[0]);                                             \
         DRAPE_HUFF_DEC(CC, (O)[1]);                                            \
         DRAPE_HUFF_DEC(B, (O)[2]);                                             \
@@ -567,13 +577,20 @@ bool huff_open(Ctx& c, const uint8_t* p, const uint8_t* e, size_t& sa) {
         DRAPE_HUFF_DEC(CC, (O)[13]);                                           \
         DRAPE_HUFF_DEC(B, (O)[14]);                                            \
     } while (0)
+#define DRAPE_HUFF_RUN15(A, B, CC, O) DRAPE_HUFF_RUN15_WITH(refill, A, B, CC, O)
+#define DRAPE_HUFF_RUN15_UNCHECKED(A, B, CC, O) DRAPE_HUFF_RUN15_WITH(refill_unchecked, A, B, CC, O)
 
 // Symbols [i, n) of one section, then its exact-consumption checks.
 inline bool huff_finish(Ctx& c, const uint16_t* table, LsbReader<false> a, LsbReader<false> b, LsbReader<true> cc,
                         const uint8_t* p, size_t sa, uint8_t* dst, size_t i, size_t n) {
-    while (n - i >= 15) {
-        DRAPE_HUFF_RUN15(a, b, cc, dst + i);
-        i += 15;
+    while (n - i >= 15) {  // refill bounds hoisted as in huffman_split
+        size_t safe = std::min({a.safe_refills(), b.safe_refills(), cc.safe_refills(), (n - i) / 15});
+        if (safe == 0) {
+            DRAPE_HUFF_RUN15(a, b, cc, dst + i);
+            i += 15;
+            continue;
+        }
+        for (; safe > 0; --safe, i += 15) DRAPE_HUFF_RUN15_UNCHECKED(a, b, cc, dst + i);
     }
     for (; i < n; ++i) {
         switch (i % 3) {
@@ -625,14 +642,28 @@ bool huffman_split(Ctx& c, const uint16_t* table, const uint8_t* q, const uint8_
     uint8_t* d2 = dst + n1;
     size_t i = 0;
     const size_t both = std::min(n1, n2);
-    for (; both - i >= 15; i += 15) {
-        DRAPE_HUFF_RUN15(a1, b1, c1, dst + i);
-        DRAPE_HUFF_RUN15(a2, b2, c2, d2 + i);
+    // Bounds of the refills hoisted: runs of steps that no stream's refill can take past its
+    // region's last 8 bytes go unchecked; the steps near the ends take the checked refill.
+    while (both - i >= 15) {
+        size_t safe = std::min({a1.safe_refills(), b1.safe_refills(), c1.safe_refills(), a2.safe_refills(),
+                                b2.safe_refills(), c2.safe_refills(), (both - i) / 15});
+        if (safe == 0) {
+            DRAPE_HUFF_RUN15(a1, b1, c1, dst + i);
+            DRAPE_HUFF_RUN15(a2, b2, c2, d2 + i);
+            i += 15;
+            continue;
+        }
+        for (; safe > 0; --safe, i += 15) {
+            DRAPE_HUFF_RUN15_UNCHECKED(a1, b1, c1, dst + i);
+            DRAPE_HUFF_RUN15_UNCHECKED(a2, b2, c2, d2 + i);
+        }
     }
     if (!huff_finish(c, table, a1, b1, c1, q, sa1, dst, i, n1)) return false;
     return huff_finish(c, table, a2, b2, c2, h2, sa2, d2, i, n2);
 }
+#undef DRAPE_HUFF_RUN15_UNCHECKED
 #undef DRAPE_HUFF_RUN15
+#undef DRAPE_HUFF_RUN15_WITH
 #undef DRAPE_HUFF_DEC
 
 bool decode_huffman(Ctx& c, const uint8_t* payload, size_t csize, size_t d, uint8_t* dst, bool split) {
