@@ -426,6 +426,26 @@ void vertex_frames(T& t, const hcl::Operator& o) {
     t.update_bi_tangents = o.update_bitangents;
 }
 
+// Members every skin operator kind (object and bone space) holds under the same names.
+template <class T>
+void skin_members(T& t, const hcl::Operator& o) {
+    t.channels = channels_of(o.class_name);
+    t.output_buffer_index = o.output_buffer_idx;
+    t.transform_set_index = o.transform_set_index;
+    t.transform_subset = o.transform_subset;
+    t.deformer = deformer_table(o.deformer);
+    t.local = local_table(o.local);
+}
+
+// Members every mesh-mesh deform kind (2014 and object/bone space) holds under the same names.
+template <class T>
+void mesh_mesh_members(T& t, const hcl::Operator& o) {
+    t.input_buffer_index = o.input_buffer_idx;
+    t.output_buffer_index = o.output_buffer_idx;
+    t.scale_normal_behaviour = o.scale_normal_behaviour;
+    t.input_triangles_subset = o.input_triangles_subset;
+}
+
 fb::OperatorDataUnion operator_union(const hcl::Operator& o) {
     using K = hcl::OperatorKind;
     fb::OperatorDataUnion u;
@@ -532,13 +552,8 @@ fb::OperatorDataUnion operator_union(const hcl::Operator& o) {
         case K::object_space_skin_pnt:
         case K::object_space_skin_pntb: {
             fb::ObjectSpaceSkinOperatorT t;
-            t.channels = channels_of(o.class_name);
-            t.output_buffer_index = o.output_buffer_idx;
-            t.transform_set_index = o.transform_set_index;
-            t.transform_subset = o.transform_subset;
+            skin_members(t, o);
             t.bone_from_skin_mesh_transforms = m4s(o.bone_from_skin_mesh_transforms);
-            t.deformer = deformer_table(o.deformer);
-            t.local = local_table(o.local);
             u.Set(std::move(t));
             break;
         }
@@ -547,12 +562,7 @@ fb::OperatorDataUnion operator_union(const hcl::Operator& o) {
         case K::bone_space_skin_pnt:
         case K::bone_space_skin_pntb: {
             fb::BoneSpaceSkinOperatorT t;
-            t.channels = channels_of(o.class_name);
-            t.output_buffer_index = o.output_buffer_idx;
-            t.transform_set_index = o.transform_set_index;
-            t.transform_subset = o.transform_subset;
-            t.deformer = deformer_table(o.deformer);
-            t.local = local_table(o.local);
+            skin_members(t, o);
             u.Set(std::move(t));
             break;
         }
@@ -561,11 +571,8 @@ fb::OperatorDataUnion operator_union(const hcl::Operator& o) {
         case K::object_space_mesh_mesh_deform_pnt:
         case K::object_space_mesh_mesh_deform_pntb: {
             fb::ObjectSpaceMeshMeshDeformOperatorT t;
+            mesh_mesh_members(t, o);
             t.channels = channels_of(o.class_name);
-            t.input_buffer_index = o.input_buffer_idx;
-            t.output_buffer_index = o.output_buffer_idx;
-            t.scale_normal_behaviour = o.scale_normal_behaviour;
-            t.input_triangles_subset = o.input_triangles_subset;
             t.triangle_from_mesh_transforms = m4s(o.triangle_from_mesh_transforms);
             t.custom_skin_deform = o.custom_skin_deform;
             t.deformer = deformer_table(o.deformer);
@@ -578,11 +585,8 @@ fb::OperatorDataUnion operator_union(const hcl::Operator& o) {
         case K::bone_space_mesh_mesh_deform_pnt:
         case K::bone_space_mesh_mesh_deform_pntb: {
             fb::BoneSpaceMeshMeshDeformOperatorT t;
+            mesh_mesh_members(t, o);
             t.channels = channels_of(o.class_name);
-            t.input_buffer_index = o.input_buffer_idx;
-            t.output_buffer_index = o.output_buffer_idx;
-            t.scale_normal_behaviour = o.scale_normal_behaviour;
-            t.input_triangles_subset = o.input_triangles_subset;
             t.deformer = deformer_table(o.deformer);
             t.local = local_table(o.local);
             u.Set(std::move(t));
@@ -590,10 +594,7 @@ fb::OperatorDataUnion operator_union(const hcl::Operator& o) {
         }
         case K::mesh_mesh_deform: {
             fb::MeshMeshDeformOperatorT t;
-            t.input_buffer_index = o.input_buffer_idx;
-            t.output_buffer_index = o.output_buffer_idx;
-            t.scale_normal_behaviour = o.scale_normal_behaviour;
-            t.input_triangles_subset = o.input_triangles_subset;
+            mesh_mesh_members(t, o);
             for (const auto& p : o.triangle_vertex_pairs)
                 t.triangle_vertex_pairs.emplace_back(v4(p.local_position), v4(p.local_normal), p.triangle_index, p.weight);
             t.triangle_vertex_start_for_vertex = o.triangle_vertex_start_for_vertex;

@@ -251,6 +251,25 @@ void vertex_frames(hcl::Operator& o, const T& t) {
     o.update_bitangents = t.update_bi_tangents;
 }
 
+// Members every skin operator kind (object and bone space) holds under the same names.
+template <class D>
+void skin_members(hcl::Operator& o, const D& d) {
+    o.output_buffer_idx = d.output_buffer_index;
+    o.transform_set_index = d.transform_set_index;
+    o.transform_subset = d.transform_subset;
+    o.deformer = deformer(d.deformer.get());
+    o.local = local(d.local.get());
+}
+
+// Members every mesh-mesh deform kind (2014 and object/bone space) holds under the same names.
+template <class D>
+void mesh_mesh_members(hcl::Operator& o, const D& d) {
+    o.input_buffer_idx = d.input_buffer_index;
+    o.output_buffer_idx = d.output_buffer_index;
+    o.scale_normal_behaviour = d.scale_normal_behaviour;
+    o.input_triangles_subset = d.input_triangles_subset;
+}
+
 hcl::Operator operator_of(const fb::OperatorT& t) {
     hcl::Operator o;
     o.name = t.name;
@@ -349,29 +368,17 @@ hcl::Operator operator_of(const fb::OperatorT& t) {
         }
         case fb::OperatorData::ObjectSpaceSkinOperator: {
             const auto& d = *t.data.AsObjectSpaceSkinOperator();
-            o.output_buffer_idx = d.output_buffer_index;
-            o.transform_set_index = d.transform_set_index;
-            o.transform_subset = d.transform_subset;
+            skin_members(o, d);
             o.bone_from_skin_mesh_transforms = m4s(d.bone_from_skin_mesh_transforms);
-            o.deformer = deformer(d.deformer.get());
-            o.local = local(d.local.get());
             break;
         }
         case fb::OperatorData::BoneSpaceSkinOperator: {
-            const auto& d = *t.data.AsBoneSpaceSkinOperator();
-            o.output_buffer_idx = d.output_buffer_index;
-            o.transform_set_index = d.transform_set_index;
-            o.transform_subset = d.transform_subset;
-            o.deformer = deformer(d.deformer.get());
-            o.local = local(d.local.get());
+            skin_members(o, *t.data.AsBoneSpaceSkinOperator());
             break;
         }
         case fb::OperatorData::ObjectSpaceMeshMeshDeformOperator: {
             const auto& d = *t.data.AsObjectSpaceMeshMeshDeformOperator();
-            o.input_buffer_idx = d.input_buffer_index;
-            o.output_buffer_idx = d.output_buffer_index;
-            o.scale_normal_behaviour = d.scale_normal_behaviour;
-            o.input_triangles_subset = d.input_triangles_subset;
+            mesh_mesh_members(o, d);
             o.triangle_from_mesh_transforms = m4s(d.triangle_from_mesh_transforms);
             o.custom_skin_deform = d.custom_skin_deform;
             o.deformer = deformer(d.deformer.get());
@@ -380,20 +387,14 @@ hcl::Operator operator_of(const fb::OperatorT& t) {
         }
         case fb::OperatorData::BoneSpaceMeshMeshDeformOperator: {
             const auto& d = *t.data.AsBoneSpaceMeshMeshDeformOperator();
-            o.input_buffer_idx = d.input_buffer_index;
-            o.output_buffer_idx = d.output_buffer_index;
-            o.scale_normal_behaviour = d.scale_normal_behaviour;
-            o.input_triangles_subset = d.input_triangles_subset;
+            mesh_mesh_members(o, d);
             o.deformer = deformer(d.deformer.get());
             o.local = local(d.local.get());
             break;
         }
         case fb::OperatorData::MeshMeshDeformOperator: {
             const auto& d = *t.data.AsMeshMeshDeformOperator();
-            o.input_buffer_idx = d.input_buffer_index;
-            o.output_buffer_idx = d.output_buffer_index;
-            o.scale_normal_behaviour = d.scale_normal_behaviour;
-            o.input_triangles_subset = d.input_triangles_subset;
+            mesh_mesh_members(o, d);
             for (const auto& p : d.triangle_vertex_pairs)
                 o.triangle_vertex_pairs.push_back({v4(p.local_position()), v4(p.local_normal()), p.triangle_index(), p.weight()});
             o.triangle_vertex_start_for_vertex = d.triangle_vertex_start_for_vertex;

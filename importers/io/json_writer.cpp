@@ -1,5 +1,7 @@
 #include "drape/io/json_writer.h"
 
+#include "drape/io/reader.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -33,19 +35,7 @@ std::string JsonWriter::quote(std::string_view s) {
             ++i;
             continue;
         }
-        size_t n = 0;
-        uint32_t cp = 0, min = 0;
-        if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F, min = 0x80;
-        else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F, min = 0x800;
-        else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07, min = 0x10000;
-        bool ok = n != 0 && i + n <= s.size();
-        for (size_t k = 1; ok && k < n; ++k) {
-            const auto cc = uint8_t(s[i + k]);
-            ok = (cc & 0xC0) == 0x80;
-            cp = (cp << 6) | (cc & 0x3F);
-        }
-        ok = ok && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-        if (ok) {
+        if (const size_t n = utf8_sequence_at(s, i, nullptr)) {
             out.append(s.substr(i, n));
             i += n;
         } else {

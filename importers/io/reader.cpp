@@ -32,6 +32,25 @@ std::string escape_bytes(std::string_view bytes) {
     return out;
 }
 
+size_t utf8_sequence_at(std::string_view text, size_t i, uint32_t* code_point) {
+    if (i >= text.size()) return 0;
+    const auto c = uint8_t(text[i]);
+    size_t n = 0;
+    uint32_t cp = 0, min = 0;  // the smallest code point the length may encode (no overlongs)
+    if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F, min = 0x80;
+    else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F, min = 0x800;
+    else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07, min = 0x10000;
+    if (n == 0 || n > text.size() - i) return 0;
+    for (size_t k = 1; k < n; ++k) {
+        const auto cc = uint8_t(text[i + k]);
+        if ((cc & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (cc & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    if (code_point) *code_point = cp;
+    return n;
+}
+
 std::string printable_utf8(std::string_view text) {
     std::string out;
     out.reserve(text.size());
@@ -49,21 +68,9 @@ std::string printable_utf8(std::string_view text) {
             ++i;
             continue;
         }
-        // Length and minimum code point of a well-formed sequence led by c.
-        size_t n = 0;
-        uint32_t cp = 0, min = 0;
-        if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F, min = 0x80;
-        else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F, min = 0x800;
-        else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07, min = 0x10000;
-        bool ok = n != 0 && i + n <= text.size();
-        for (size_t k = 1; ok && k < n; ++k) {
-            const auto cc = uint8_t(text[i + k]);
-            ok = (cc & 0xC0) == 0x80;
-            cp = (cp << 6) | (cc & 0x3F);
-        }
-        // No overlongs, surrogates, code points past U+10FFFF or C1 controls.
-        ok = ok && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) && !(cp >= 0x80 && cp < 0xA0);
-        if (ok) {
+        uint32_t cp = 0;
+        const size_t n = utf8_sequence_at(text, i, &cp);
+        if (n != 0 && !(cp >= 0x80 && cp < 0xA0)) {  // C1 controls are escaped too
             out.append(text.substr(i, n));
             i += n;
         } else {

@@ -182,5 +182,9 @@ inline std::string escape_bytes(Bytes bytes) {
 // well-formed UTF-8 sequences of non-control characters stay, every other byte (control
 // characters, invalid or truncated sequences, surrogates, overlongs) becomes \xNN.
 std::string printable_utf8(std::string_view text);
+// The length (2 to 4) of the well-formed UTF-8 sequence of a non-ASCII character that starts at
+// text[i], with its code point; 0 when the bytes there are not one (a stray continuation byte,
+// a truncated sequence, an overlong form, a surrogate, a code point past U+10FFFF).
+size_t utf8_sequence_at(std::string_view text, size_t i, uint32_t* code_point);
 
 }  // namespace drape
