@@ -199,6 +199,16 @@ struct LsbReader {
             refill_slow();
         }
     }
+    // refill() for a caller that knows pos + 8 <= size (see huff_safe_steps).
+    inline void refill_unchecked() {
+        uint64_t v = Backward ? load_be64(data + size - pos - 8) : load_le64(data + pos);
+        bits |= v << cnt;
+        pos += (63 - cnt) >> 3;
+        cnt |= 56;
+    }
+    // How many more refills, each followed by at most 56 bits consumed (pos grows by at most 7
+    // per refill), stay with pos + 8 <= size.
+    size_t safe_refills() const { return pos + 8 <= size ? (size - pos - 8) / 7 + 1 : 0; }
     void refill_slow() {
         while (cnt <= 56) {
             uint64_t b = 0;
@@ -230,24 +240,27 @@ struct MsbReader {
 
     MsbReader(const uint8_t* d, size_t n) : data(d), size(n) {}
 
-    inline void refill() {
-        if (pos + 8 <= size) {
+    __attribute__((always_inline)) inline void refill() {
+        if (pos + 8 <= size) [[likely]] {
             uint64_t v = Backward ? load_le64(data + size - pos - 8) : load_be64(data + pos);
             bits |= v >> cnt;
             pos += (63 - cnt) >> 3;
             cnt |= 56;
         } else {
-            while (cnt <= 56) {
-                uint64_t b = 0;
-                if (pos < size) b = Backward ? data[size - 1 - pos] : data[pos];
-                bits |= b << (56 - cnt);
-                ++pos;
-                cnt += 8;
-            }
+            refill_slow();
+        }
+    }
+    __attribute__((noinline)) void refill_slow() {
+        while (cnt <= 56) {
+            uint64_t b = 0;
+            if (pos < size) b = Backward ? data[size - 1 - pos] : data[pos];
+            bits |= b << (56 - cnt);
+            ++pos;
+            cnt += 8;
         }
     }
     // n <= 32; big-endian value (first bit = most significant).
-    inline uint32_t read(unsigned n) {
+    __attribute__((always_inline)) inline uint32_t read(unsigned n) {
         if (cnt < n) refill();
         uint32_t v = uint32_t((bits >> 1) >> (63 - n));  // the top n bits; 0 for n = 0, without a branch
         bits <<= n;
@@ -543,11 +556,11 @@ bool huff_open(Ctx& c, const uint8_t* p, const uint8_t* e, size_t& sa) {
     return true;
 }
 
-#define DRAPE_HUFF_RUN15(A, B, CC, O)                                          \
+#define DRAPE_HUFF_RUN15_WITH(REFILL, A, B, CC, O)                             \
     do {                                                                       \
-        (A).refill();                                                          \
-        (B).refill();                                                          \
-        (CC).refill();                                                         \
+        (A).REFILL();                                                          \
+        (B).REFILL();                                                          \
+        (CC).REFILL();                                                         \
         DRAPE_HUFF_DEC(A, (O)[0]);                                             \
         DRAPE_HUFF_DEC(CC, (O)[1]);                                            \
         DRAPE_HUFF_DEC(B, (O)[2]);                                             \
@@ -564,13 +577,20 @@ bool huff_open(Ctx& c, const uint8_t* p, const uint8_t* e, size_t& sa) {
         DRAPE_HUFF_DEC(CC, (O)[13]);                                           \
         DRAPE_HUFF_DEC(B, (O)[14]);                                            \
     } while (0)
+#define DRAPE_HUFF_RUN15(A, B, CC, O) DRAPE_HUFF_RUN15_WITH(refill, A, B, CC, O)
+#define DRAPE_HUFF_RUN15_UNCHECKED(A, B, CC, O) DRAPE_HUFF_RUN15_WITH(refill_unchecked, A, B, CC, O)
 
 // Symbols [i, n) of one section, then its exact-consumption checks.
 inline bool huff_finish(Ctx& c, const uint16_t* table, LsbReader<false> a, LsbReader<false> b, LsbReader<true> cc,
                         const uint8_t* p, size_t sa, uint8_t* dst, size_t i, size_t n) {
-    while (n - i >= 15) {
-        DRAPE_HUFF_RUN15(a, b, cc, dst + i);
-        i += 15;
+    while (n - i >= 15) {  // refill bounds hoisted as in huffman_split
+        size_t safe = std::min({a.safe_refills(), b.safe_refills(), cc.safe_refills(), (n - i) / 15});
+        if (safe == 0) {
+            DRAPE_HUFF_RUN15(a, b, cc, dst + i);
+            i += 15;
+            continue;
+        }
+        for (; safe > 0; --safe, i += 15) DRAPE_HUFF_RUN15_UNCHECKED(a, b, cc, dst + i);
     }
     for (; i < n; ++i) {
         switch (i % 3) {
@@ -622,14 +642,28 @@ bool huffman_split(Ctx& c, const uint16_t* table, const uint8_t* q, const uint8_
     uint8_t* d2 = dst + n1;
     size_t i = 0;
     const size_t both = std::min(n1, n2);
-    for (; both - i >= 15; i += 15) {
-        DRAPE_HUFF_RUN15(a1, b1, c1, dst + i);
-        DRAPE_HUFF_RUN15(a2, b2, c2, d2 + i);
+    // Bounds of the refills hoisted: runs of steps that no stream's refill can take past its
+    // region's last 8 bytes go unchecked; the steps near the ends take the checked refill.
+    while (both - i >= 15) {
+        size_t safe = std::min({a1.safe_refills(), b1.safe_refills(), c1.safe_refills(), a2.safe_refills(),
+                                b2.safe_refills(), c2.safe_refills(), (both - i) / 15});
+        if (safe == 0) {
+            DRAPE_HUFF_RUN15(a1, b1, c1, dst + i);
+            DRAPE_HUFF_RUN15(a2, b2, c2, d2 + i);
+            i += 15;
+            continue;
+        }
+        for (; safe > 0; --safe, i += 15) {
+            DRAPE_HUFF_RUN15_UNCHECKED(a1, b1, c1, dst + i);
+            DRAPE_HUFF_RUN15_UNCHECKED(a2, b2, c2, d2 + i);
+        }
     }
     if (!huff_finish(c, table, a1, b1, c1, q, sa1, dst, i, n1)) return false;
     return huff_finish(c, table, a2, b2, c2, h2, sa2, d2, i, n2);
 }
+#undef DRAPE_HUFF_RUN15_UNCHECKED
 #undef DRAPE_HUFF_RUN15
+#undef DRAPE_HUFF_RUN15_WITH
 #undef DRAPE_HUFF_DEC
 
 bool decode_huffman(Ctx& c, const uint8_t* payload, size_t csize, size_t d, uint8_t* dst, bool split) {
@@ -1137,6 +1171,29 @@ struct LzFast {
 // (= chunk end - k_lz_margin); returns the index of the first command it did not run. A
 // command's values are computed first and committed only when all its checks pass, so the
 // exact loop can redo it from the same state and report the precise error.
+// Branch-free selects for the command loop's data-dependent, unpredictable choices (long
+// lengths, which recent distance). GCC compiles both ?: and and/or masks there into branches
+// or long mask sequences, so on x86-64 they are one compare and one conditional move.
+// pick_eq: x == k ? a : b.  pick_ge: x >= k ? a : b (unsigned).
+inline size_t pick_eq(size_t x, size_t k, size_t a, size_t b) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    asm("cmp %[k], %[x]\n\tcmove %[a], %[b]" : [b] "+r"(b) : [x] "r"(x), [k] "er"(k), [a] "r"(a) : "cc");
+    return b;
+#else
+    const size_t m = size_t(0) - size_t(x == k);
+    return (a & m) | (b & ~m);
+#endif
+}
+inline size_t pick_ge(size_t x, size_t k, size_t a, size_t b) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    asm("cmp %[k], %[x]\n\tcmovae %[a], %[b]" : [b] "+r"(b) : [x] "r"(x), [k] "er"(k), [a] "r"(a) : "cc");
+    return b;
+#else
+    const size_t m = size_t(0) - size_t(x >= k);
+    return (a & m) | (b & ~m);
+#endif
+}
+
 template <int Mode>
 size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t W, const uint8_t* cmd, size_t ci,
                const size_t nc, const uint8_t* lit, const size_t nlit, const uint32_t* dist, const size_t nd,
@@ -1149,18 +1206,17 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
         const size_t lc = cb & 3, mc = (cb >> 2) & 15;
         const unsigned sel = cb >> 6;
         // lens[nl] and dist[nd] are readable slack: a value read there fails the checks below.
-        // Masks rather than ?: so that the compiler cannot turn these into branches (they
-        // are unpredictable: measured as most of the decoder's mispredictions).
+        // Selects rather than ?:
+        // so that the compiler cannot turn these into branches (they are unpredictable:
+        // measured as most of the decoder's mispredictions).
         size_t nj = ni;
-        const size_t long_lit = size_t(0) - size_t(lc == 3);
-        const size_t lam = (size_t(lens[nj]) & long_lit) | (lc & ~long_lit);
-        nj += lc == 3;
-        const size_t long_match = size_t(0) - size_t(mc == 15);
-        const size_t mu = ((14 + size_t(lens[nj])) & long_match) | ((mc + 2) & ~long_match);
-        nj += mc == 15;
-        const size_t choice[4] = {r0, r1, r2, dist[di]};
-        const size_t delta = choice[sel];
-        const size_t dj = di + (sel == 3);
+        const size_t lam = pick_eq(lc, 3, lens[nj], lc);
+        nj += (lc + 1) >> 2;  // lc == 3
+        const size_t mu = pick_eq(mc, 15, 14 + size_t(lens[nj]), mc + 2);
+        nj += (mc + 1) >> 4;  // mc == 15
+        const size_t near = pick_eq(sel, 1, r1, r0), far = pick_eq(sel, 3, dist[di], r2);
+        const size_t delta = pick_ge(sel, 2, far, near);
+        const size_t dj = di + ((sel + 1) >> 2);  // sel == 3
         const size_t o2 = o + lam;
         // o2 - W >= 8 always (the raw prefix); a delta below 8 wraps and fails too.
         if ((nj > nl) | (dj > nd) | (lam > nlit - li) | (o2 + mu > limit) | (delta - 8 > o2 - W - 8)) break;
@@ -1179,9 +1235,8 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
             add_literals(d, s, d - r0, lam, r0);
         }
         li += lam;
-        const size_t keep2 = size_t(0) - size_t(sel < 2), keep1 = size_t(0) - size_t(sel == 0);
-        r2 = (r2 & keep2) | (r1 & ~keep2);  // masks: as ?: these compiled to branches (2x the mispredictions)
-        r1 = (r1 & keep1) | (r0 & ~keep1);
+        r2 = pick_ge(sel, 2, r1, r2);  // as ?: these compiled to branches (2x the mispredictions)
+        r1 = pick_ge(sel, 1, r0, r1);
         r0 = delta;
         di = dj;
         ni = nj;
@@ -1191,6 +1246,96 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
     }
     st = {o, li, di, ni, r0, r1, r2};
     return ci;
+}
+
+// The fast loop for a chunk whose commands were counted (lz_counts_match): the length and
+// distance lists cannot run out, so only the output end and the window are checked per
+// command. Literals are not checked: reading past nlit stays inside the literal buffer (M
+// bytes plus slack), because every literal consumed is one output byte of the chunk and the
+// output check runs before any copy; the caller checks li <= nlit afterwards and redoes the
+// chunk with every check when it fails. Pointer-based and out of line so that its state stays
+// in registers. Same stopping rule and state as lz_fast.
+template <int Mode>
+__attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, const size_t limit, const size_t W,
+                                            const uint8_t* const cmd, const size_t nc, const uint8_t* const lit,
+                                            const uint32_t* const dist, const uint32_t* const lens) {
+    uint8_t* op = out + st.o;
+    const uint8_t* const op_end = out + limit;
+    const uint8_t* const wp8 = out + W + 8;  // window start + 8 (o - W >= 8: the raw prefix)
+    const uint8_t* sp = lit + st.li;
+    const uint32_t* dp = dist + st.di;
+    const uint32_t* lp = lens + st.ni;
+    size_t r0 = st.r0, r1 = st.r1, r2 = st.r2;
+    const uint8_t* cp = cmd;
+    const uint8_t* const ce = cmd + nc;
+    for (; cp < ce; ++cp) {
+        const size_t cb = *cp;
+        const size_t lc = cb & 3, mc = (cb >> 2) & 15, sel = cb >> 6;
+        const size_t lam = pick_eq(lc, 3, *lp, lc);
+        const uint32_t* lq = lp + ((lc + 1) >> 2);  // lc == 3
+        const size_t mu = pick_eq(mc, 15, 14 + size_t(*lq), mc + 2);
+        lq += (mc + 1) >> 4;  // mc == 15
+        const size_t near = pick_eq(sel, 1, r1, r0), far = pick_eq(sel, 3, *dp, r2);
+        const size_t delta = pick_ge(sel, 2, far, near);
+        if (lam + mu > size_t(op_end - op)) break;
+        if (delta - 8 > size_t(op - wp8) + lam) break;  // a delta below 8 wraps and fails too
+        if constexpr (Mode == 1) {
+            std::memcpy(op, sp, 16);
+            if (lam > 16) {
+                if (lam > 64) {
+                    std::memcpy(op, sp, lam);  // long run: the library's copy (literals never overlap the output)
+                } else {
+                    for (size_t x = 16; x < lam; x += 16) std::memcpy(op + x, sp + x, 16);
+                }
+            }
+        } else {
+            add_literals(op, sp, op - r0, lam, r0);
+        }
+        sp += lam;
+        r2 = pick_ge(sel, 2, r1, r2);
+        r1 = pick_ge(sel, 1, r0, r1);
+        r0 = delta;
+        dp += (sel + 1) >> 2;  // sel == 3
+        lp = lq;
+        uint8_t* m = op + lam;
+        copy_match(m, m - delta, mu, delta);
+        op = m + mu;
+    }
+    st = {size_t(op - out), size_t(sp - lit), size_t(dp - dist), size_t(lp - lens), r0, r1, r2};
+    return size_t(cp - cmd);
+}
+
+// True when the commands take exactly nd new distances and nl long lengths (KRAKEN.md 10.3:
+// selector 3, literal code 3, match code 15). A counting pass (vectorisable, no ordering
+// question) that lets the fast loop drop two of its per-command checks.
+bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl) {
+    size_t need_d = 0, need_l = 0;
+    size_t i = 0;
+#if defined(__SSE2__)
+    // 16 commands per step: byte masks of the three conditions, summed by psadbw.
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+    const __m128i c0 = _mm_set1_epi8(char(0xC0)), m3 = _mm_set1_epi8(3), m3c = _mm_set1_epi8(0x3C);
+    __m128i acc_d = zero, acc_l = zero;
+    for (; i + 16 <= nc; i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cmd + i));
+        const __m128i d = _mm_cmpeq_epi8(_mm_max_epu8(v, c0), v);  // v >= 0xC0
+        const __m128i l1 = _mm_cmpeq_epi8(_mm_and_si128(v, m3), m3);
+        const __m128i l2 = _mm_cmpeq_epi8(_mm_and_si128(v, m3c), m3c);
+        acc_d = _mm_add_epi64(acc_d, _mm_sad_epu8(_mm_and_si128(d, one), zero));
+        acc_l = _mm_add_epi64(acc_l, _mm_sad_epu8(_mm_sub_epi8(zero, _mm_add_epi8(l1, l2)), zero));
+    }
+    alignas(16) uint64_t t[2];
+    _mm_store_si128(reinterpret_cast<__m128i*>(t), acc_d);
+    need_d = size_t(t[0] + t[1]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(t), acc_l);
+    need_l = size_t(t[0] + t[1]);
+#endif
+    for (; i < nc; ++i) {
+        const unsigned b = cmd[i];
+        need_d += b >= 0xC0;
+        need_l += size_t((b & 3) == 3) + size_t((b & 0x3C) == 0x3C);
+    }
+    return need_d == nd && need_l == nl;
 }
 
 template <int Mode>
@@ -1298,6 +1443,18 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
     // so overlapping matches never depend on how the compiler vectorises; a step may write up
     // to 15 bytes past the command, which the margin keeps inside the chunk (a later command
     // rewrites them).
+    // Trusted fast path first (per-chunk hoisted list checks): when the commands ask for exactly
+    // the lengths and distances there are, only the output end and the window are checked per
+    // command; literals are checked once afterwards, and if they ran out the chunk is decoded
+    // again from its start by the checked loops below (which then report the precise error).
+    if (E - o > k_lz_margin && lz_counts_match(cmd, nc, nd, nl)) {
+        LzFast f{o, li, di, ni, r0, r1, r2};
+        const size_t cj = lz_trusted<Mode>(f, out, E - k_lz_margin, W, cmd, nc, lit, dist, lens);
+        if (f.li <= nlit) {
+            ci = cj;
+            o = f.o, li = f.li, di = f.di, ni = f.ni, r0 = f.r0, r1 = f.r1, r2 = f.r2;
+        }
+    }
     for (;;) {
         if (E - o > k_lz_margin) {
             LzFast f{o, li, di, ni, r0, r1, r2};
@@ -1369,7 +1526,7 @@ bool decode_lz_chunk(Ctx& c, const uint8_t* p, size_t S, unsigned mode, uint8_t*
     uint32_t* dist = reinterpret_cast<uint32_t*>(c.arena.alloc(nd * 4));
     // Distances alternate between the forward and the backward stream: decoded in pairs so
     // that the choice of stream is not a per-distance branch.
-    auto decode_distance = [&](size_t i, auto& rd) -> bool {
+    auto decode_distance = [&](size_t i, auto& rd) __attribute__((always_inline)) -> bool {
         unsigned code = dcodes[i];
         uint64_t dv;
         if (sigma == 0) {
