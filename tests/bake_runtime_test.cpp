@@ -449,3 +449,19 @@ TEST_CASE("bake runtime: Godot 3 imports the runtime-baked sample and c5000 with
     CHECK(r.exit_code == 0);
     CHECK(r.log.find("DRAPE_GODOT_OK " + std::to_string(cases.size())) != std::string::npos);
 }
+
+TEST_CASE("bake runtime: drape convert --bake CLIP names the clip, and a clip the model lacks is a warning of the item that lists the clips") {
+    const fs::path dir = test::scratch_dir("bake_runtime_cli");
+    const std::string in = (fs::path(DRAPE_SOURCE_DIR) / "samples/game").string();
+    auto r = test::run("'" + test::drape_exe() + "' -q convert '" + in + "' -o '" + (dir / "a").string() + "' --bake a000_002000");
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(fs::exists(dir / "a/chr/c9999_baked.glb"));
+    r = test::run("'" + test::drape_exe() + "' -q convert '" + in + "' -o '" + (dir / "b").string() + "' --bake a000_999999");
+    CHECK(r.exit_code == 0);  // the model, clips and cloth are written; only the bake failed
+    CHECK_FALSE(fs::exists(dir / "b/chr/c9999_baked.glb"));
+    std::ifstream f(dir / "b/chr/c9999.report.json");
+    const json rep = json::parse(f);
+    REQUIRE(rep["warnings"].size() == 1);
+    CHECK(rep["warnings"][0].get<std::string>().find("bake: no clip 'a000_999999' in the model (it has: a000_002000)") != std::string::npos);
+}

@@ -561,17 +561,15 @@ Result<std::vector<uint8_t>> write_baked(Scene& scene, int animation, std::span<
             {"translation", {&tv, "VEC3"}}, {"rotation", {&rv, "VEC4"}}, {"scale", {&sv, "VEC3"}}};
         for (const auto& [path, data] : paths) {
             const int output = add_float_accessor(doc, bin, *data.first, data.second, false);
-            json sampler = {{"input", input}, {"output", output}, {"interpolation", "LINEAR"}};
+            a["samplers"].push_back({{"input", input}, {"output", output}, {"interpolation", "LINEAR"}});
+            const size_t sampler = a["samplers"].size() - 1;
             bool replaced = false;
             for (auto& ch : a["channels"])
                 if (ch["target"].value("node", -1) == b.node && ch["target"].value("path", std::string()) == path) {
-                    a["samplers"][ch["sampler"].get<size_t>()] = sampler;  // the clip's keys of this bone give way
+                    ch["sampler"] = sampler;  // the clip's keys of this bone give way (its sampler may be shared)
                     replaced = true;
                 }
-            if (!replaced) {
-                a["samplers"].push_back(sampler);
-                a["channels"].push_back({{"sampler", a["samplers"].size() - 1}, {"target", {{"node", b.node}, {"path", path}}}});
-            }
+            if (!replaced) a["channels"].push_back({{"sampler", sampler}, {"target", {{"node", b.node}, {"path", path}}}});
             ++rep.bone_channels;
         }
     }
