@@ -557,7 +557,8 @@ Result<std::vector<uint8_t>> cloth_tagfile(const havok::TypeTable& registry, con
         if (st.sim) ints(s["usedSimCloths"], std::vector<uint32_t>{0});
     }
 
-    // The sim cloth.
+    // The sim cloth: 50 g per free particle.
+    constexpr float k_free_inv_mass = 20.0f;
     const uint32_t sim = object(w, "hclSimClothData");
     {
         Slot s = w.object(sim);
@@ -570,10 +571,10 @@ Result<std::vector<uint8_t>> cloth_tagfile(const havok::TypeTable& registry, con
         for (size_t p = 0; p < np; ++p) {
             const bool pinned = p < size_t(C);
             if (pinned) fixed.push_back(uint16_t(p));
-            const float mass = pinned ? 0.0f : 0.05f;
+            const float mass = pinned ? 0.0f : 1.0f / k_free_inv_mass;
             total += mass;
             Slot d = s["particleDatas"].at(p);
-            d["mass"].set_float(mass), d["invMass"].set_float(pinned ? 0.0 : 20.0), d["radius"].set_float(0.02), d["friction"].set_float(0.5);
+            d["mass"].set_float(mass), d["invMass"].set_float(pinned ? 0.0f : k_free_inv_mass), d["radius"].set_float(0.02), d["friction"].set_float(0.5);
         }
         ints(s["fixedParticles"], fixed);
         s["doNormals"].set_int(1);
@@ -608,14 +609,22 @@ Result<std::vector<uint8_t>> cloth_tagfile(const havok::TypeTable& registry, con
             c["referenceMeshBufferIdx"].set_int(b_skinned), c["stiffness"].set_float(1), c["shapeType"].set_int(0),
                 c["applyNormalComponent"].set_int(1);
         }
-        auto links = [&](uint32_t item, const char* name, uint32_t id, const std::vector<std::array<uint16_t, 2>>& pairs, float stiffness) {
+        // The games store standard, bend and compressible link stiffness divided by the link's
+        // inverse-mass sum (runtime/src/sim_setups.cpp multiplies it back); stretch links store it
+        // as authored. Links between two pinned particles keep the authored value (no mass moves).
+        auto stored = [&](float stiffness, uint16_t a, uint16_t b) {
+            const float sum = (a < size_t(C) ? 0.0f : k_free_inv_mass) + (b < size_t(C) ? 0.0f : k_free_inv_mass);
+            return sum > 0 ? stiffness / sum : stiffness;
+        };
+        auto links = [&](uint32_t item, const char* name, uint32_t id, const std::vector<std::array<uint16_t, 2>>& pairs, float stiffness,
+                         bool divided) {
             Slot c = w.object(item);
             c["name"].set_string(name), c["constraintId"]["value"].set_int(id);
             c["links"].resize(pairs.size());
             for (size_t i = 0; i < pairs.size(); ++i) {
                 Slot l = c["links"].at(i);
                 l["particleA"].set_int(pairs[i][0]), l["particleB"].set_int(pairs[i][1]);
-                l["restLength"].set_float(rest(pairs[i][0], pairs[i][1])), l["stiffness"].set_float(stiffness);
+                l["restLength"].set_float(rest(pairs[i][0], pairs[i][1])), l["stiffness"].set_float(divided ? stored(stiffness, pairs[i][0], pairs[i][1]) : stiffness);
             }
         };
         std::vector<std::array<uint16_t, 2>> across, down, bend;
@@ -633,8 +642,8 @@ Result<std::vector<uint8_t>> cloth_tagfile(const havok::TypeTable& registry, con
                 if (r + 2 < R) bend.push_back({particle(r, c), particle(r + 2, c)});
                 if (c + 2 < C) bend.push_back({particle(r, c), particle(r, c + 2)});
             }
-        links(cs_standard, "StandardLink Constraint", 1, across, 0.5f);
-        links(cs_stretch, "StretchLink Constraint", 2, down, 1.0f);
+        links(cs_standard, "StandardLink Constraint", 1, across, 0.5f, true);
+        links(cs_stretch, "StretchLink Constraint", 2, down, 1.0f, false);
         {
             Slot c = w.object(cs_bend);
             c["name"].set_string("BendLink Constraint"), c["constraintId"]["value"].set_int(3);
@@ -644,7 +653,7 @@ Result<std::vector<uint8_t>> cloth_tagfile(const havok::TypeTable& registry, con
                 const float len = rest(bend[i][0], bend[i][1]);
                 l["particleA"].set_int(bend[i][0]), l["particleB"].set_int(bend[i][1]);
                 l["bendMinLength"].set_float(0.95f * len), l["stretchMaxLength"].set_float(len);
-                l["bendStiffness"].set_float(0.3), l["stretchStiffness"].set_float(0.5);
+                l["bendStiffness"].set_float(stored(0.3f, bend[i][0], bend[i][1])), l["stretchStiffness"].set_float(stored(0.5f, bend[i][0], bend[i][1]));
             }
         }
         {
