@@ -4,6 +4,8 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "corpus.h"
@@ -31,14 +33,29 @@ void BM_convert_er_game(benchmark::State& state) {
     o.jobs = unsigned(state.range(0));
     uint64_t bytes = 0;
     size_t items = 0;
+    std::map<std::string, double> stages;  // summed over the items and iterations
+    double total = 0, materials = 0;
     for (auto _ : state) {
         auto r = drape::convert::convert_folder(root, out, o);
         if (r.failed()) state.SkipWithError("an item failed");
         bytes += r.input_bytes;
         items += r.items.size();
+        materials += r.material_seconds;
+        total += r.material_seconds;
+        for (const auto& i : r.items)
+            for (const auto& [k, v] : i.stage_seconds) {
+                stages[k] += v;
+                total += v;
+            }
     }
     state.SetBytesProcessed(int64_t(bytes));
     state.counters["items"] = benchmark::Counter(double(items), benchmark::Counter::kIsRate);
+    // The per-stage breakdown: each stage's share (%) of the job time (items' stages + the
+    // material library, loaded once per run).
+    if (total > 0) {
+        state.counters["%material_library"] = 100 * materials / total;
+        for (const auto& [k, v] : stages) state.counters["%" + k] = 100 * v / total;
+    }
     std::error_code ec;
     fs::remove_all(out, ec);
 }

@@ -65,6 +65,7 @@ struct GlbFacts {
     std::vector<std::string> bones;       // joints and the nodes between them
     std::array<double, 3> lo{1e30, 1e30, 1e30}, hi{-1e30, -1e30, -1e30};  // of the indexed positions, glTF axes
     size_t images = 0, base_colour_materials = 0, animations = 0;
+    size_t latin_less_names = 0, game_names = 0;  // node names without [A-Za-z0-9]; extras.game_name kept
 };
 
 template <typename T>
@@ -124,6 +125,13 @@ GlbFacts facts_of(const fs::path& path) {
     f.bones = f.joints;
     for (size_t i = 0; i < n; ++i)
         if (!joint[i] && below[i] && above[i]) f.bones.push_back(j["nodes"][i]["name"].get<std::string>());
+    for (const auto& nd : j["nodes"]) {
+        const std::string name = nd.value("name", std::string());
+        bool latin = false;
+        for (char c : name) latin = latin || ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'));
+        f.latin_less_names += !latin;
+        f.game_names += nd.contains("extras") && nd["extras"].contains("game_name");
+    }
     f.images = j.value("images", json::array()).size();
     for (const auto& m : j["materials"]) f.base_colour_materials += m["pbrMetallicRoughness"].contains("baseColorTexture");
     f.animations = j.value("animations", json::array()).size();
@@ -155,7 +163,11 @@ TEST_CASE("convert imports: the er/game glbs are textured, base colour bound, ev
         CHECK(f.images > 0);
         CHECK(f.base_colour_materials > 0);
         CHECK(f.joints.size() > 50);
+        CHECK(f.latin_less_names == 0);  // Godot 3 refuses a file with a bone it names ""
     }
+    // c3061 and c4361 name helper bones in Japanese only (2 and 10+ of them): prefixed, game name kept.
+    CHECK(all[0].game_names == 2);
+    CHECK(all[1].game_names >= 10);
     CHECK(all[2].path.filename() == "c5000.glb");
     CHECK(all[2].animations == 66);  // c5000.anibnd.dcx holds 66 clips (convert_test reads them)
 }
