@@ -1,8 +1,10 @@
 #include "corpus.h"
 
 #include <cstdlib>
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 namespace drape::test {
 
@@ -24,8 +26,29 @@ std::vector<uint8_t> load(const std::filesystem::path& path) {
     return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
+namespace {
+// ctest runs each test case in its own process, two at a time: processes that build the same
+// named folder (a converted er/game, a baked c5000) must not delete each other's files, so every
+// process has its own root, removed when it exits (DRAPE_KEEP_SCRATCH=1 keeps it for a look).
+const std::filesystem::path& process_scratch_root() {
+    static const std::filesystem::path root = [] {
+        auto r = std::filesystem::path(DRAPE_BINARY_DIR) / "test-scratch" / ("p" + std::to_string(::getpid()));
+        std::error_code ec;
+        std::filesystem::remove_all(r, ec);  // a stale root of an earlier process with this pid
+        std::atexit([] {
+            const char* keep = std::getenv("DRAPE_KEEP_SCRATCH");
+            if (keep && *keep && std::string(keep) != "0") return;
+            std::error_code e;
+            std::filesystem::remove_all(process_scratch_root(), e);
+        });
+        return r;
+    }();
+    return root;
+}
+}  // namespace
+
 std::filesystem::path scratch_dir(const std::string& name) {
-    auto dir = std::filesystem::path(DRAPE_BINARY_DIR) / "test-scratch" / name;
+    auto dir = process_scratch_root() / name;
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
     std::filesystem::create_directories(dir);

@@ -14,7 +14,8 @@ std::filesystem::path corpus_dir();
 std::filesystem::path reference_dir();
 std::filesystem::path corpus(const std::string& relative);
 std::vector<uint8_t> load(const std::filesystem::path& path);  // aborts the test on failure (empty)
-// A fresh, empty scratch folder under the build tree.
+// A fresh, empty scratch folder under the build tree, private to this process (test-scratch/p<pid>/NAME;
+// removed at exit unless DRAPE_KEEP_SCRATCH is set).
 std::filesystem::path scratch_dir(const std::string& name);
 
 struct ManifestRow {
