@@ -250,7 +250,9 @@ TEST_CASE("bake runtime: Blender plays c5000 baked and unbaked to the same frame
         REQUIRE(mb.size() == mu.size());
         double cloth_max = 0;
         size_t others = 0;
-        for (const auto& [name, verts] : mu.items()) {
+        for (const auto& item : mu.items()) {
+            const std::string name = item.key();  // not a structured binding: clang 14 cannot capture those in CAPTURE
+            const json& verts = item.value();
             CAPTURE(name);
             REQUIRE(mb.contains(name));
             const double d = max_difference(verts, mb[name]);

@@ -48,6 +48,7 @@ TEST_CASE("runtime 2014 mesh-mesh deform on BB c2020_c and DS3 c1400: at the res
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     size_t ops = 0, vertices = 0;
     for (const auto& [file, member] : {std::pair{"bb/c2020_c.hkx", ""}, std::pair{"ds3/c1400.chrbnd.dcx", "_c.hkx"}}) {
+        const char* const file_name = file;  // clang 14 cannot capture a structured binding in INFO
         const auto bytes = exported(file, member);
         drape_cloth_file* raw = nullptr;
         drape_error err{};
@@ -58,7 +59,7 @@ TEST_CASE("runtime 2014 mesh-mesh deform on BB c2020_c and DS3 c1400: at the res
                 if (o.kind != OpKind::mesh_mesh_deform_2014) continue;
                 const MeshMeshDeform2014Op& op = cm.mesh_mesh_2014[o.payload];
                 const BufferDef& in_def = cm.buffers[op.input_buffer];
-                INFO(file << " " << cm.name << " " << o.name);
+                INFO(std::string(file_name) << " " << cm.name << " " << o.name);
                 REQUIRE(in_def.sim >= 0);  // every one of them reads the sim cloth's particles
                 const SimCloth& sc = cm.sims[size_t(in_def.sim)];
                 std::vector<float> in_p(size_t(sc.particle_count) * 4), out_p(size_t(cm.buffers[op.output_buffer].num_vertices) * 4, 0.0f),
@@ -110,6 +111,7 @@ TEST_CASE("runtime object-space mesh-mesh deform on the corpus: the triangle fra
     size_t ops = 0, triangles = 0;
     for (const auto& [file, member] : {std::pair{"er/game/chr/c5000.chrbnd.dcx", "_c.hkx"}, std::pair{"er/game/chr/c4361.chrbnd.dcx", "_c.hkx"},
                                        std::pair{"ds3/bd_m_11010.partsbnd.dcx", "_c.hkx"}, std::pair{"er/HD_M_3005_c.hkx", ""}}) {
+        const char* const file_name = file;  // clang 14 cannot capture a structured binding in INFO
         const auto bytes = exported(file, member);
         drape_cloth_file* raw = nullptr;
         drape_error err{};
@@ -120,7 +122,7 @@ TEST_CASE("runtime object-space mesh-mesh deform on the corpus: the triangle fra
                 if (o.kind != OpKind::object_space_mesh_mesh_deform) continue;
                 const DeformOp& op = cm.deforms[o.payload];
                 const BufferDef& in_def = cm.buffers[op.input_buffer];
-                INFO(file << " " << cm.name << " " << o.name);
+                INFO(std::string(file_name) << " " << cm.name << " " << o.name);
                 REQUIRE(in_def.sim >= 0);
                 const SimCloth& sc = cm.sims[size_t(in_def.sim)];
                 std::vector<float> p(size_t(sc.particle_count) * 4);
