@@ -7,20 +7,17 @@
 #pragma GCC diagnostic ignored "-Wrestrict"  // GCC 12 false positive on string concatenation
 #endif
 #include <doctest/doctest.h>
-#include <signal.h>
 #include <sys/wait.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
-#include <thread>
 
 #include "corpus.h"
+#include "external.h"
 #include "drape/convert/convert.h"
 #include "drape/exporters/gltf_document.h"
 
@@ -29,20 +26,6 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-bool skip_external() {
-    const char* s = std::getenv("DRAPE_SKIP_EXTERNAL");
-    return s && std::string(s) == "1";
-}
-
-std::string on_path(const std::string& exe) {
-    const char* path = std::getenv("PATH");
-    std::stringstream ss(path ? path : "");
-    std::string dir;
-    while (std::getline(ss, dir, ':'))
-        if (fs::exists(fs::path(dir) / exe)) return (fs::path(dir) / exe).string();
-    return {};
-}
 
 int run(const std::string& cmd, const fs::path& log) {
     const int rc = std::system((cmd + " > '" + log.string() + "' 2>&1").c_str());
@@ -173,32 +156,23 @@ TEST_CASE("convert imports: the er/game glbs are textured, base colour bound, ev
 }
 
 TEST_CASE("convert imports: the Khronos validator reports 0 errors on every er/game glb") {
-    if (skip_external()) return;
-    const std::string node = on_path("node");
-    REQUIRE_MESSAGE(!node.empty(), "node not found on PATH (apt-get install nodejs; or DRAPE_SKIP_EXTERNAL=1)");
-    fs::path module = std::getenv("DRAPE_GLTF_VALIDATOR") ? fs::path(std::getenv("DRAPE_GLTF_VALIDATOR"))
-                                                          : fs::path(DRAPE_BINARY_DIR) / "node_tools/node_modules/gltf-validator";
-    REQUIRE_MESSAGE(fs::exists(module / "package.json"), "gltf-validator not found at " << module.string());
+    if (test::skip_external()) return;
     const auto& all = converted();
     REQUIRE(all.size() == 3);
-    std::string cmd = node + " " + q(fs::path(DRAPE_SOURCE_DIR) / "tests/gltf/validate.mjs") + " " + q(module);
-    for (const auto& f : all) cmd += " " + q(f.path);
-    const fs::path log = test::scratch_dir("convert_import_validator") / "report.json";
-    REQUIRE(run(cmd, log) == 0);
-    const json rep = json::parse(slurp(log));
-    REQUIRE(rep.size() == all.size());
-    for (const auto& f : rep) {
-        CAPTURE(f["file"].get<std::string>());
-        for (const auto& m : f["messages"])
+    for (const auto& f : all) {
+        CAPTURE(f.path.string());
+        const json rep = test::validate_gltf(f.path);
+        REQUIRE_MESSAGE(rep["errors"].get<int>() >= 0, rep.value("why", std::string()));
+        for (const auto& m : rep.value("messages", json::array()))
             if (m["severity"].get<int>() == 0)
                 MESSAGE(m["code"].get<std::string>() << " " << m["message"].get<std::string>() << " at " << m.value("pointer", ""));
-        CHECK(f["errors"].get<int>() == 0);
+        CHECK(rep["errors"].get<int>() == 0);
     }
 }
 
 TEST_CASE("convert imports: Blender imports every er/game glb with its meshes, vertices, bones and bind-pose bounds") {
-    if (skip_external()) return;
-    const std::string blender = on_path("blender");
+    if (test::skip_external()) return;
+    const std::string blender = test::find_on_path("blender");
     REQUIRE_MESSAGE(!blender.empty(), "blender not found on PATH (apt-get install blender; or DRAPE_SKIP_EXTERNAL=1)");
     const auto& all = converted();
     REQUIRE(all.size() == 3);
@@ -238,46 +212,18 @@ TEST_CASE("convert imports: Blender imports every er/game glb with its meshes, v
 }
 
 TEST_CASE("convert imports: Godot 3 imports every er/game glb with its meshes and a Skeleton of the game's bone names") {
-    if (skip_external()) return;
-    const std::string godot = on_path("godot3-server");
-    REQUIRE_MESSAGE(!godot.empty(), "godot3-server not found on PATH (apt-get install godot3-server; or DRAPE_SKIP_EXTERNAL=1)");
+    if (test::skip_external()) return;
+    REQUIRE_MESSAGE(!test::find_on_path("godot3-server").empty(), "godot3-server not found on PATH (apt-get install godot3-server; or DRAPE_SKIP_EXTERNAL=1)");
     const auto& all = converted();
     REQUIRE(all.size() == 3);
-    const fs::path proj = test::scratch_dir("convert_import_godot");
-    fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/project.godot", proj / "project.godot");
-    fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/check_import.gd", proj / "check_import.gd");
-    fs::create_directories(proj / "models");
+    std::vector<std::pair<std::string, fs::path>> files;
     json cases = json::array();
     for (const auto& f : all) {
-        fs::copy_file(f.path, proj / "models" / f.path.filename());
+        files.emplace_back(f.path.filename().string(), f.path);
         cases.push_back({{"file", "res://models/" + f.path.filename().string()}, {"meshes", f.meshes}, {"bones", f.bones}});
     }
-    std::ofstream(proj / "cases.json") << cases.dump();
-    // The editor imports the files, then lingers: run it in the background until every model has
-    // its imported scene and .md5, then stop it by its pid (a 300 s timeout bounds it).
-    const std::string pidfile = (proj / "godot.pid").string();
-    REQUIRE(std::system(("timeout 300 " + godot + " -e --quit --path " + q(proj) + " > " + q(proj / "import.log") + " 2>&1 & echo $! > '" +
-                         pidfile + "'")
-                            .c_str()) == 0);
-    pid_t pid = 0;
-    std::ifstream(pidfile) >> pid;
-    REQUIRE(pid > 0);
-    for (int tick = 0; tick < 600; ++tick) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        size_t scn = 0, md5 = 0;
-        if (fs::exists(proj / ".import"))
-            for (const auto& e : fs::directory_iterator(proj / ".import")) {
-                scn += e.path().extension() == ".scn";
-                md5 += e.path().extension() == ".md5";
-            }
-        if ((scn >= cases.size() && md5 >= cases.size()) || ::kill(pid, 0) != 0) break;
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    ::kill(pid, SIGTERM);
-    for (int tick = 0; tick < 50 && ::kill(pid, 0) == 0; ++tick) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const int rc = run("timeout 300 " + godot + " --path " + q(proj) + " -s res://check_import.gd", proj / "check.log");
-    const std::string log = slurp(proj / "check.log");
-    CAPTURE(log);
-    CHECK(rc == 0);
-    CHECK(log.find("DRAPE_GODOT_OK " + std::to_string(cases.size())) != std::string::npos);
+    const auto r = test::godot_check(test::scratch_dir("convert_import_godot"), files, cases);
+    CAPTURE(r.log);
+    CHECK(r.exit_code == 0);
+    CHECK(r.log.find("DRAPE_GODOT_OK " + std::to_string(cases.size())) != std::string::npos);
 }

@@ -62,6 +62,27 @@ std::set<std::string> node_names(const aiNode* n) {
     return out;
 }
 
+// Assimp reads the FBX back with the glb's primitives as meshes, its triangles, skinned bones that
+// are glTF joints and every joint as a node. (Assimp's FBX importer unshares vertices, one per
+// triangle corner, so triangles are compared here; Blender reads the FBX's own vertices.)
+void check_with_assimp(const std::vector<uint8_t>& fbx, const GlbFacts& facts) {
+    Assimp::Importer importer;
+    const aiScene* scene = importer.ReadFileFromMemory(fbx.data(), fbx.size(), 0, "fbx");
+    REQUIRE_MESSAGE(scene, std::string(importer.GetErrorString()));
+    CHECK(scene->mNumMeshes == facts.primitives);
+    size_t triangles = 0;
+    std::set<std::string> bones;
+    for (unsigned i = 0; i < scene->mNumMeshes; ++i) {
+        triangles += scene->mMeshes[i]->mNumFaces;
+        for (unsigned b = 0; b < scene->mMeshes[i]->mNumBones; ++b) bones.insert(scene->mMeshes[i]->mBones[b]->mName.C_Str());
+    }
+    CHECK(triangles == facts.triangles);
+    REQUIRE(!bones.empty());
+    for (const auto& b : bones) CHECK_MESSAGE(facts.joints.count(b) == 1, b);  // skinned bones are glTF joints
+    const auto nodes = node_names(scene->mRootNode);
+    for (const auto& j : facts.joints) CHECK_MESSAGE(nodes.count(j) == 1, j);  // every joint is a node
+}
+
 bool blender_available() {
     if (std::system("blender --version > /dev/null 2>&1") == 0) return true;
     const char* skip = std::getenv("DRAPE_SKIP_EXTERNAL");
@@ -100,23 +121,7 @@ TEST_CASE("fbx: a skinned model's FBX has the glb's meshes, vertices and bone na
     REQUIRE(fbx->size() > 27);
     CHECK(std::string(fbx->begin(), fbx->begin() + 20) == "Kaydara FBX Binary  ");
 
-    Assimp::Importer importer;
-    // Assimp's FBX importer unshares vertices (one per triangle corner): compare triangles here;
-    // Blender reads the FBX's own vertices (control points) below.
-    const aiScene* scene = importer.ReadFileFromMemory(fbx->data(), fbx->size(), 0, "fbx");
-    REQUIRE_MESSAGE(scene, std::string(importer.GetErrorString()));
-    CHECK(scene->mNumMeshes == facts.primitives);
-    size_t triangles = 0;
-    std::set<std::string> bones;
-    for (unsigned i = 0; i < scene->mNumMeshes; ++i) {
-        triangles += scene->mMeshes[i]->mNumFaces;
-        for (unsigned b = 0; b < scene->mMeshes[i]->mNumBones; ++b) bones.insert(scene->mMeshes[i]->mBones[b]->mName.C_Str());
-    }
-    CHECK(triangles == facts.triangles);
-    REQUIRE(!bones.empty());
-    for (const auto& b : bones) CHECK_MESSAGE(facts.joints.count(b) == 1, b);  // skinned bones are glTF joints
-    const auto nodes = node_names(scene->mRootNode);
-    for (const auto& j : facts.joints) CHECK_MESSAGE(nodes.count(j) == 1, j);  // every joint is a node
+    check_with_assimp(*fbx, facts);
 
     const auto dir = test::scratch_dir("fbx_model");
     const auto path = dir / "EliteKnight.fbx";
@@ -203,21 +208,7 @@ TEST_CASE("fbx: drape convert --format fbx on a game folder: the glb's meshes, t
     const auto fbx = test::load(path);
     REQUIRE(fbx.size() > 27);
     CHECK(std::string(fbx.begin(), fbx.begin() + 20) == "Kaydara FBX Binary  ");
-    Assimp::Importer importer;
-    const aiScene* scene = importer.ReadFileFromMemory(fbx.data(), fbx.size(), 0, "fbx");
-    REQUIRE_MESSAGE(scene, std::string(importer.GetErrorString()));
-    CHECK(scene->mNumMeshes == facts.primitives);
-    size_t triangles = 0;
-    std::set<std::string> bones;
-    for (unsigned i = 0; i < scene->mNumMeshes; ++i) {
-        triangles += scene->mMeshes[i]->mNumFaces;
-        for (unsigned b = 0; b < scene->mMeshes[i]->mNumBones; ++b) bones.insert(scene->mMeshes[i]->mBones[b]->mName.C_Str());
-    }
-    CHECK(triangles == facts.triangles);
-    REQUIRE(!bones.empty());
-    for (const auto& b : bones) CHECK_MESSAGE(facts.joints.count(b) == 1, b);
-    const auto nodes = node_names(scene->mRootNode);
-    for (const auto& j : facts.joints) CHECK_MESSAGE(nodes.count(j) == 1, j);
+    check_with_assimp(fbx, facts);
 
     if (!blender_available()) return;
     const json r = blender_import(path, dir);

@@ -21,6 +21,7 @@
 #include "drape/havok/cloth.h"
 #include "drape/runtime.h"
 #include "drape/schema/verify.h"
+#include "drcloth_corpus.h"
 #include "havok_corpus.h"
 
 using namespace drape;
@@ -45,19 +46,6 @@ void* count_alloc(void* user, size_t size, size_t align) {
 void count_free(void* user, void* p) {
     ++static_cast<Counter*>(user)->frees;
     std::free(p);
-}
-
-std::vector<uint8_t> hd_m_3005() {
-    auto f = test::load_hkx("er/HD_M_3005_c.hkx");
-    REQUIRE(bool(f));
-    auto cloth = hcl::read_cloth(*f);
-    REQUIRE(bool(cloth));
-    cloth_export::Options o;
-    o.sdk = f->sdk;
-    if (auto anim = havok::read_animation_container(*f)) o.skeletons = anim->skeletons;
-    auto bytes = cloth_export::export_cloth(*cloth, o, nullptr);
-    REQUIRE(bool(bytes));
-    return *bytes;
 }
 
 struct Loaded {
@@ -97,7 +85,7 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); 
 
 TEST_CASE("runtime no allocation: 1000 steps call neither the instance allocator nor operator new") {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
-    const auto bytes = hd_m_3005();
+    const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
     Loaded l(bytes);
     Counter counter;
@@ -131,7 +119,7 @@ TEST_CASE("runtime no allocation: 1000 steps call neither the instance allocator
 
 TEST_CASE("runtime states: select by index and by name, unknown names refused") {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
-    const auto bytes = hd_m_3005();
+    const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
     Loaded l(bytes);
     drape_instance_def def = drape_default_instance_def();
@@ -151,7 +139,7 @@ TEST_CASE("runtime states: select by index and by name, unknown names refused") 
 
 TEST_CASE("runtime teleport moves every particle by the matrix and keeps the cloth's shape") {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
-    const auto bytes = hd_m_3005();
+    const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
     Loaded l(bytes);
     drape_instance_def def = drape_default_instance_def();
@@ -174,7 +162,7 @@ TEST_CASE("runtime teleport moves every particle by the matrix and keeps the clo
 
 TEST_CASE("runtime loader: truncation at every length (every 97th) and flipped bytes are refused or loaded, never crash") {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
-    const auto bytes = hd_m_3005();
+    const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
     drape_error e;
     drape_cloth_file* f = nullptr;

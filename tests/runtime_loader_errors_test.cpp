@@ -13,6 +13,7 @@
 #include "drape/havok/cloth.h"
 #include "drape/runtime.h"
 #include "drape/schema/verify.h"
+#include "drcloth_corpus.h"
 #include "havok_corpus.h"
 
 using namespace drape;
@@ -25,17 +26,18 @@ inline bool exporter_writes_2_x(const std::vector<uint8_t>& b) {
     return drape::schema::verify_cloth_file(b.data(), b.size()).ok();
 }
 
-std::vector<uint8_t> exported(const char* file, const char* member) {
-    auto f = test::load_hkx(file, member);
-    REQUIRE(bool(f));
-    auto cloth = hcl::read_cloth(*f);
-    REQUIRE(bool(cloth));
-    cloth_export::Options o;
-    o.sdk = f->sdk;
-    if (auto anim = havok::read_animation_container(*f)) o.skeletons = anim->skeletons;
-    auto bytes = cloth_export::export_cloth(*cloth, o, nullptr);
-    REQUIRE(bool(bytes));
-    return *bytes;
+// Packs `t`, hands it to the runtime's loader and checks that it is refused with `code` and a
+// message naming `field`.
+void expect_refused(const fb::ClothFileT& t, drape_result code, const std::string& field) {
+    flatbuffers::FlatBufferBuilder b;
+    b.Finish(fb::ClothFile::Pack(b, &t), fb::ClothFileIdentifier());
+    drape_cloth_file* file = nullptr;
+    drape_error e;
+    const drape_result r = drape_cloth_file_load(b.GetBufferPointer(), b.GetSize(), &file, &e);
+    CHECK(r == code);
+    CHECK(file == nullptr);
+    CHECK_MESSAGE(std::string(e.message).find(field) != std::string::npos, e.message);
+    drape_cloth_file_destroy(file);
 }
 
 template <class T>
@@ -57,7 +59,7 @@ struct Case {
 
 TEST_CASE("runtime loader: every index error names its field (one broken index per case)") {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
-    const auto bytes = exported("er/game/chr/c4361.chrbnd.dcx", "_c.hkx");
+    const auto bytes = test::exported_drcloth("er/game/chr/c4361.chrbnd.dcx", "_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
     const auto* root = fb::GetClothFile(bytes.data());
     const std::vector<Case> cases = {
@@ -198,15 +200,7 @@ TEST_CASE("runtime loader: every index error names its field (one broken index p
             MESSAGE("no such object in c4361: " << c.name);
             continue;
         }
-        flatbuffers::FlatBufferBuilder b;
-        b.Finish(fb::ClothFile::Pack(b, &t), fb::ClothFileIdentifier());
-        drape_cloth_file* file = nullptr;
-        drape_error e;
-        const drape_result r = drape_cloth_file_load(b.GetBufferPointer(), b.GetSize(), &file, &e);
-        CHECK(r == c.code);
-        CHECK(file == nullptr);
-        CHECK_MESSAGE(std::string(e.message).find(c.field) != std::string::npos, e.message);
-        drape_cloth_file_destroy(file);
+        expect_refused(t, c.code, c.field);
         ++ran;
     }
     CHECK(ran >= 15);
@@ -219,7 +213,7 @@ TEST_CASE("runtime loader: every index error names its field (one broken index p
 
 TEST_CASE("runtime loader: every check of the 2014 mesh-mesh deform names its field (BB c2020_c, one broken value per case)") {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
-    const auto bytes = exported("bb/c2020_c.hkx", "");
+    const auto bytes = test::exported_drcloth("bb/c2020_c.hkx", "");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
     const auto* root = fb::GetClothFile(bytes.data());
     using Op = fb::MeshMeshDeformOperatorT;
@@ -262,15 +256,7 @@ TEST_CASE("runtime loader: every check of the 2014 mesh-mesh deform names its fi
         fb::ClothFileT t;
         root->UnPackTo(&t);
         REQUIRE_MESSAGE(c.mutate(t), "no such object in c2020_c");
-        flatbuffers::FlatBufferBuilder b;
-        b.Finish(fb::ClothFile::Pack(b, &t), fb::ClothFileIdentifier());
-        drape_cloth_file* file = nullptr;
-        drape_error e;
-        const drape_result r = drape_cloth_file_load(b.GetBufferPointer(), b.GetSize(), &file, &e);
-        CHECK(r == c.code);
-        CHECK(file == nullptr);
-        CHECK_MESSAGE(std::string(e.message).find(c.field) != std::string::npos, e.message);
-        drape_cloth_file_destroy(file);
+        expect_refused(t, c.code, c.field);
         ++ran;
     }
     CHECK(ran == cases.size());

@@ -14,6 +14,7 @@
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
 #include "drape/runtime.h"
+#include "drcloth_corpus.h"
 #include "havok_corpus.h"
 #include "rt_instance.h"
 
@@ -21,19 +22,6 @@ using namespace drape;
 using namespace drape::rt;
 
 namespace {
-
-std::vector<uint8_t> exported(const char* file, const char* member) {
-    auto f = test::load_hkx(file, member);
-    REQUIRE_MESSAGE(bool(f), file);
-    auto cloth = hcl::read_cloth(*f);
-    REQUIRE(bool(cloth));
-    cloth_export::Options o;
-    o.sdk = f->sdk;
-    if (auto anim = havok::read_animation_container(*f)) o.skeletons = anim->skeletons;
-    auto bytes = cloth_export::export_cloth(*cloth, o, nullptr);
-    REQUIRE(bool(bytes));
-    return std::move(*bytes);
-}
 
 struct D3 {
     double x, y, z;
@@ -49,7 +37,7 @@ TEST_CASE("runtime 2014 mesh-mesh deform on BB c2020_c and DS3 c1400: at the res
     size_t ops = 0, vertices = 0;
     for (const auto& [file, member] : {std::pair{"bb/c2020_c.hkx", ""}, std::pair{"ds3/c1400.chrbnd.dcx", "_c.hkx"}}) {
         const char* const file_name = file;  // clang 14 cannot capture a structured binding in INFO
-        const auto bytes = exported(file, member);
+        const auto bytes = test::exported_drcloth(file, member);
         drape_cloth_file* raw = nullptr;
         drape_error err{};
         REQUIRE_MESSAGE(drape_cloth_file_load(bytes.data(), bytes.size(), &raw, &err) == DRAPE_RESULT_OK, err.message);
@@ -112,7 +100,7 @@ TEST_CASE("runtime object-space mesh-mesh deform on the corpus: the triangle fra
     for (const auto& [file, member] : {std::pair{"er/game/chr/c5000.chrbnd.dcx", "_c.hkx"}, std::pair{"er/game/chr/c4361.chrbnd.dcx", "_c.hkx"},
                                        std::pair{"ds3/bd_m_11010.partsbnd.dcx", "_c.hkx"}, std::pair{"er/HD_M_3005_c.hkx", ""}}) {
         const char* const file_name = file;  // clang 14 cannot capture a structured binding in INFO
-        const auto bytes = exported(file, member);
+        const auto bytes = test::exported_drcloth(file, member);
         drape_cloth_file* raw = nullptr;
         drape_error err{};
         REQUIRE_MESSAGE(drape_cloth_file_load(bytes.data(), bytes.size(), &raw, &err) == DRAPE_RESULT_OK, err.message);

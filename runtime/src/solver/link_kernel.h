@@ -7,6 +7,18 @@
 namespace drape::solver::lanes {
 
 // One unified link on lanes (solver.h LinkArrays states the arithmetic).
+// Both link kernels end alike: each end moves along the link by its inverse-mass share of f.
+template <class V>
+inline void move_link_ends(V& ax, V& ay, V& az, V& bx, V& by, V& bz, V dx, V dy, V dz, V f, V w_a, V w_b) {
+    const V fa = f * w_a, fb = f * w_b;
+    ax = ax + dx * fa;
+    ay = ay + dy * fa;
+    az = az + dz * fa;
+    bx = bx - dx * fb;
+    by = by - dy * fb;
+    bz = bz - dz * fb;
+}
+
 template <class V, class M>
 inline void link_kernel(V& ax, V& ay, V& az, V& bx, V& by, V& bz, V min_len, V max_len, V k_push, V k_pull, V w_a, V w_b,
                         V zero) {
@@ -17,13 +29,7 @@ inline void link_kernel(V& ax, V& ay, V& az, V& bx, V& by, V& bz, V min_len, V m
     const M longer = gt(len, max_len);
     const V k = select(longer, k_pull, k_push);
     const V f = select(gt(len, zero), ((len - target) / len) * k, zero);
-    const V fa = f * w_a, fb = f * w_b;
-    ax = ax + dx * fa;
-    ay = ay + dy * fa;
-    az = az + dz * fa;
-    bx = bx - dx * fb;
-    by = by - dy * fb;
-    bz = bz - dz * fb;
+    move_link_ends(ax, ay, az, bx, by, bz, dx, dy, dz, f, w_a, w_b);
 }
 
 // The same link where min_length == max_length == rest and k_push == k_pull == k bit for bit
@@ -36,13 +42,7 @@ inline void link_kernel_uniform(V& ax, V& ay, V& az, V& bx, V& by, V& bz, V rest
     const V len2 = (dx * dx + dy * dy) + dz * dz;
     const V len = vsqrt(len2);
     const V f = select(gt(len, zero), ((len - rest) / len) * k, zero);
-    const V fa = f * w_a, fb = f * w_b;
-    ax = ax + dx * fa;
-    ay = ay + dy * fa;
-    az = az + dz * fa;
-    bx = bx - dx * fb;
-    by = by - dy * fb;
-    bz = bz - dz * fb;
+    move_link_ends(ax, ay, az, bx, by, bz, dx, dy, dz, f, w_a, w_b);
 }
 
 // Four links of a packed batch (solver.h LinkSchedule::packed): `rec` points at the lanes'
