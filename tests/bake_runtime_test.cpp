@@ -45,7 +45,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool have_corpus() { return fs::exists(test::corpus("er/game/chr/c5000.chrbnd.dcx")); }
+// The corpus characters these tests bake must be there: a missing file fails the test, never skips it.
+void require_corpus() {
+    REQUIRE_MESSAGE(fs::exists(test::corpus("er/game/chr/c5000.chrbnd.dcx")), "no corpus at " << test::corpus_dir().string());
+    REQUIRE_MESSAGE(fs::exists(test::corpus("er/game/chr/c4361.chrbnd.dcx")), "no corpus at " << test::corpus_dir().string());
+}
 
 json doc_of(const std::vector<uint8_t>& glb) {
     auto g = exporters::read_glb(glb);
@@ -175,7 +179,7 @@ TEST_CASE("bake runtime: Blender plays the runtime-baked sample and the unbaked 
 }
 
 TEST_CASE("bake runtime: c5000 baked over a second of a000_002000 keeps its nodes, skin, clips, materials and textures") {
-    if (!have_corpus()) return;
+    require_corpus();
     const Baked& b = c5000();
     CHECK(b.report.animation == "a000_002000");
     CHECK(b.report.frames == 31);  // 1.0 s at 30 Hz, both ends
@@ -222,7 +226,8 @@ TEST_CASE("bake runtime: c5000 baked over a second of a000_002000 keeps its node
 }
 
 TEST_CASE("bake runtime: the Khronos validator reports no errors on c5000 baked") {
-    if (!have_corpus() || test::skip_external()) return;
+    require_corpus();
+    if (test::skip_external()) return;
     const Baked& b = c5000();
     const json rep = test::validate_gltf(b.dir / "c5000_baked.glb");
     REQUIRE_MESSAGE(rep["errors"].get<int>() >= 0, rep.value("why", ""));
@@ -233,7 +238,8 @@ TEST_CASE("bake runtime: the Khronos validator reports no errors on c5000 baked"
 }
 
 TEST_CASE("bake runtime: Blender plays c5000 baked and unbaked to the same frames of a000_002000, the cloth meshes differ and the others not") {
-    if (!have_corpus() || test::skip_external()) return;
+    require_corpus();
+    if (test::skip_external()) return;
     const Baked& b = c5000();
     const auto dir = test::scratch_dir("bake_runtime_c5000_blender");
     REQUIRE(write_file(dir / "unbaked.glb", only_clip(b.glb, "a000_002000")));
@@ -326,7 +332,7 @@ const C4361& c4361() {
 }  // namespace
 
 TEST_CASE("bake runtime: the bones c4361's cloth drives become channels, and Blender poses them where the runtime put them") {
-    if (!have_corpus()) return;
+    require_corpus();
     const C4361& c = c4361();
     const auto& rep = c.report;
     const auto& rec = c.rec;
@@ -437,14 +443,13 @@ TEST_CASE("bake runtime: Godot 3 imports the runtime-baked sample and c5000 with
     json cases = json::array({{{"file", "res://models/c9999_baked.glb"}, {"mode", "bake"}, {"animation", SampleFacts::clip},
                                {"blend_shapes", SampleFacts::clip_frames}, {"shape_meshes", 1}},
                               {{"file", "res://models/empty.glb"}, {"mode", "open"}, {"meshes", 0}}});
-    if (have_corpus()) {
+    require_corpus();
+    {
         const Baked& b = c5000();
         files.push_back({"c5000_baked.glb", b.dir / "c5000_baked.glb"});
         cases.push_back({{"file", "res://models/c5000_baked.glb"}, {"mode", "bake"}, {"animation", "a000_002000"},
                          {"blend_shapes", b.report.frames}, {"shape_meshes", b.report.meshes.size()}});
         // Not c4361: Godot 3 refuses its bone '肩位置/角度参照' (a '/' in a bone name), baked or not.
-    } else {
-        MESSAGE("no corpus: Godot checks the sample and the model without triangles only");
     }
     const auto r = test::godot_check(test::scratch_dir("bake_runtime_godot"), files, cases);
     CAPTURE(r.log);
