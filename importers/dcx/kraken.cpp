@@ -1131,6 +1131,25 @@ inline void add_literals(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_
     } while (x < lam);
 }
 
+// A command's lam literals at d, in 16-byte steps that may write up to 15 bytes past d + lam
+// (the callers' limits leave that room): copied in raw mode (1), added to the bytes r0 back in
+// delta mode. Both LZ loops (checked and trusted) write literals through this.
+template <int Mode>
+__attribute__((always_inline)) inline void write_literals(uint8_t* d, const uint8_t* s, size_t lam, size_t r0) {
+    if constexpr (Mode == 1) {
+        std::memcpy(d, s, 16);
+        if (lam > 16) {
+            if (lam > 64) {
+                std::memcpy(d, s, lam);  // long run: the library's copy (literals never overlap the output)
+            } else {
+                for (size_t x = 16; x < lam; x += 16) std::memcpy(d + x, s + x, 16);
+            }
+        }
+    } else {
+        add_literals(d, s, d - r0, lam, r0);
+    }
+}
+
 // A match of mu bytes (mu >= 2) from src = d - delta (delta >= 8): the first 16 bytes as two
 // 8-byte steps whatever mu and delta are, the rest in steps of 16 (delta >= 16) or 8; each
 // step reads only bytes written before it. May write up to 15 bytes past mu.
@@ -1222,18 +1241,7 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
         if ((nj > nl) | (dj > nd) | (lam > nlit - li) | (o2 + mu > limit) | (delta - 8 > o2 - W - 8)) break;
         uint8_t* d = out + o;
         const uint8_t* s = lit + li;
-        if constexpr (Mode == 1) {
-            std::memcpy(d, s, 16);
-            if (lam > 16) {
-                if (lam > 64) {
-                    std::memcpy(d, s, lam);  // long run: the library's copy (literals never overlap the output)
-                } else {
-                    for (size_t x = 16; x < lam; x += 16) std::memcpy(d + x, s + x, 16);
-                }
-            }
-        } else {
-            add_literals(d, s, d - r0, lam, r0);
-        }
+        write_literals<Mode>(d, s, lam, r0);
         li += lam;
         r2 = pick_ge(sel, 2, r1, r2);  // as ?: these compiled to branches (2x the mispredictions)
         r1 = pick_ge(sel, 1, r0, r1);
@@ -1279,18 +1287,7 @@ __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, cons
         const size_t delta = pick_ge(sel, 2, far, near);
         if (lam + mu > size_t(op_end - op)) break;
         if (delta - 8 > size_t(op - wp8) + lam) break;  // a delta below 8 wraps and fails too
-        if constexpr (Mode == 1) {
-            std::memcpy(op, sp, 16);
-            if (lam > 16) {
-                if (lam > 64) {
-                    std::memcpy(op, sp, lam);  // long run: the library's copy (literals never overlap the output)
-                } else {
-                    for (size_t x = 16; x < lam; x += 16) std::memcpy(op + x, sp + x, 16);
-                }
-            }
-        } else {
-            add_literals(op, sp, op - r0, lam, r0);
-        }
+        write_literals<Mode>(op, sp, lam, r0);
         sp += lam;
         r2 = pick_ge(sel, 2, r1, r2);
         r1 = pick_ge(sel, 1, r0, r1);
