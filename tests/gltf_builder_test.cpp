@@ -120,3 +120,19 @@ TEST_CASE("gltf builder: model, clips and morph targets in one document, written
     CHECK(again->json()["animations"] == j["animations"]);
     CHECK(again->bin().size() == doc.bin().size());
 }
+
+TEST_CASE("gltf document: nodes named without an ASCII letter or digit get a node<i>_ prefix, the game's name kept in extras") {
+    nlohmann::json doc = {{"nodes",
+                           {{{"name", "Spine"}},
+                            {{"name", "\xE8\x82\xA9\xE4\xBD\x8D\xE7\xBD\xAE/\xE8\xA7\x92"}},  // 肩位置/角 (no ASCII letter or digit)
+                            {{"name", "_/_"}, {"extras", {{"keep", 1}}}},
+                            {{"mesh", 0}}}}};
+    CHECK(drape::exporters::prefix_latin_less_node_names(doc) == 2);
+    CHECK(doc["nodes"][0]["name"] == "Spine");
+    CHECK(doc["nodes"][1]["name"] == "node1_\xE8\x82\xA9\xE4\xBD\x8D\xE7\xBD\xAE/\xE8\xA7\x92");
+    CHECK(doc["nodes"][1]["extras"]["game_name"] == "\xE8\x82\xA9\xE4\xBD\x8D\xE7\xBD\xAE/\xE8\xA7\x92");
+    CHECK(doc["nodes"][2]["name"] == "node2__/_");
+    CHECK(doc["nodes"][2]["extras"]["keep"] == 1);
+    CHECK(!doc["nodes"][3].contains("name"));
+    CHECK(drape::exporters::prefix_latin_less_node_names(doc) == 0);  // already prefixed: nothing more
+}

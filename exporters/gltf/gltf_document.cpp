@@ -273,4 +273,22 @@ Result<GltfDocument> GltfDocument::from_glb(Bytes data) {
     return doc;
 }
 
+size_t prefix_latin_less_node_names(nlohmann::json& doc) {
+    if (!doc.contains("nodes") || !doc["nodes"].is_array()) return 0;
+    size_t renamed = 0;
+    auto& nodes = doc["nodes"];
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        auto& n = nodes[i];
+        if (!n.is_object() || !n.contains("name") || !n["name"].is_string()) continue;
+        const std::string game = n["name"].get<std::string>();
+        if (std::any_of(game.begin(), game.end(), [](char c) { return std::isalnum(uint8_t(c)) && uint8_t(c) < 0x80; })) continue;
+        n["name"] = "node" + std::to_string(i) + "_" + game;
+        if (!n.contains("extras") || !n["extras"].is_object()) n["extras"] = nlohmann::json::object();
+        n["extras"]["game_name"] = game;
+        ++renamed;
+    }
+    return renamed;
+}
+
+
 }  // namespace drape::exporters

@@ -132,27 +132,6 @@ struct TextureIndex {
     }
 };
 
-// Godot 3's glTF importer keeps only [A-Za-z0-9_ ] of a bone's name and refuses the whole file
-// when a bone's name is left empty: Elden Ring FLVERs name helper bones in Japanese only
-// (c4361: 肩位置/角度参照). Such nodes are named "node<index>_<game name>" (Blender shows the
-// game's name after the prefix) and keep the game's name in extras.game_name. Returns how many.
-size_t prefix_unnamed_for_godot(nlohmann::json& doc) {
-    if (!doc.contains("nodes") || !doc["nodes"].is_array()) return 0;
-    size_t renamed = 0;
-    auto& nodes = doc["nodes"];
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        auto& n = nodes[i];
-        if (!n.is_object() || !n.contains("name") || !n["name"].is_string()) continue;
-        const std::string game = n["name"].get<std::string>();
-        if (std::any_of(game.begin(), game.end(), [](char c) { return std::isalnum(uint8_t(c)) && uint8_t(c) < 0x80; })) continue;
-        n["name"] = "node" + std::to_string(i) + "_" + game;
-        if (!n.contains("extras") || !n["extras"].is_object()) n["extras"] = nlohmann::json::object();
-        n["extras"]["game_name"] = game;
-        ++renamed;
-    }
-    return renamed;
-}
-
 struct Census {
     ItemResult& r;
     void add_cloth(const havok::File& f, const cloth_export::Report& rep) {
@@ -421,7 +400,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         }
         clips.clear();
         clips.shrink_to_fit();
-        if (const size_t n = prefix_unnamed_for_godot(doc.json()))
+        if (const size_t n = exporters::prefix_latin_less_node_names(doc.json()))
             r.warnings.push_back(std::to_string(n) + " node names without a Latin letter or digit got a \"nodeN_\" prefix (Godot 3 "
                                  "drops such names and fails the import); extras.game_name keeps the game's name");
         clock.lap("gltf_build");

@@ -46,6 +46,15 @@ Result<Glb> read_glb(Bytes data);
 // Writes a GLB: JSON padded with spaces, BIN with zeros, both to 4 bytes.
 std::vector<uint8_t> write_glb(std::string json_text, std::span<const uint8_t> bin);
 
+// Godot 3's glTF importer keeps only [A-Za-z0-9_ ] of a bone's name and refuses the whole file
+// when a name is left empty: Elden Ring FLVERs name some helper bones in Japanese only (c4361:
+// 肩位置/角度参照). Renames every node whose name has no ASCII letter or digit to
+// "node<index>_<game name>" (Blender shows the game's name after the prefix) and keeps the game's
+// name in extras.game_name; returns how many. A finishing step: call it after every lookup by
+// name (clips, bake) is done. drape convert calls it; `drape model` and `drape animation` do not
+// yet (`drape animation --model` matches the model's nodes by name).
+size_t prefix_latin_less_node_names(nlohmann::json& doc);
+
 class GltfDocument {
 public:
     GltfDocument();
