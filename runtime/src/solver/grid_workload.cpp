@@ -92,7 +92,8 @@ double bench_seconds() {
 #endif
 }
 
-GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode, int batches, double min_batch_seconds) {
+GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode, int batches, double min_batch_seconds,
+                           uint8_t max_lanes) {
     GridWorkload w;
     build_grid_workload(w, n, capsules);
     std::vector<Float4> setup_memory(setup_bytes(w.desc) / sizeof(Float4) + 1);
@@ -104,6 +105,7 @@ GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode, int ba
     StepInputs in;
     in.dt = 1.0f / 60;
     in.mode = mode;
+    in.max_lanes = max_lanes;
     for (int i = 0; i < 120; ++i) step(*setup, *state, in);
     std::vector<double> per_step;
     for (int b = 0; b < batches; ++b) {
@@ -123,6 +125,13 @@ GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode, int ba
     r.ns_per_particle_substep = r.ns_per_step / (double(r.particles) * setup->sub_steps);
     r.links = w.link_count();
     r.levels = setup->link_run_count ? setup->link_runs[0].level_count : 0;
+    for (uint32_t l = 0; l < r.levels; ++l) {
+        const LinkSchedule& ls = setup->link_runs[0];
+        r.batches16 += ls.level_batches16[l];
+        r.batches8 += ls.level_batches8[l];
+        r.batches4 += ls.level_batches4[l];
+        r.singles += ls.level_singles[l];
+    }
     return r;
 }
 

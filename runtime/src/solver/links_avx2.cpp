@@ -1,4 +1,5 @@
-// drape solver: eight links at a time with AVX2 (256-bit lanes), chosen at run time by cpuid.
+// drape solver: eight links at a time with AVX2 (256-bit lanes), chosen at run time by cpuid
+// (sixteen-lane batches run as two halves).
 // The same link_kernel as the scalar and SSE2 paths: only correctly rounded operations, no FMA
 // (the target is "avx2" without "fma", and the runtime compiles with -ffp-contract=off), so the
 // bits equal theirs.
@@ -71,47 +72,60 @@ inline void store_pair_at(unsigned char* base, uint32_t lo, uint32_t hi, __m256 
     lanes::store_pair(reinterpret_cast<Float4*>(base + lo), reinterpret_cast<Float4*>(base + hi), v);
 }
 
-// Eight-lane batches of a packed stream (solver.h LinkSchedule::packed), fields of 8 words.
-template <bool Uniform>
-void batches8(unsigned char* base, const uint32_t* rec, uint32_t batches) {
+// Eight links of a packed batch whose fields are `Stride` words apart (8: an eight-lane batch;
+// 16: one half of a sixteen-lane batch). `rec` points at the lanes' first a-offset word.
+template <bool Uniform, uint32_t Stride>
+inline void batch8(unsigned char* base, const uint32_t* rec) {
     using namespace lanes;
-    constexpr uint32_t words = 8 * (Uniform ? 6 : 8);
-    for (uint32_t n = 0; n < batches; ++n, rec += words) {
-        const uint32_t* ia = rec;
-        const uint32_t* ib = rec + 8;
-        __m256 a0 = load_pair_at(base, ia[0], ia[4]), a1 = load_pair_at(base, ia[1], ia[5]);
-        __m256 a2 = load_pair_at(base, ia[2], ia[6]), a3 = load_pair_at(base, ia[3], ia[7]);
-        __m256 b0 = load_pair_at(base, ib[0], ib[4]), b1 = load_pair_at(base, ib[1], ib[5]);
-        __m256 b2 = load_pair_at(base, ib[2], ib[6]), b3 = load_pair_at(base, ib[3], ib[7]);
-        transpose8(a0, a1, a2, a3);
-        transpose8(b0, b1, b2, b3);
-        F8 ax{a0}, ay{a1}, az{a2}, bx{b0}, by{b1}, bz{b2};
-        const float* f = reinterpret_cast<const float*>(rec + 16);
-        if constexpr (Uniform) {
-            link_kernel_uniform<F8, M8>(ax, ay, az, bx, by, bz, F8{_mm256_loadu_ps(f)}, F8{_mm256_loadu_ps(f + 8)},
-                                        F8{_mm256_loadu_ps(f + 16)}, F8{_mm256_loadu_ps(f + 24)}, F8{_mm256_setzero_ps()});
-        } else {
-            link_kernel<F8, M8>(ax, ay, az, bx, by, bz, F8{_mm256_loadu_ps(f)}, F8{_mm256_loadu_ps(f + 8)},
-                                F8{_mm256_loadu_ps(f + 16)}, F8{_mm256_loadu_ps(f + 24)}, F8{_mm256_loadu_ps(f + 32)},
-                                F8{_mm256_loadu_ps(f + 40)}, F8{_mm256_setzero_ps()});
-        }
-        a0 = ax.v; a1 = ay.v; a2 = az.v;
-        b0 = bx.v; b1 = by.v; b2 = bz.v;
-        transpose8(a0, a1, a2, a3);
-        transpose8(b0, b1, b2, b3);
-        store_pair_at(base, ia[0], ia[4], a0); store_pair_at(base, ia[1], ia[5], a1);
-        store_pair_at(base, ia[2], ia[6], a2); store_pair_at(base, ia[3], ia[7], a3);
-        store_pair_at(base, ib[0], ib[4], b0); store_pair_at(base, ib[1], ib[5], b1);
-        store_pair_at(base, ib[2], ib[6], b2); store_pair_at(base, ib[3], ib[7], b3);
+    const uint32_t* ia = rec;
+    const uint32_t* ib = rec + Stride;
+    __m256 a0 = load_pair_at(base, ia[0], ia[4]), a1 = load_pair_at(base, ia[1], ia[5]);
+    __m256 a2 = load_pair_at(base, ia[2], ia[6]), a3 = load_pair_at(base, ia[3], ia[7]);
+    __m256 b0 = load_pair_at(base, ib[0], ib[4]), b1 = load_pair_at(base, ib[1], ib[5]);
+    __m256 b2 = load_pair_at(base, ib[2], ib[6]), b3 = load_pair_at(base, ib[3], ib[7]);
+    transpose8(a0, a1, a2, a3);
+    transpose8(b0, b1, b2, b3);
+    F8 ax{a0}, ay{a1}, az{a2}, bx{b0}, by{b1}, bz{b2};
+    const float* f = reinterpret_cast<const float*>(rec + 2 * Stride);
+    if constexpr (Uniform) {
+        link_kernel_uniform<F8, M8>(ax, ay, az, bx, by, bz, F8{_mm256_loadu_ps(f)}, F8{_mm256_loadu_ps(f + Stride)},
+                                    F8{_mm256_loadu_ps(f + 2 * Stride)}, F8{_mm256_loadu_ps(f + 3 * Stride)},
+                                    F8{_mm256_setzero_ps()});
+    } else {
+        link_kernel<F8, M8>(ax, ay, az, bx, by, bz, F8{_mm256_loadu_ps(f)}, F8{_mm256_loadu_ps(f + Stride)},
+                            F8{_mm256_loadu_ps(f + 2 * Stride)}, F8{_mm256_loadu_ps(f + 3 * Stride)},
+                            F8{_mm256_loadu_ps(f + 4 * Stride)}, F8{_mm256_loadu_ps(f + 5 * Stride)}, F8{_mm256_setzero_ps()});
     }
+    a0 = ax.v; a1 = ay.v; a2 = az.v;
+    b0 = bx.v; b1 = by.v; b2 = bz.v;
+    transpose8(a0, a1, a2, a3);
+    transpose8(b0, b1, b2, b3);
+    store_pair_at(base, ia[0], ia[4], a0); store_pair_at(base, ia[1], ia[5], a1);
+    store_pair_at(base, ia[2], ia[6], a2); store_pair_at(base, ia[3], ia[7], a3);
+    store_pair_at(base, ib[0], ib[4], b0); store_pair_at(base, ib[1], ib[5], b1);
+    store_pair_at(base, ib[2], ib[6], b2); store_pair_at(base, ib[3], ib[7], b3);
+}
+
+// Batches of width `Width` (8, or 16 run as two halves; the links of a batch commute) of a
+// packed stream (solver.h LinkSchedule::packed).
+template <bool Uniform, uint32_t Width>
+void batches(unsigned char* base, const uint32_t* rec, uint32_t count) {
+    constexpr uint32_t words = Width * (Uniform ? 6 : 8);
+    for (uint32_t n = 0; n < count; ++n, rec += words)
+        for (uint32_t half = 0; half < Width; half += 8) batch8<Uniform, Width>(base, rec + half);
 }
 
 }  // namespace
 
-void link_batches8_avx2(Float4* p, const uint32_t* packed, uint32_t batches, bool uniform) {
+void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32_t width, bool uniform) {
     unsigned char* base = reinterpret_cast<unsigned char*>(p);
-    if (uniform) batches8<true>(base, packed, batches);
-    else batches8<false>(base, packed, batches);
+    if (width == 16) {
+        if (uniform) batches<true, 16>(base, packed, count);
+        else batches<false, 16>(base, packed, count);
+    } else {
+        if (uniform) batches<true, 8>(base, packed, count);
+        else batches<false, 8>(base, packed, count);
+    }
 }
 
 }  // namespace drape::solver
@@ -126,7 +140,7 @@ void link_batches8_avx2(Float4* p, const uint32_t* packed, uint32_t batches, boo
 
 namespace drape::solver {
 bool has_avx2() { return false; }
-void link_batches8_avx2(Float4*, const uint32_t*, uint32_t, bool) {}
+void link_batches_avx2(Float4*, const uint32_t*, uint32_t, uint32_t, bool) {}
 }  // namespace drape::solver
 
 #endif
