@@ -39,10 +39,10 @@ bool layout_state(const Setup& s, const StateOptions& o, Arena& a, State& st) {
     const bool fill = !a.measuring();
     st.particle_count = s.particle_count;
     st.padded_count = s.padded_count;
-    st.positions = a.take<Float4>(s.padded_count);
-    st.previous_positions = a.take<Float4>(s.padded_count);
+    st.positions = a.take_line_aligned<Float4>(s.padded_count);
+    st.previous_positions = a.take_line_aligned<Float4>(s.padded_count);
     st.normals = a.take<Float4>(s.padded_count);
-    st.forces = a.take<Float4>(s.padded_count);
+    st.forces = a.take_line_aligned<Float4>(s.padded_count);
     st.collidable_count = s.collidable_count;
     st.runtime_collidable_capacity = o.runtime_collidable_capacity;
     st.collidables = a.take<CollidableState>(s.collidable_count + o.runtime_collidable_capacity);
