@@ -233,6 +233,7 @@ TEST_CASE("solver schedule: the AVX-512 path gives the bits of the sequential so
     {
         GridWorkload w;
         build_grid_workload(w, 32, 2);
+        w.desc.link_batch_lanes = 16;
         Sim wide(w.desc), avx2(w.desc), sse2(w.desc), seq(w.desc);
         REQUIRE(wide.ok());
         REQUIRE(avx2.ok());
@@ -252,6 +253,16 @@ TEST_CASE("solver schedule: the AVX-512 path gives the bits of the sequential so
         CHECK(drape::solver::test::same_bits(avx2.state->positions, seq.state->positions, n));
         CHECK(drape::solver::test::same_bits(sse2.state->positions, seq.state->positions, n));
         CHECK(wide.p(w.index(16, 31)).z > 0.05f);  // the wind moved the cloth off its plane
+        // An eight-lane schedule (as built where AVX-512 is missing) under the AVX-512 Verlet.
+        w.desc.link_batch_lanes = 8;
+        Sim narrow(w.desc);
+        REQUIRE(narrow.ok());
+        uint32_t sixteens = 0;
+        for (uint32_t l = 0; l < narrow.setup->link_runs[0].level_count; ++l) sixteens += narrow.setup->link_runs[0].level_batches16[l];
+        CHECK(sixteens == 0);
+        run_with_wind(narrow, SolveMode::scheduled, 16, 150);
+        CHECK(drape::solver::test::same_bits(narrow.state->positions, seq.state->positions, n));
+        CHECK(drape::solver::test::same_bits(narrow.state->previous_positions, seq.state->previous_positions, n));
     }
     std::mt19937 rng(4321);
     std::uniform_real_distribution<float> u(-1, 1);
@@ -281,6 +292,7 @@ TEST_CASE("solver schedule: the AVX-512 path gives the bits of the sequential so
         d.execution = exec;
         d.execution_count = 3;
         d.solve_iterations = 2;
+        d.link_batch_lanes = 16;
         Sim wide(d), avx2(d), seq(d);
         REQUIRE(wide.ok());
         REQUIRE(avx2.ok());

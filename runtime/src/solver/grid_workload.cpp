@@ -96,6 +96,7 @@ GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode, int ba
                            uint8_t max_lanes) {
     GridWorkload w;
     build_grid_workload(w, n, capsules);
+    if (max_lanes < 16) w.desc.link_batch_lanes = 8;  // as on a CPU without AVX-512
     std::vector<Float4> setup_memory(setup_bytes(w.desc) / sizeof(Float4) + 1);
     const Setup* setup = build_setup(w.desc, setup_memory.data(), setup_memory.size() * sizeof(Float4));
     GridBenchResult r;

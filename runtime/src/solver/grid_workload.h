@@ -52,7 +52,8 @@ double bench_seconds();
 
 // The measurement (time as bench_seconds counts it): 1/60 s steps, 120 warm-up steps, then the median of `batches` batches
 // of at least `min_batch_seconds` each; pinned particles are counted. Single thread.
-// `max_lanes` as StepInputs::max_lanes (16: the widest the CPU has).
+// `max_lanes` as StepInputs::max_lanes (16: the widest the CPU has); below 16 the schedule is
+// also built of eight-lane batches (SimClothDesc::link_batch_lanes), as on a CPU without AVX-512.
 GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode = SolveMode::scheduled, int batches = 5,
                            double min_batch_seconds = 0.2, uint8_t max_lanes = 16);
 

@@ -239,9 +239,10 @@ constexpr uint32_t kLatencyBatches = 2;
 // two such links depends on the other), so a batch is any set of ready links. List scheduling:
 // each step emits one batch of the ready links with the longest chains after them, preferring
 // links whose inputs were produced kLatencyBatches batches ago; 12-16 ready links make a
-// sixteen-lane batch, 5-11 an eight-lane one (of 8 at most), 2-4 a four-lane one, 1 a single;
-// consecutive sixteen-lane then eight-lane batches form one level entry.
-void schedule_links(LinkSchedule& ls, uint32_t padded, uint32_t filler, ScheduleScratch& sc) {
+// sixteen-lane batch (when `widest` is 16), 5-11 an eight-lane one (of 8 at most), 2-4 a
+// four-lane one, 1 a single; consecutive sixteen-lane then eight-lane batches form one level
+// entry.
+void schedule_links(LinkSchedule& ls, uint32_t padded, uint32_t filler, ScheduleScratch& sc, uint32_t widest) {
     const LinkArrays& seq = ls.sequential;
     const uint32_t n = seq.count;
     for (uint32_t p = 0; p < padded; ++p) sc.last[p] = kNone;
@@ -301,7 +302,7 @@ void schedule_links(LinkSchedule& ls, uint32_t padded, uint32_t filler, Schedule
     for (uint32_t t = 0; emitted < n; ++t) {
         while (head < tail && sc.fifo_time[head] <= t) push(sc.fifo_link[head++]);
         const uint32_t ready = heap_size + (tail - head);
-        const uint32_t limit = ready >= 12 ? 16 : 8;
+        const uint32_t limit = widest >= 16 && ready >= 12 ? 16 : 8;
         uint32_t take[16], m = 0;
         while (m < limit && heap_size) take[m++] = pop();
         while (m < limit && head < tail) take[m++] = sc.fifo_link[head++];  // ready, produced more recently
@@ -534,7 +535,8 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
             if (fill) {
                 uint32_t at = 0;
                 for (uint32_t j = i; j < end; ++j) fill_set_links(d.constraint_sets[ex.at(j)], ls.sequential, at, s.inv_mass);
-                schedule_links(ls, padded, n, sc);
+                const uint32_t widest = d.link_batch_lanes ? d.link_batch_lanes : (widest_lanes() >= 16 ? 16u : 8u);
+                schedule_links(ls, padded, n, sc, widest);
                 pack_schedule(ls);
             }
             add_pass(PassKind::links, run++);

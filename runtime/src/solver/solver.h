@@ -178,6 +178,10 @@ struct SimClothDesc {
     uint32_t transform_count = 0;               // transform-set size (bounds CollidableDesc::bone)
     uint32_t buffer_count = 0;                  // buffers of the cloth data (bounds reference_buffer)
     const uint32_t* buffer_vertex_counts = nullptr;  // buffer_count entries (bounds reference vertices)
+    // Widest link batch the schedule forms: 16 or 8 (any width gives the same bits). 0: 16 where
+    // the CPU has AVX-512F (widest_lanes()), else 8 (the AVX2 path runs a sixteen-lane batch as
+    // two halves, measurably slower than an eight-lane schedule).
+    uint8_t link_batch_lanes = 0;
 };
 
 // ---- the immutable setup -----------------------------------------------------------------
