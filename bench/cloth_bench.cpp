@@ -27,6 +27,8 @@ void set_counters(benchmark::State& state, uint32_t particles) {
 void drape_grid(benchmark::State& state) {
     GridWorkload w;
     build_grid_workload(w, uint32_t(state.range(0)), uint32_t(state.range(1)));
+    const uint8_t lanes = uint8_t(state.range(3));
+    if (lanes < 16) w.desc.link_batch_lanes = 8;  // the schedule a CPU without AVX-512 builds
     std::vector<Float4> sm(setup_bytes(w.desc) / sizeof(Float4) + 1);
     const Setup* s = build_setup(w.desc, sm.data(), sm.size() * sizeof(Float4));
     std::vector<Float4> tm(state_bytes(*s, {}) / sizeof(Float4) + 1);
@@ -34,9 +36,11 @@ void drape_grid(benchmark::State& state) {
     StepInputs in;
     in.dt = 1.0f / 60;
     in.mode = state.range(2) ? SolveMode::sequential : SolveMode::scheduled;
+    in.max_lanes = lanes;
     for (int i = 0; i < 120; ++i) step(*s, *st, in);
     for (auto _ : state) step(*s, *st, in);
     set_counters(state, s->particle_count);
+    state.counters["lanes"] = double(lanes < widest_lanes() ? lanes : widest_lanes());
     state.counters["bottom_y"] = st->positions[s->particle_count - 1].y;
 }
 
@@ -120,6 +124,15 @@ void bullet_grid(benchmark::State& state) {
 
 }  // namespace
 
-// Args: N, capsules, sequential (drape only).
-BENCHMARK(drape_grid)->Args({32, 0, 0})->Args({32, 2, 0})->Args({32, 0, 1})->MinTime(0.2)->Repetitions(5)->ReportAggregatesOnly(true);
+// Args: N, capsules, sequential, widest lanes (16: AVX-512 where the CPU has it; 8: the AVX2
+// path and schedule, as on a CPU without AVX-512, for the same-run comparison).
+BENCHMARK(drape_grid)
+    ->Args({32, 0, 0, 16})
+    ->Args({32, 2, 0, 16})
+    ->Args({32, 0, 0, 8})
+    ->Args({32, 2, 0, 8})
+    ->Args({32, 0, 1, 16})
+    ->MinTime(0.2)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
 BENCHMARK(bullet_grid)->Args({32, 0})->Args({32, 2})->Iterations(100)->Repetitions(5)->ReportAggregatesOnly(true);
