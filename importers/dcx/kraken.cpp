@@ -1422,8 +1422,8 @@ bool lz_distances_valid(const uint32_t* dist, size_t nd) {
 }
 
 // Sum of the long lengths (at most 0x20000 / 4 of them, each below 2^20: no overflow).
-size_t lz_sum(const uint32_t* lens, size_t nl) {
-    size_t s = 0;
+uint64_t lz_sum(const uint32_t* lens, size_t nl) {
+    uint64_t s = 0;
     for (size_t i = 0; i < nl; ++i) s += lens[i];
     return s;
 }
@@ -1546,7 +1546,7 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
         static_assert(2 * k_lz_tail >= k_lz_margin);
         size_t cj = 0;
         bool all_before_tail = true;  // phase A skipped, or it ran every command it was given
-        if (nc > k_lz_tail && short_sum + lz_sum(lens, nl) <= E - o) {
+        if (nc > k_lz_tail && uint64_t(short_sum) + lz_sum(lens, nl) <= uint64_t(E - o)) {
             cj = lz_trusted<Mode, false>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens);
             all_before_tail = cj == nc - k_lz_tail;
         }
