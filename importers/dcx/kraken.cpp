@@ -123,8 +123,8 @@ private:
 
 // Arenas kept between calls: a decoding thread takes one for the call and gives it back, so
 // the scratch memory is allocated and zero-filled once per concurrently decoding thread, not
-// once per call (that cost page faults on every call, worst on small files and on the
-// threads of a parallel decode). At most k_kept arenas are kept (about 1 MiB each).
+// once per call (zero-filling a megabyte per call would cost more than decoding a small file).
+// At most k_kept arenas are kept (about 1 MiB each).
 class ArenaPool {
 public:
     std::unique_ptr<Arena> take() {
