@@ -1344,11 +1344,11 @@ __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, cons
         lq += (mc + 1) >> 4;  // mc == 15
         const size_t near = pick_eq(sel, 1, r1, r0), far = pick_eq(sel, 3, *dp, r2);
         const size_t delta = pick_ge(sel, 2, far, near);
-        uint8_t* m = op + lam;
         if constexpr (CheckEnd) {
             if (lam + mu > size_t(op_end - op)) break;
         }
-        if (delta > size_t(m - wbase)) break;
+        if (delta > size_t(op - wbase) + lam) break;
+        uint8_t* m = op + lam;
         write_literals<Mode>(op, sp, lam, r0);
         sp += lam;
         r2 = pick_ge(sel, 2, r1, r2);
