@@ -110,6 +110,13 @@ TEST_CASE("kraken crafted: valid hand-built streams decode to hand-computed byte
     // LZ: "ABCDEFGH" repeated by a distance-8 match.
     Buf lz = decode_ok(lz_base().stream(), 225);
     for (size_t i = 0; i < lz.size(); ++i) REQUIRE(lz[i] == uint8_t('A' + i % 8));
+    // LZ with more commands than the fast loop leaves to its end-checked form (16): 20
+    // commands 0x00 (no literals, a 2-byte match at R0 = 8) after the raw prefix, so the loop
+    // without the per-command output check runs the first 4.
+    Lz many;
+    many.cmds = stored(Buf(20, 0x00));
+    Buf lz20 = decode_ok(many.stream(), 48);
+    for (size_t i = 0; i < lz20.size(); ++i) REQUIRE(lz20[i] == uint8_t('A' + i % 8));
 }
 
 TEST_CASE("kraken errors: framing (3)") {
@@ -351,6 +358,26 @@ TEST_CASE("kraken errors: LZ chunks (10)") {
          with([&](Lz& z) { z.dcodes = stored({0x00}); z.cmds = stored({0xFC}); z.bits = region("0001", "1"); }), 225,
          "distance 24 reaches before the window", "execute"},
         {"match past E", with([](Lz&) {}), 100, "match passes the chunk end", "execute"},
+        // The same errors in the first of 20 commands (each writing 2 bytes: the fast loop
+        // without the output check takes the first 4).
+        {"distance > window, 20 commands",
+         with([&](Lz& z) {
+             Buf c(20, 0x00);
+             c[0] = 0xC0;
+             z.cmds = stored(c);
+             z.lcodes = stored({});
+             z.dcodes = stored({0x00});
+             z.bits = region("0001", "1");
+         }),
+         48, "command 0: distance 24 reaches before the window", "execute"},
+        {"literal list, 20 commands",
+         with([&](Lz& z) {
+             Buf c(20, 0x00);
+             c[0] = 0x01;
+             z.cmds = stored(c);
+             z.lcodes = stored({});
+         }),
+         49, "command 0: literal list exhausted", "execute"},
         {"distance unused", with([&](Lz& z) { z.dcodes = stored({0x00}); z.bits = region("0000", "1"); }), 225,
          "1 distances unused", "execute"},
         {"length unused", with([&](Lz& z) { z.lcodes = stored({200, 5}); }), 225, "1 lengths unused", "execute"},

@@ -256,3 +256,38 @@ TEST_CASE("kraken: sequential and parallel decoding give the same bytes and repo
         CHECK(a == b);
     }
 }
+
+// The decoder's scratch memory is kept between calls (and shared by the threads of later
+// calls): a stream that failed halfway, leaving its scratch state and bytes behind, must not
+// change what the next stream decodes to.
+TEST_CASE("kraken: failed decodes leave nothing behind: the next stream still decodes to its digest, on 1 and 2 threads") {
+    KrakFile emevd = load_krak(test::corpus("er/m10_00_00_00.emevd.dcx"));
+    KrakFile sek = load_krak(test::corpus("sekiro/allmaterialbnd.mtdbnd.dcx"));
+    const std::string emevd_digest = "53480283d6f01d7ae89ca0eb4f3addb3dedb40f9cf0727b4172921cf6b498a2a";
+    const std::string sek_digest = "1246c9bb834e25a7b90f5db8df5817603daf098ab4c47c778146c141960469df";
+    std::mt19937 rng(20261201);
+    size_t failed = 0, checked = 0;
+    for (int i = 0; i < 400; ++i) {
+        std::vector<uint8_t> m = emevd.stream;
+        size_t pos = 16 + rng() % (m.size() - 16);  // past the block and quantum headers
+        m[pos] ^= uint8_t(1 + rng() % 255);
+        std::vector<uint8_t> out;
+        if (!decode_guarded(m, emevd.size, out, 1 + unsigned(i % 2))) ++failed;
+        if (i % 40 == 39) {
+            std::vector<uint8_t> good;
+            auto r = decode_guarded(emevd.stream, emevd.size, good, 1 + unsigned(i % 2));
+            REQUIRE_MESSAGE(r, r.error().to_string());
+            CHECK(digest(good) == emevd_digest);
+            ++checked;
+        }
+        if (i % 100 == 99) {
+            std::vector<uint8_t> good;
+            auto r = decode_guarded(sek.stream, sek.size, good, 2);
+            REQUIRE_MESSAGE(r, r.error().to_string());
+            CHECK(digest(good) == sek_digest);
+        }
+    }
+    MESSAGE("mutants that failed: ", failed, " of 400");
+    CHECK(failed > 100);  // the run exercised failing decodes
+    CHECK(checked == 10);
+}

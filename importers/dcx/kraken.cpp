@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,7 +77,11 @@ static_assert(k_rev8[1] == 0x80 && k_rev8[0x0F] == 0xF0 && k_rev8[0x35] == 0xAC)
 inline uint32_t reverse11(uint32_t x) { return (uint32_t(k_rev8[x & 0xFF]) << 3) | (k_rev8[(x >> 8) & 7] >> 5); }
 
 // ----------------------------------------------------------------------------------------
-// Scratch arena: stack-like (mark / release), blocks are kept and reused.
+// Scratch arena: stack-like (mark / release), blocks are kept and reused. Blocks are
+// zero-filled once when created and arenas are reused across calls (ArenaPool), so every byte
+// the decoder can read from scratch (the fast LZ loop reads a literal buffer's slack before
+// it knows the literals ran out, and the length/distance lists' slack under a discarded
+// select) is initialised memory, and a call pays no allocation or page faults for it.
 
 class Arena {
 public:
@@ -103,7 +108,7 @@ public:
                 continue;
             }
             size_t size = std::max(n, size_t(1) << 20);
-            m_blocks.push_back({std::unique_ptr<uint8_t[]>(new uint8_t[size]), size});
+            m_blocks.push_back({std::unique_ptr<uint8_t[]>(new uint8_t[size]()), size});  // zeroed once
         }
     }
 
@@ -114,6 +119,53 @@ private:
     };
     std::vector<Block> m_blocks;
     size_t m_blk = 0, m_off = 0;
+};
+
+// Arenas kept between calls: a decoding thread takes one for the call and gives it back, so
+// the scratch memory is allocated and zero-filled once per concurrently decoding thread, not
+// once per call (zero-filling a megabyte per call would cost more than decoding a small file).
+// At most k_kept arenas are kept (about 1 MiB each).
+class ArenaPool {
+public:
+    std::unique_ptr<Arena> take() {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (!m_free.empty()) {
+                std::unique_ptr<Arena> a = std::move(m_free.back());
+                m_free.pop_back();
+                return a;
+            }
+        }
+        return std::make_unique<Arena>();
+    }
+    void give(std::unique_ptr<Arena> a) {
+        a->release({0, 0});
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_free.size() < k_kept) m_free.push_back(std::move(a));
+    }
+
+private:
+    static constexpr size_t k_kept = 8;
+    std::mutex m_mutex;
+    std::vector<std::unique_ptr<Arena>> m_free;
+};
+
+ArenaPool& arena_pool() {
+    static ArenaPool pool;
+    return pool;
+}
+
+// An arena of the pool for the lifetime of one decoding thread's work in one call.
+class PooledArena {
+public:
+    PooledArena() : m_arena(arena_pool().take()) {}
+    ~PooledArena() { arena_pool().give(std::move(m_arena)); }
+    PooledArena(const PooledArena&) = delete;
+    PooledArena& operator=(const PooledArena&) = delete;
+    Arena& get() { return *m_arena; }
+
+private:
+    std::unique_ptr<Arena> m_arena;
 };
 
 // ----------------------------------------------------------------------------------------
@@ -132,7 +184,9 @@ struct Ctx {
     bool failed = false;
     size_t err_off = 0;
     std::string err_field, err_reason;
-    Arena arena;
+    Arena& arena;
+
+    explicit Ctx(Arena& a) : arena(a) {}
 
     std::string path() const {
         std::string s = "kraken";
@@ -1257,19 +1311,24 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
 }
 
 // The fast loop for a chunk whose commands were counted (lz_counts_match): the length and
-// distance lists cannot run out, so only the output end and the window are checked per
-// command. Literals are not checked: reading past nlit stays inside the literal buffer (M
-// bytes plus slack), because every literal consumed is one output byte of the chunk and the
-// output check runs before any copy; the caller checks li <= nlit afterwards and redoes the
-// chunk with every check when it fails. Pointer-based and out of line so that its state stays
-// in registers. Same stopping rule and state as lz_fast.
-template <int Mode>
+// distance lists cannot run out, and every new distance is at least 8 (checked for the whole
+// list beforehand), so per command only the output end (CheckEnd) and the window are checked,
+// and the window only as "the copy's source lies in the window": a recent distance passed
+// that at an earlier, lower position, so only new distances can fail it. Literals are not
+// checked: reading past nlit stays inside the literal buffer (M bytes plus slack), because
+// every literal consumed is one output byte of the chunk and the output stays inside it; the
+// caller checks li <= nlit afterwards and redoes the chunk with every check when it fails.
+// Without CheckEnd the caller guarantees that commands [0, nc) end at least k_lz_margin bytes
+// before the chunk end (lz_execute: the last 16 commands of the chunk write at least 32 bytes
+// and all of them together no more than the chunk holds). Pointer-based and out of line so
+// that its state stays in registers. Same stopping rule and state as lz_fast.
+template <int Mode, bool CheckEnd>
 __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, const size_t limit, const size_t W,
                                             const uint8_t* const cmd, const size_t nc, const uint8_t* const lit,
                                             const uint32_t* const dist, const uint32_t* const lens) {
     uint8_t* op = out + st.o;
     const uint8_t* const op_end = out + limit;
-    const uint8_t* const wp8 = out + W + 8;  // window start + 8 (o - W >= 8: the raw prefix)
+    const uint8_t* const wbase = out + W;
     const uint8_t* sp = lit + st.li;
     const uint32_t* dp = dist + st.di;
     const uint32_t* lp = lens + st.ni;
@@ -1285,8 +1344,11 @@ __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, cons
         lq += (mc + 1) >> 4;  // mc == 15
         const size_t near = pick_eq(sel, 1, r1, r0), far = pick_eq(sel, 3, *dp, r2);
         const size_t delta = pick_ge(sel, 2, far, near);
-        if (lam + mu > size_t(op_end - op)) break;
-        if (delta - 8 > size_t(op - wp8) + lam) break;  // a delta below 8 wraps and fails too
+        if constexpr (CheckEnd) {
+            if (lam + mu > size_t(op_end - op)) break;
+        }
+        if (delta > size_t(op - wbase) + lam) break;
+        uint8_t* m = op + lam;
         write_literals<Mode>(op, sp, lam, r0);
         sp += lam;
         r2 = pick_ge(sel, 2, r1, r2);
@@ -1294,25 +1356,28 @@ __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, cons
         r0 = delta;
         dp += (sel + 1) >> 2;  // sel == 3
         lp = lq;
-        uint8_t* m = op + lam;
         copy_match(m, m - delta, mu, delta);
         op = m + mu;
     }
+    (void)op_end;
     st = {size_t(op - out), size_t(sp - lit), size_t(dp - dist), size_t(lp - lens), r0, r1, r2};
     return size_t(cp - cmd);
 }
 
 // True when the commands take exactly nd new distances and nl long lengths (KRAKEN.md 10.3:
-// selector 3, literal code 3, match code 15). A counting pass (vectorisable, no ordering
-// question) that lets the fast loop drop two of its per-command checks.
-bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl) {
-    size_t need_d = 0, need_l = 0;
+// selector 3, literal code 3, match code 15). Also gives the commands' short lengths summed
+// (literal codes 0-2 as themselves, match codes 0-14 as code + 2, match code 15 as its 14):
+// with the long lengths added, that is the output all commands write. A counting pass
+// (vectorisable, no ordering question) that lets the fast loop drop its per-command checks.
+bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl, size_t& short_sum) {
+    size_t need_d = 0, need_l = 0, sum = 0;
     size_t i = 0;
 #if defined(__SSE2__)
     // 16 commands per step: byte masks of the three conditions, summed by psadbw.
     const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
     const __m128i c0 = _mm_set1_epi8(char(0xC0)), m3 = _mm_set1_epi8(3), m3c = _mm_set1_epi8(0x3C);
-    __m128i acc_d = zero, acc_l = zero;
+    const __m128i m0f = _mm_set1_epi8(0x0F), two = _mm_set1_epi8(2);
+    __m128i acc_d = zero, acc_l = zero, acc_s = zero;
     for (; i + 16 <= nc; i += 16) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cmd + i));
         const __m128i d = _mm_cmpeq_epi8(_mm_max_epu8(v, c0), v);  // v >= 0xC0
@@ -1320,19 +1385,47 @@ bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl) {
         const __m128i l2 = _mm_cmpeq_epi8(_mm_and_si128(v, m3c), m3c);
         acc_d = _mm_add_epi64(acc_d, _mm_sad_epu8(_mm_and_si128(d, one), zero));
         acc_l = _mm_add_epi64(acc_l, _mm_sad_epu8(_mm_sub_epi8(zero, _mm_add_epi8(l1, l2)), zero));
+        // lc (0 when 3) + mc + 2 (14 when 15: mc + 2 - 3); l1/l2 are -1 where long.
+        const __m128i lc = _mm_andnot_si128(l1, _mm_and_si128(v, m3));
+        const __m128i mc = _mm_and_si128(_mm_srli_epi16(v, 2), m0f);
+        const __m128i mu = _mm_add_epi8(_mm_add_epi8(mc, two), _mm_add_epi8(l2, _mm_add_epi8(l2, l2)));
+        acc_s = _mm_add_epi64(acc_s, _mm_sad_epu8(_mm_add_epi8(lc, mu), zero));
     }
     alignas(16) uint64_t t[2];
     _mm_store_si128(reinterpret_cast<__m128i*>(t), acc_d);
     need_d = size_t(t[0] + t[1]);
     _mm_store_si128(reinterpret_cast<__m128i*>(t), acc_l);
     need_l = size_t(t[0] + t[1]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(t), acc_s);
+    sum = size_t(t[0] + t[1]);
 #endif
     for (; i < nc; ++i) {
         const unsigned b = cmd[i];
+        const unsigned lc = b & 3, mc = (b >> 2) & 15;
         need_d += b >= 0xC0;
-        need_l += size_t((b & 3) == 3) + size_t((b & 0x3C) == 0x3C);
+        need_l += size_t(lc == 3) + size_t(mc == 15);
+        sum += (lc == 3 ? 0 : lc) + (mc == 15 ? 14 : mc + 2);
     }
+    short_sum = sum;
     return need_d == nd && need_l == nl;
+}
+
+// Commands the fast loop leaves to its output-checked form at the end of a chunk.
+constexpr size_t k_lz_tail = 16;
+
+// Every new distance is at least 8 (KRAKEN.md 10.3; a smaller one is an error that the checked
+// loops report).
+bool lz_distances_valid(const uint32_t* dist, size_t nd) {
+    uint32_t lo = 0xFFFFFFFFu;
+    for (size_t i = 0; i < nd; ++i) lo = std::min(lo, dist[i]);
+    return lo >= 8;
+}
+
+// Sum of the long lengths (at most 0x20000 / 4 of them, each below 2^20: no overflow).
+uint64_t lz_sum(const uint32_t* lens, size_t nl) {
+    uint64_t s = 0;
+    for (size_t i = 0; i < nl; ++i) s += lens[i];
+    return s;
 }
 
 template <int Mode>
@@ -1444,9 +1537,20 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
     // the lengths and distances there are, only the output end and the window are checked per
     // command; literals are checked once afterwards, and if they ran out the chunk is decoded
     // again from its start by the checked loops below (which then report the precise error).
-    if (E - o > k_lz_margin && lz_counts_match(cmd, nc, nd, nl)) {
+    size_t short_sum = 0;
+    if (E - o > k_lz_margin && lz_counts_match(cmd, nc, nd, nl, short_sum) && lz_distances_valid(dist, nd)) {
         LzFast f{o, li, di, ni, r0, r1, r2};
-        const size_t cj = lz_trusted<Mode>(f, out, E - k_lz_margin, W, cmd, nc, lit, dist, lens);
+        // Commands [0, nc - 16) without the output-end check when all commands together write
+        // no more than the chunk holds: the last 16 write at least 2 bytes each, so the ones
+        // before end at least 32 bytes (k_lz_margin) before the chunk end.
+        static_assert(2 * k_lz_tail >= k_lz_margin);
+        size_t cj = 0;
+        bool all_before_tail = true;  // phase A skipped, or it ran every command it was given
+        if (nc > k_lz_tail && uint64_t(short_sum) + lz_sum(lens, nl) <= uint64_t(E - o)) {
+            cj = lz_trusted<Mode, false>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens);
+            all_before_tail = cj == nc - k_lz_tail;
+        }
+        if (all_before_tail) cj += lz_trusted<Mode, true>(f, out, E - k_lz_margin, W, cmd + cj, nc - cj, lit, dist, lens);
         if (f.li <= nlit) {
             ci = cj;
             o = f.o, li = f.li, di = f.di, ni = f.ni, r0 = f.r0, r1 = f.r1, r2 = f.r2;
@@ -1785,23 +1889,28 @@ Result<void> decode_blocks(Bytes in, const std::vector<BlockInfo>& blocks, size_
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     size_t nthreads = std::min<size_t>(jobs, nseg);
     if (nthreads <= 1) {
-        Ctx c;
+        PooledArena arena;
+        Ctx c(arena.get());
         c.in_base = in.data();
         for (size_t s = 0; s < nseg; ++s)
             if (!decode_segment(c, in, out, shift, blocks, seg_start[s], seg_start[s + 1])) return ctx_error(c);
         return {};
     }
 
-    // Parallel: each worker takes the next segment; the error of the first failing segment
-    // (in stream order) is reported, as the sequential decoder would.
+    // Parallel: the workers take the next segment in stream order from one shared counter
+    // (dynamic, so blocks of different cost balance out: on the corpus files of 8+ blocks,
+    // measured per-block costs give a 2-worker split within 0.5-3.5% of the ideal either in
+    // stream order or costliest first, so the simpler order stays). The error of the first
+    // failing segment (in stream order) is reported, as the sequential decoder would.
     std::atomic<size_t> next{0};
     std::atomic<size_t> first_bad{nseg};
     std::vector<Error> errors(nseg);
     auto worker = [&]() {
-        Ctx c;
+        PooledArena arena;
+        Ctx c(arena.get());
         c.in_base = in.data();
         for (;;) {
-            size_t s = next.fetch_add(1);
+            const size_t s = next.fetch_add(1);
             if (s >= nseg || s > first_bad.load()) break;
             c.failed = false;
             if (!decode_segment(c, in, out, shift, blocks, seg_start[s], seg_start[s + 1])) {
