@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 
+#include "drape/exporters/fast_deflate.h"
 #include "drape/io/file.h"
 
 namespace drape::image {
@@ -155,29 +156,49 @@ Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uin
         }
     }
 
+    std::vector<uint8_t> out;
+    static const uint8_t k_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    auto put_header = [&]() {
+        out.insert(out.end(), k_signature, k_signature + 8);
+        uint8_t ihdr[13];
+        put_be32_at(ihdr, width);
+        put_be32_at(ihdr + 4, height);
+        ihdr[8] = uint8_t(bit_depth);
+        ihdr[9] = k_colour_type[channels];
+        ihdr[10] = 0;  // deflate
+        ihdr[11] = 0;  // adaptive filtering
+        ihdr[12] = 0;  // no interlace
+        put_chunk(out, "IHDR", ihdr, sizeof ihdr);
+        if (options.srgb) {
+            const uint8_t intent = 0;  // perceptual
+            put_chunk(out, "sRGB", &intent, 1);
+        }
+    };
+    // One IDAT chunk, compressed in place (a chunk may hold up to 2^31 - 1 bytes).
+    if (options.deflate == PngDeflate::fast) {
+        // Never larger than the stored size plus 5 bytes per 64 KiB and the zlib framing.
+        if (filtered_size + 5 * (filtered_size / 65535 + 1) + 6 > 0x7FFFFFFFu)
+            return make_error("image too large for one IDAT chunk", "png.idat");
+        out.reserve(filtered_size / 2 + 256);
+        put_header();
+        const size_t chunk = out.size();
+        out.resize(chunk + 8);
+        std::memcpy(&out[chunk + 4], "IDAT", 4);
+        // Matches at the previous pixel and at the same byte of the previous filtered row.
+        fast_zlib_compress_png(filtered.get(), height, row_bytes, uint32_t(bpp), out);
+        const size_t zsize = out.size() - chunk - 8;
+        put_be32_at(&out[chunk], uint32_t(zsize));
+        put_be32(out, libdeflate_crc32(0, &out[chunk + 4], 4 + zsize));
+        put_chunk(out, "IEND", nullptr, 0);
+        return out;
+    }
+
     const int level = std::clamp(options.level, 0, 12);
     libdeflate_compressor* compressor = compressor_for(level);
     if (!compressor) return make_error("libdeflate: cannot allocate a level " + std::to_string(level) + " compressor", "png.idat");
-
-    std::vector<uint8_t> out;
     const size_t bound = libdeflate_zlib_compress_bound(compressor, filtered_size);
     out.reserve(bound + 128);
-    static const uint8_t k_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    out.insert(out.end(), k_signature, k_signature + 8);
-    uint8_t ihdr[13];
-    put_be32_at(ihdr, width);
-    put_be32_at(ihdr + 4, height);
-    ihdr[8] = uint8_t(bit_depth);
-    ihdr[9] = k_colour_type[channels];
-    ihdr[10] = 0;  // deflate
-    ihdr[11] = 0;  // adaptive filtering
-    ihdr[12] = 0;  // no interlace
-    put_chunk(out, "IHDR", ihdr, sizeof ihdr);
-    if (options.srgb) {
-        const uint8_t intent = 0;  // perceptual
-        put_chunk(out, "sRGB", &intent, 1);
-    }
-    // One IDAT chunk, compressed in place (a chunk may hold up to 2^31 - 1 bytes).
+    put_header();
     if (bound > 0x7FFFFFFFu) return make_error("image too large for one IDAT chunk", "png.idat");
     const size_t chunk = out.size();
     out.resize(chunk + 8 + bound);
