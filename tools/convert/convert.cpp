@@ -6,8 +6,12 @@
 #include <chrono>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <thread>
 
+#include "drape/flver/flver.h"
+#include "drape/game/containers.h"
+#include "drape/io/file.h"
 #include "drape/matbin/matbin.h"
 #include "item.h"
 
@@ -78,6 +82,27 @@ Classified classify(const std::string& file_name) {
         c.role = Classified::materials;
     }
     return c;
+}
+
+// The material_key of every material path the items' models name (first FLVER of each model
+// file, as convert_item takes it); unreadable models add nothing (their item reports them).
+std::vector<std::string> material_names_of(const std::vector<ItemInputs>& work, const dcx::DecodeOptions& dcx) {
+    std::set<std::string> keys;
+    for (const auto& g : work) {
+        if (g.model.empty()) continue;
+        auto bytes = read_file(g.model);
+        if (!bytes) continue;
+        std::vector<Error> errors;
+        const auto members = game::open_members_lenient(*bytes, g.model.filename().string(), dcx, errors);
+        for (const auto& m : members) {
+            if (!flver::is_flver(m.bytes)) continue;
+            if (auto model = flver::read_flver(m.bytes))
+                for (const auto& mat : model->materials)
+                    if (!mat.mtd.empty()) keys.insert(matbin::material_key(mat.mtd));
+            break;
+        }
+    }
+    return {keys.begin(), keys.end()};
 }
 
 bool wanted(const Options& o, const std::string& key) {
@@ -225,6 +250,9 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     size_t done = 0;
     SharedCache cache;
     const auto materials_t0 = std::chrono::steady_clock::now();
+    // Only the definitions the items' FLVERs name are kept (the rest of the binders is dropped
+    // once indexed): a name pre-pass over the models.
+    if (!material_libraries.empty()) cache.materials.keep_only(material_names_of(work, per_job.dcx));
     for (const auto& lib : material_libraries)
         if (auto a = cache.materials.add_file(lib, per_job.dcx); !a)
             report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());

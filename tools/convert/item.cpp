@@ -236,7 +236,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         for (const auto& mat : model->materials)
             for (const auto& t : mat.textures) empty_paths += t.path.empty();
         if (empty_paths) {
-            if (cache.materials.size() == 0) {
+            if (cache.materials.sources().empty()) {
                 r.warnings.push_back(std::to_string(empty_paths) +
                                      " material texture paths are empty and no material/ or mtd/ binder is in the folder; those "
                                      "textures stay unbound");
