@@ -99,6 +99,20 @@ libdeflate_compressor* compressor_for(int level) {
     return cache.c[level];
 }
 
+// RGBA -> RGB for n pixels: 4-byte stores that overlap by one (the last pixel by bytes).
+void drop_alpha(const uint8_t* rgba, size_t n, uint8_t* rgb) {
+    size_t x = 0;
+    for (; x + 1 < n; ++x) std::memcpy(rgb + x * 3, rgba + x * 4, 4);
+    if (x < n) std::memcpy(rgb + x * 3, rgba + x * 4, 3);
+}
+
+// True when every fourth byte of n pixels (alpha) is 255; no early exit, so it vectorises.
+bool all_opaque(const uint8_t* rgba, size_t n) {
+    uint8_t all = 255;
+    for (size_t i = 0; i < n; ++i) all &= rgba[i * 4 + 3];
+    return all == 255;
+}
+
 void put_be32_at(uint8_t* p, uint32_t v) {
     p[0] = uint8_t(v >> 24);
     p[1] = uint8_t(v >> 16);
@@ -130,13 +144,18 @@ Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uin
     for (uint32_t y = 0; y < height; ++y) {
         const uint8_t* row = raw + size_t(y) * src_row_bytes;
         const uint8_t* prev = y ? row - src_row_bytes : nullptr;
+        uint8_t* dst = &filtered[size_t(y) * (row_bytes + 1)];
+        if (repack && options.filter == PngFilter::none) {  // straight into the scanline
+            dst[0] = 0;
+            drop_alpha(row, width, dst + 1);
+            continue;
+        }
         if (repack) {
             uint8_t* cur = packed.data() + (y & 1) * row_bytes;
-            for (size_t x = 0; x < width; ++x) std::memcpy(cur + x * 3, row + x * 4, 3);
+            drop_alpha(row, width, cur);
             prev = y ? packed.data() + ((y + 1) & 1) * row_bytes : nullptr;
             row = cur;
         }
-        uint8_t* dst = &filtered[size_t(y) * (row_bytes + 1)];
         if (options.filter != PngFilter::adaptive) {
             const int type = int(options.filter) - 1;
             dst[0] = uint8_t(type);
@@ -235,9 +254,7 @@ Result<std::vector<uint8_t>> encode_png(const tpf::Image& image, const PngOption
     if (!image.is_float) {
         if (image.u8.size() != n) return make_error("pixel buffer size does not match the image size", "png.pixels");
         if (image.channels == 4 && options.drop_opaque_alpha) {
-            bool opaque = true;
-            for (size_t i = 3; i < n && opaque; i += 4) opaque = image.u8[i] == 255;
-            if (opaque) return encode_rows(image.u8.data(), image.width, image.height, 3, 8, options, 4);
+            if (all_opaque(image.u8.data(), n / 4)) return encode_rows(image.u8.data(), image.width, image.height, 3, 8, options, 4);
         }
         return encode_png(image.u8.data(), image.width, image.height, image.channels, options);
     }
