@@ -463,11 +463,12 @@ TEST_CASE("drape convert: the outputs are byte-identical whatever the job count 
             continue;
         }
         REQUIRE(files.size() == first.size());
-        for (const auto& [name, bytes] : files) {
+        for (const auto& file : files) {
+            const std::string& name = file.first;
             CAPTURE(name);
             REQUIRE(first.count(name) == 1);
-            CHECK(bytes.size() == first[name].size());
-            CHECK(bytes == first[name]);
+            CHECK(file.second.size() == first[name].size());
+            CHECK(file.second == first[name]);
         }
     }
 }

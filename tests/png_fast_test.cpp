@@ -186,7 +186,8 @@ TEST_CASE("fast deflate: raw streams inflate in zlib and libdeflate to the input
     const std::pair<uint32_t, uint32_t> distance_sets[] = {{1, 0}, {3, 97}, {4, 4097}, {0, 2}, {2, 40000}, {32768, 5}};
     int checked = 0;
     for (const auto& in : inputs)
-        for (const auto& [first, second] : distance_sets) {
+        for (const auto& d : distance_sets) {
+            const uint32_t first = d.first, second = d.second;
             std::vector<uint8_t> z;
             image::fast_zlib_compress(in.data(), in.size(), {first, second}, z);
             CAPTURE(in.size());
@@ -292,14 +293,12 @@ TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that dec
             libdeflate_total += slow;
             ++formats[tpf::pixel_format_name(dds->format)];
             ++textures;
-            MESSAGE(tex.name << " " << std::string(tpf::pixel_format_name(dds->format)) << " " << img->width << "x" << img->height << " " << ch
-                             << "ch: fast " << fast << " B, libdeflate level 1 " << slow << " B");
         }
     }
     MESSAGE("all " << textures << " textures: fast " << fast_total << " B, libdeflate level 1 " << libdeflate_total << " B");
-    for (const auto& [name, n] : formats) MESSAGE(name << ": " << n);
-    CHECK(textures >= 8);
-    CHECK(formats.size() >= 3);
+    for (const auto& f : formats) MESSAGE(f.first << ": " << f.second);
+    CHECK(textures >= 90);  // 96 in the corpus files above
+    for (const char* f : {"BC1", "BC3", "BC5", "BC7"}) CHECK_MESSAGE(formats.count(f) == 1, f);
     // Sane size: at most half again libdeflate's fastest level over the set (1.35x measured:
     // libdeflate also finds repeats at other distances, e.g. the DS3 BC3 masks).
     CHECK(fast_total * 2 <= libdeflate_total * 3);

@@ -142,11 +142,6 @@ struct Match {
     uint8_t distance;  // 0: first, 1: second
 };
 
-inline uint32_t load32(const uint8_t* p) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
 inline void store64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
 inline uint64_t load64(const uint8_t* p) {
     uint64_t v;
@@ -404,7 +399,6 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
     const size_t dynamic_bytes = size_t((bits + 7) / 8);
     const size_t stored_bytes = size + 5 * std::max<size_t>(1, (size + 65534) / 65535);
 
-    const size_t header_at = out.size();
     out.push_back(0x78);  // deflate, 32 KiB window
     out.push_back(0x01);  // fastest; (0x78 * 256 + 0x01) % 31 == 0
     if (stored_bytes <= dynamic_bytes) {
@@ -512,7 +506,6 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
     out.push_back(uint8_t(adler >> 16));
     out.push_back(uint8_t(adler >> 8));
     out.push_back(uint8_t(adler));
-    (void)header_at;
 }
 
 }  // namespace

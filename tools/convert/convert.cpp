@@ -2,7 +2,6 @@
 #include "drape/convert/convert.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <regex>
