@@ -22,6 +22,7 @@
 #include "flver_fixture.h"
 #include "game_fixtures.h"
 #include "havok_fixtures.h"
+#include "run.h"
 #include "sample_game.h"
 
 using namespace drape;
@@ -410,4 +411,64 @@ TEST_CASE("drape convert: parts take the player skeleton of chr/c0000.anibnd.dcx
     for (const auto& w : alone.items[0].warnings) CHECK(w.find("the player's") == std::string::npos);
     auto rep_alone = json::parse(std::ifstream(dir / "out_alone/parts/bd_m_9999.report.json"));
     CHECK_FALSE(rep_alone.contains("bone_match"));
+}
+
+TEST_CASE("drape convert --quiet: the subcommand's flag prints only errors, as drape -q convert does") {
+    const fs::path dir = test::scratch_dir("convert_quiet");
+    REQUIRE(test::write_sample_game(dir / "game"));
+    const std::string in = "'" + (dir / "game").string() + "'";
+    const auto loud = test::run("'" + test::drape_exe() + "' convert " + in + " -o '" + (dir / "loud").string() + "'");
+    CHECK(loud.exit_code == 0);
+    CHECK(loud.out.find("drape convert: ") != std::string::npos);  // the summary
+    for (const char* flag : {"--quiet", "-q"}) {
+        CAPTURE(flag);
+        const auto quiet = test::run("'" + test::drape_exe() + "' convert " + in + " -o '" + (dir / "quiet").string() + "' " + flag);
+        CHECK(quiet.exit_code == 0);
+        CHECK(quiet.out == "");
+        CHECK(fs::exists(dir / "quiet/chr/c9999.glb"));
+    }
+    const auto global = test::run("'" + test::drape_exe() + "' -q convert " + in + " -o '" + (dir / "global").string() + "'");
+    CHECK(global.exit_code == 0);
+    CHECK(global.out == "");
+    // Errors still print under --quiet.
+    write_bytes(dir / "bad/chr/c1234.chrbnd.dcx", std::vector<uint8_t>{'D', 'C', 'X', 0, 1, 2});
+    const auto bad = test::run("'" + test::drape_exe() + "' convert '" + (dir / "bad").string() + "' -o '" + (dir / "bad_out").string() + "' --quiet");
+    CHECK(bad.exit_code == 1);
+    CHECK(bad.out.find("error: ") != std::string::npos);
+    CHECK(bad.out.find("drape convert: ") == std::string::npos);
+}
+
+TEST_CASE("drape convert: the outputs are byte-identical whatever the job count (items fan textures and clips out)") {
+    const fs::path root = test::corpus("er/game");
+    REQUIRE(fs::is_directory(root));
+    const fs::path dir = test::scratch_dir("convert_jobs");
+    std::map<std::string, std::vector<uint8_t>> first;
+    for (unsigned jobs : {1u, 2u, 3u}) {
+        CAPTURE(jobs);
+        convert::Options o;
+        o.jobs = jobs;
+        const fs::path out = dir / ("j" + std::to_string(jobs));
+        const auto report = convert::convert_folder(root, out, o);
+        CHECK(report.exit_code() == 0);
+        CHECK(report.jobs == jobs);
+        REQUIRE(report.items.size() == 3);
+        std::map<std::string, std::vector<uint8_t>> files;
+        for (const auto& e : fs::recursive_directory_iterator(out)) {
+            const std::string ext = e.path().extension().string();
+            if (ext == ".glb" || ext == ".drcloth") files[fs::relative(e.path(), out).generic_string()] = test::load(e.path());
+        }
+        CHECK(files.size() == 6);  // c3061, c4361, c5000: .glb and .drcloth
+        if (jobs == 1) {
+            first = files;
+            continue;
+        }
+        REQUIRE(files.size() == first.size());
+        for (const auto& file : files) {
+            const std::string& name = file.first;
+            CAPTURE(name);
+            REQUIRE(first.count(name) == 1);
+            CHECK(file.second.size() == first[name].size());
+            CHECK(file.second == first[name]);
+        }
+    }
 }

@@ -347,3 +347,67 @@ TEST_CASE("matbin: corpus values equal the bytes read by hand") {
             normal = s.path == "N:\\NTC\\data\\Model\\chr\\c7109\\tex\\c7109_hair_n.tif";
     CHECK(normal);
 }
+
+TEST_CASE("matbin: keep_only indexes just the named definitions and they read as without it") {
+    // Synthetic: two members, one kept.
+    bnd::Binder b;
+    b.format = 0x74;
+    b.version = "07D7R6";
+    auto good = test::make_matbin(small_matbin());
+    bnd::Entry e1, e2;
+    e1.name = "N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\C[c9999]_Body.matbin";
+    e1.id = 0;
+    e2.name = "N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\C[c9999]_Other.matbin";
+    e2.id = 1;
+    b.entries = {e1, e2};
+    auto bytes = bnd::write_bnd4(b, {Bytes(good), Bytes(good)});
+    REQUIRE(bytes);
+    MaterialLibrary lib;
+    lib.keep_only({"c[c9999]_body"});
+    REQUIRE(lib.add_bytes(std::move(*bytes), "test.matbinbnd"));
+    CHECK(lib.size() == 1);
+    CHECK(lib.sources() == std::vector<std::string>{"test.matbinbnd"});
+    auto found = lib.find("N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c9999]_Body.matxml");
+    REQUIRE(found);
+    REQUIRE(*found != nullptr);
+    CHECK((*found)->samplers.size() == 2);
+    CHECK((*found)->member == e1.name);
+    auto other = lib.find("C[c9999]_Other.matxml");
+    REQUIRE(other);
+    CHECK(*other == nullptr);
+
+    // Corpus: the ER binders (DCX KRAK, 91 MB decompressed) with three names kept, one of them
+    // in both binders; each definition equals the one of a full library.
+    const std::vector<std::string> names = {"N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c3061]_BeastFur.matxml",
+                                            "N:\\GR\\data\\Material\\mtd_DLC01\\Chr_DLC01\\matxml\\C[AMSN].matxml",
+                                            "N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c5000]_WP_Sword.matxml"};
+    MaterialLibrary full, kept;
+    std::vector<std::string> keys;
+    for (const auto& n : names) keys.push_back(material_key(n));
+    kept.keep_only(keys);
+    for (const char* f : {"er/game/material/allmaterial.matbinbnd.dcx", "er/game/material/allmaterial_dlc01.matbinbnd.dcx"}) {
+        REQUIRE(full.add_file(test::corpus(f)));
+        REQUIRE(kept.add_file(test::corpus(f)));
+    }
+    CHECK(full.size() == 15103 + 2025);
+    CHECK(kept.size() >= 3);
+    CHECK(kept.size() <= 6);
+    for (const auto& n : names) {
+        CAPTURE(n);
+        auto a = full.find(n);
+        auto k = kept.find(n);
+        REQUIRE(a);
+        REQUIRE(k);
+        REQUIRE(*a != nullptr);
+        REQUIRE(*k != nullptr);
+        CHECK((*k)->member == (*a)->member);
+        CHECK((*k)->source_path == (*a)->source_path);
+        CHECK((*k)->shader_path == (*a)->shader_path);
+        CHECK((*k)->params.size() == (*a)->params.size());
+        REQUIRE((*k)->samplers.size() == (*a)->samplers.size());
+        for (size_t i = 0; i < (*a)->samplers.size(); ++i) CHECK((*k)->samplers[i].path == (*a)->samplers[i].path);
+    }
+    auto dropped = kept.find("N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c4361]_Body.matxml");
+    REQUIRE(dropped);
+    CHECK(*dropped == nullptr);
+}

@@ -16,6 +16,7 @@ struct ConvertArgs {
     std::string input, output, format = "glb";
     std::vector<std::string> only;
     bool no_cloth = false, no_textures = false;
+    bool quiet = false;  // convert's own --quiet, the same as the global drape -q
     bool bake = false;
     std::string bake_clip;
 };
@@ -26,7 +27,8 @@ std::string megabytes(uint64_t b) {
     return s;
 }
 
-int run_convert(const ConvertArgs& a, const GlobalOptions& g) {
+int run_convert(const ConvertArgs& a, GlobalOptions g) {
+    g.quiet = g.quiet || a.quiet;
     convert::Options o;
     o.dcx.oodle_path = g.oodle_path;
     o.jobs = g.jobs;
@@ -98,6 +100,7 @@ void register_convert(CLI::App& app, GlobalOptions& global, int& exit_code) {
     sub->add_option("--only", a->only, "Only these items (cNNNN, a part's name); repeatable");
     sub->add_flag("--no-cloth", a->no_cloth, "Do not write .drcloth files");
     sub->add_flag("--no-textures", a->no_textures, "Do not decode textures");
+    sub->add_flag("-q,--quiet", a->quiet, "Print only errors (as drape -q convert)");
     auto* bake = sub->add_option("--bake", a->bake_clip,
                                  "Also run the cloth runtime over CLIP (default: the first clip, or a sway of the root when there\n"
                                  "is none) and write <name>_baked.glb, in which the cloth moves (give it after the input)")

@@ -175,123 +175,163 @@ void push_quat(std::vector<float>& out, Q q) {
     for (double v : q) out.push_back(float(v));
 }
 
+// One clip's keys in glTF space, before any of it enters the document: the part of the work
+// that can run on several threads (sampled clips are added to the document in clip order).
+struct SampledClip {
+    std::vector<std::string> warnings;
+    std::vector<float> times;
+    std::vector<int32_t> bones;  // per track
+    std::vector<std::vector<float>> T, R, S;
+};
+
+SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, const AnimationGlbOptions& options, Mirror mirror) {
+    SampledClip out;
+    for (const auto& n : clip.notes) out.warnings.push_back(clip.name + ": " + n);
+    // Key times.
+    std::vector<float>& times = out.times;
+    const bool resample = options.sample_rate > 0 && clip.duration > 0;
+    if (resample) {
+        const size_t n = size_t(std::min(std::floor(double(clip.duration) * options.sample_rate + 0.5), double(anim::k_max_frames))) + 1;
+        for (size_t i = 0; i < n; ++i) times.push_back(std::min(float(double(i) / options.sample_rate), clip.duration));
+        times.back() = clip.duration;
+        for (size_t i = 1; i < times.size(); ++i)
+            if (times[i] <= times[i - 1]) times[i] = std::nextafter(times[i - 1], 1e30f);
+    } else {
+        const float fd = clip.frame_duration > 0 ? clip.frame_duration : 1.0f / 30.0f;
+        for (int32_t f = 0; f < std::max(clip.num_frames, 1); ++f) times.push_back(float(f) * fd);
+    }
+    const size_t nt = size_t(std::max(clip.num_tracks, 0));
+    std::vector<anim::Transform> pose(nt);
+    auto& T = out.T;
+    auto& R = out.R;
+    auto& S = out.S;
+    T.resize(nt);
+    R.resize(nt);
+    S.resize(nt);
+    for (size_t t = 0; t < nt; ++t) {
+        T[t].reserve(times.size() * 3);
+        R[t].reserve(times.size() * 4);
+        S[t].reserve(times.size() * 3);
+    }
+    out.bones = anim::tracks_to_bones(clip, skel);
+    const auto& bones = out.bones;
+    const bool additive = clip.blend_hint != anim::BlendHint::normal && options.bake_additive;
+    if (clip.blend_hint != anim::BlendHint::normal)
+        out.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
+                               (additive ? " baked onto the reference pose" : " written as stored deltas"));
+    for (size_t k = 0; k < times.size(); ++k) {
+        if (resample)
+            anim::sample_time(clip, times[k], pose);
+        else
+            anim::sample_frame(clip, int32_t(k), pose);
+        for (size_t t = 0; t < nt; ++t) {
+            if (bones[t] < 0) continue;
+            anim::Transform x = pose[t];
+            if (additive && size_t(bones[t]) < skel.reference_pose.size())
+                x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
+            const V3 p = conv_t(mirror, x.translation);
+            for (double v : p) T[t].push_back(float(v));
+            push_quat(R[t], conv_q(mirror, x.rotation));
+            for (float v : x.scale) S[t].push_back(v);
+        }
+    }
+    return out;
+}
+
 void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<const anim::Clip> clips, const Targets& targets,
                   const AnimationGlbOptions& options, Mirror mirror, AnimationGlbReport& report) {
     json& doc = gdoc.json();
     if (!doc.contains("animations")) doc["animations"] = json::array();
     DataBuilder data(gdoc);
-    for (const auto& clip : clips) {
-        for (const auto& n : clip.notes) report.warnings.push_back(clip.name + ": " + n);
-        json anim = {{"name", clip.name}, {"samplers", json::array()}, {"channels", json::array()}};
-        // Key times.
-        std::vector<float> times;
-        const bool resample = options.sample_rate > 0 && clip.duration > 0;
-        if (resample) {
-            const size_t n = size_t(std::min(std::floor(double(clip.duration) * options.sample_rate + 0.5), double(anim::k_max_frames))) + 1;
-            for (size_t i = 0; i < n; ++i) times.push_back(std::min(float(double(i) / options.sample_rate), clip.duration));
-            times.back() = clip.duration;
-            for (size_t i = 1; i < times.size(); ++i)
-                if (times[i] <= times[i - 1]) times[i] = std::nextafter(times[i - 1], 1e30f);
-        } else {
-            const float fd = clip.frame_duration > 0 ? clip.frame_duration : 1.0f / 30.0f;
-            for (int32_t f = 0; f < std::max(clip.num_frames, 1); ++f) times.push_back(float(f) * fd);
-        }
-        LazyTimes time_acc{data, times};
-        LazyTimes time0{data, {0.0f}};
-        const size_t nt = size_t(std::max(clip.num_tracks, 0));
-        std::vector<anim::Transform> pose(nt);
-        std::vector<std::vector<float>> T(nt), R(nt), S(nt);
-        for (size_t t = 0; t < nt; ++t) {
-            T[t].reserve(times.size() * 3);
-            R[t].reserve(times.size() * 4);
-            S[t].reserve(times.size() * 3);
-        }
-        const auto bones = anim::tracks_to_bones(clip, skel);
-        const bool additive = clip.blend_hint != anim::BlendHint::normal && options.bake_additive;
-        if (clip.blend_hint != anim::BlendHint::normal)
-            report.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
-                                      (additive ? " baked onto the reference pose" : " written as stored deltas"));
-        for (size_t k = 0; k < times.size(); ++k) {
-            if (resample)
-                anim::sample_time(clip, times[k], pose);
-            else
-                anim::sample_frame(clip, int32_t(k), pose);
+    // Clips are sampled a batch at a time (on options.parallel_for's threads when given), then
+    // added one by one: the output is the same whatever the batch and thread count.
+    const size_t batch = std::max<size_t>(1, options.parallel_for ? options.parallel_batch : 1);
+    std::vector<SampledClip> sampled;
+    for (size_t first = 0; first < clips.size(); first += batch) {
+        const size_t count = std::min(batch, clips.size() - first);
+        sampled.assign(count, {});
+        const std::function<void(size_t)> sample_one = [&](size_t k) { sampled[k] = sample_clip(clips[first + k], skel, options, mirror); };
+        if (options.parallel_for && count > 1) options.parallel_for(count, sample_one);
+        else for (size_t k = 0; k < count; ++k) sample_one(k);
+        for (size_t k = 0; k < count; ++k) {
+            const anim::Clip& clip = clips[first + k];
+            SampledClip& sc = sampled[k];
+            for (auto& w : sc.warnings) report.warnings.push_back(std::move(w));
+            json anim = {{"name", clip.name}, {"samplers", json::array()}, {"channels", json::array()}};
+            LazyTimes time_acc{data, std::move(sc.times)};
+            LazyTimes time0{data, {0.0f}};
+            const size_t nt = size_t(std::max(clip.num_tracks, 0));
+            const auto& bones = sc.bones;
+            auto& T = sc.T;
+            auto& R = sc.R;
+            auto& S = sc.S;
+            size_t unmatched = 0;
             for (size_t t = 0; t < nt; ++t) {
-                if (bones[t] < 0) continue;
-                anim::Transform x = pose[t];
-                if (additive && size_t(bones[t]) < skel.reference_pose.size())
-                    x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
-                const V3 p = conv_t(mirror, x.translation);
-                for (double v : p) T[t].push_back(float(v));
-                push_quat(R[t], conv_q(mirror, x.rotation));
-                for (float v : x.scale) S[t].push_back(v);
+                const int node = bones[t] >= 0 ? targets.bone_node[size_t(bones[t])] : -1;
+                if (node < 0) {
+                    ++unmatched;
+                    continue;
+                }
+                add_channel(anim, data, node, "translation", std::move(T[t]), 3, time_acc, time0, report.channels);
+                add_channel(anim, data, node, "rotation", std::move(R[t]), 4, time_acc, time0, report.channels);
+                add_channel(anim, data, node, "scale", std::move(S[t]), 3, time_acc, time0, report.channels);
             }
-        }
-        size_t unmatched = 0;
-        for (size_t t = 0; t < nt; ++t) {
-            const int node = bones[t] >= 0 ? targets.bone_node[size_t(bones[t])] : -1;
-            if (node < 0) {
-                ++unmatched;
+            if (options.pose_untracked_bones) {
+                // Bones no track drives take the skeleton's reference pose, as the game poses them.
+                std::vector<uint8_t> driven(skel.bone_names.size());
+                for (size_t t = 0; t < nt; ++t)
+                    if (bones[t] >= 0) driven[size_t(bones[t])] = 1;
+                for (size_t b = 0; b < skel.bone_names.size() && b < targets.bone_node.size(); ++b) {
+                    if (driven[b] || targets.bone_node[b] < 0 || b >= skel.reference_pose.size()) continue;
+                    const anim::Transform x = from_havok(skel.reference_pose[b]);
+                    std::vector<float> t3, r4, s3;
+                    for (double v : conv_t(mirror, x.translation)) t3.push_back(float(v));
+                    push_quat(r4, conv_q(mirror, x.rotation));
+                    for (float v : x.scale) s3.push_back(v);
+                    add_channel(anim, data, targets.bone_node[b], "translation", std::move(t3), 3, time0, time0, report.channels);
+                    add_channel(anim, data, targets.bone_node[b], "rotation", std::move(r4), 4, time0, time0, report.channels);
+                    add_channel(anim, data, targets.bone_node[b], "scale", std::move(s3), 3, time0, time0, report.channels);
+                }
+            }
+            if (unmatched) report.warnings.push_back(clip.name + ": " + std::to_string(unmatched) + " tracks drive no bone of the target");
+            if (options.root_motion && clip.root_motion && !clip.root_motion->samples.empty() && targets.root_node >= 0) {
+                const auto& m = *clip.root_motion;
+                std::vector<float> rt, rp, rr;
+                const size_t n = m.samples.size();
+                const double step = n > 1 && m.duration > 0 ? double(m.duration) / double(n - 1) : 1.0 / 30.0;
+                V3 up{m.up[0], m.up[1], m.up[2]};
+                const double len = std::sqrt(up[0] * up[0] + up[1] * up[1] + up[2] * up[2]);
+                if (!(len > 1e-6) || !std::isfinite(len)) up = {0, 1, 0};
+                else for (auto& v : up) v /= len;
+                double prev_yaw = 0;
+                for (size_t i = 0; i < n; ++i) {
+                    rt.push_back(float(double(i) * step));
+                    const auto& s = m.samples[i];
+                    const V3 p = conv_t(mirror, {s[0], s[1], s[2]});
+                    for (double v : p) rp.push_back(float(v));
+                    double yaw = s[3];
+                    if (i > 0) {  // unwrap so slerp follows the stored turn
+                        while (yaw - prev_yaw > M_PI) yaw -= 2 * M_PI;
+                        while (prev_yaw - yaw > M_PI) yaw += 2 * M_PI;
+                    }
+                    prev_yaw = yaw;
+                    const double h = std::sin(yaw / 2);
+                    push_quat(rr, conv_q(mirror, {float(up[0] * h), float(up[1] * h), float(up[2] * h), float(std::cos(yaw / 2))}));
+                }
+                for (size_t i = 1; i < rt.size(); ++i)
+                    if (rt[i] <= rt[i - 1]) rt[i] = std::nextafter(rt[i - 1], 1e30f);
+                LazyTimes racc{data, rt};
+                add_channel(anim, data, targets.root_node, "translation", std::move(rp), 3, racc, time0, report.channels);
+                add_channel(anim, data, targets.root_node, "rotation", std::move(rr), 4, racc, time0, report.channels);
+            }
+            if (anim["channels"].empty()) {
+                report.warnings.push_back(clip.name + ": no channel (no track matched a node); animation left out");
                 continue;
             }
-            add_channel(anim, data, node, "translation", std::move(T[t]), 3, time_acc, time0, report.channels);
-            add_channel(anim, data, node, "rotation", std::move(R[t]), 4, time_acc, time0, report.channels);
-            add_channel(anim, data, node, "scale", std::move(S[t]), 3, time_acc, time0, report.channels);
+            doc["animations"].push_back(std::move(anim));
+            ++report.animations;
+            sc = {};  // this clip's keys are in the document now
         }
-        if (options.pose_untracked_bones) {
-            // Bones no track drives take the skeleton's reference pose, as the game poses them.
-            std::vector<uint8_t> driven(skel.bone_names.size());
-            for (size_t t = 0; t < nt; ++t)
-                if (bones[t] >= 0) driven[size_t(bones[t])] = 1;
-            for (size_t b = 0; b < skel.bone_names.size() && b < targets.bone_node.size(); ++b) {
-                if (driven[b] || targets.bone_node[b] < 0 || b >= skel.reference_pose.size()) continue;
-                const anim::Transform x = from_havok(skel.reference_pose[b]);
-                std::vector<float> t3, r4, s3;
-                for (double v : conv_t(mirror, x.translation)) t3.push_back(float(v));
-                push_quat(r4, conv_q(mirror, x.rotation));
-                for (float v : x.scale) s3.push_back(v);
-                add_channel(anim, data, targets.bone_node[b], "translation", std::move(t3), 3, time0, time0, report.channels);
-                add_channel(anim, data, targets.bone_node[b], "rotation", std::move(r4), 4, time0, time0, report.channels);
-                add_channel(anim, data, targets.bone_node[b], "scale", std::move(s3), 3, time0, time0, report.channels);
-            }
-        }
-        if (unmatched) report.warnings.push_back(clip.name + ": " + std::to_string(unmatched) + " tracks drive no bone of the target");
-        if (options.root_motion && clip.root_motion && !clip.root_motion->samples.empty() && targets.root_node >= 0) {
-            const auto& m = *clip.root_motion;
-            std::vector<float> rt, rp, rr;
-            const size_t n = m.samples.size();
-            const double step = n > 1 && m.duration > 0 ? double(m.duration) / double(n - 1) : 1.0 / 30.0;
-            V3 up{m.up[0], m.up[1], m.up[2]};
-            const double len = std::sqrt(up[0] * up[0] + up[1] * up[1] + up[2] * up[2]);
-            if (!(len > 1e-6) || !std::isfinite(len)) up = {0, 1, 0};
-            else for (auto& v : up) v /= len;
-            double prev_yaw = 0;
-            for (size_t i = 0; i < n; ++i) {
-                rt.push_back(float(double(i) * step));
-                const auto& s = m.samples[i];
-                const V3 p = conv_t(mirror, {s[0], s[1], s[2]});
-                for (double v : p) rp.push_back(float(v));
-                double yaw = s[3];
-                if (i > 0) {  // unwrap so slerp follows the stored turn
-                    while (yaw - prev_yaw > M_PI) yaw -= 2 * M_PI;
-                    while (prev_yaw - yaw > M_PI) yaw += 2 * M_PI;
-                }
-                prev_yaw = yaw;
-                const double h = std::sin(yaw / 2);
-                push_quat(rr, conv_q(mirror, {float(up[0] * h), float(up[1] * h), float(up[2] * h), float(std::cos(yaw / 2))}));
-            }
-            for (size_t i = 1; i < rt.size(); ++i)
-                if (rt[i] <= rt[i - 1]) rt[i] = std::nextafter(rt[i - 1], 1e30f);
-            LazyTimes racc{data, rt};
-            add_channel(anim, data, targets.root_node, "translation", std::move(rp), 3, racc, time0, report.channels);
-            add_channel(anim, data, targets.root_node, "rotation", std::move(rr), 4, racc, time0, report.channels);
-        }
-        if (anim["channels"].empty()) {
-            report.warnings.push_back(clip.name + ": no channel (no track matched a node); animation left out");
-            continue;
-        }
-        doc["animations"].push_back(std::move(anim));
-        ++report.animations;
     }
     data.finish();
     if (doc["animations"].empty()) doc.erase("animations");

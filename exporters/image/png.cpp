@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 
+#include "drape/exporters/fast_deflate.h"
 #include "drape/io/file.h"
 
 namespace drape::image {
@@ -98,6 +99,20 @@ libdeflate_compressor* compressor_for(int level) {
     return cache.c[level];
 }
 
+// RGBA -> RGB for n pixels: 4-byte stores that overlap by one (the last pixel by bytes).
+void drop_alpha(const uint8_t* rgba, size_t n, uint8_t* rgb) {
+    size_t x = 0;
+    for (; x + 1 < n; ++x) std::memcpy(rgb + x * 3, rgba + x * 4, 4);
+    if (x < n) std::memcpy(rgb + x * 3, rgba + x * 4, 3);
+}
+
+// True when every fourth byte of n pixels (alpha) is 255; no early exit, so it vectorises.
+bool all_opaque(const uint8_t* rgba, size_t n) {
+    uint8_t all = 255;
+    for (size_t i = 0; i < n; ++i) all &= rgba[i * 4 + 3];
+    return all == 255;
+}
+
 void put_be32_at(uint8_t* p, uint32_t v) {
     p[0] = uint8_t(v >> 24);
     p[1] = uint8_t(v >> 16);
@@ -129,13 +144,18 @@ Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uin
     for (uint32_t y = 0; y < height; ++y) {
         const uint8_t* row = raw + size_t(y) * src_row_bytes;
         const uint8_t* prev = y ? row - src_row_bytes : nullptr;
+        uint8_t* dst = &filtered[size_t(y) * (row_bytes + 1)];
+        if (repack && options.filter == PngFilter::none) {  // straight into the scanline
+            dst[0] = 0;
+            drop_alpha(row, width, dst + 1);
+            continue;
+        }
         if (repack) {
             uint8_t* cur = packed.data() + (y & 1) * row_bytes;
-            for (size_t x = 0; x < width; ++x) std::memcpy(cur + x * 3, row + x * 4, 3);
+            drop_alpha(row, width, cur);
             prev = y ? packed.data() + ((y + 1) & 1) * row_bytes : nullptr;
             row = cur;
         }
-        uint8_t* dst = &filtered[size_t(y) * (row_bytes + 1)];
         if (options.filter != PngFilter::adaptive) {
             const int type = int(options.filter) - 1;
             dst[0] = uint8_t(type);
@@ -155,29 +175,49 @@ Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uin
         }
     }
 
+    std::vector<uint8_t> out;
+    static const uint8_t k_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    auto put_header = [&]() {
+        out.insert(out.end(), k_signature, k_signature + 8);
+        uint8_t ihdr[13];
+        put_be32_at(ihdr, width);
+        put_be32_at(ihdr + 4, height);
+        ihdr[8] = uint8_t(bit_depth);
+        ihdr[9] = k_colour_type[channels];
+        ihdr[10] = 0;  // deflate
+        ihdr[11] = 0;  // adaptive filtering
+        ihdr[12] = 0;  // no interlace
+        put_chunk(out, "IHDR", ihdr, sizeof ihdr);
+        if (options.srgb) {
+            const uint8_t intent = 0;  // perceptual
+            put_chunk(out, "sRGB", &intent, 1);
+        }
+    };
+    // One IDAT chunk, compressed in place (a chunk may hold up to 2^31 - 1 bytes).
+    if (options.deflate == PngDeflate::fast) {
+        // Never larger than the stored size plus 5 bytes per 64 KiB and the zlib framing.
+        if (filtered_size + 5 * (filtered_size / 65535 + 1) + 6 > 0x7FFFFFFFu)
+            return make_error("image too large for one IDAT chunk", "png.idat");
+        out.reserve(filtered_size / 2 + 256);
+        put_header();
+        const size_t chunk = out.size();
+        out.resize(chunk + 8);
+        std::memcpy(&out[chunk + 4], "IDAT", 4);
+        // Matches at the previous pixel and at the same byte of the previous filtered row.
+        fast_zlib_compress_png(filtered.get(), height, row_bytes, uint32_t(bpp), out);
+        const size_t zsize = out.size() - chunk - 8;
+        put_be32_at(&out[chunk], uint32_t(zsize));
+        put_be32(out, libdeflate_crc32(0, &out[chunk + 4], 4 + zsize));
+        put_chunk(out, "IEND", nullptr, 0);
+        return out;
+    }
+
     const int level = std::clamp(options.level, 0, 12);
     libdeflate_compressor* compressor = compressor_for(level);
     if (!compressor) return make_error("libdeflate: cannot allocate a level " + std::to_string(level) + " compressor", "png.idat");
-
-    std::vector<uint8_t> out;
     const size_t bound = libdeflate_zlib_compress_bound(compressor, filtered_size);
     out.reserve(bound + 128);
-    static const uint8_t k_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    out.insert(out.end(), k_signature, k_signature + 8);
-    uint8_t ihdr[13];
-    put_be32_at(ihdr, width);
-    put_be32_at(ihdr + 4, height);
-    ihdr[8] = uint8_t(bit_depth);
-    ihdr[9] = k_colour_type[channels];
-    ihdr[10] = 0;  // deflate
-    ihdr[11] = 0;  // adaptive filtering
-    ihdr[12] = 0;  // no interlace
-    put_chunk(out, "IHDR", ihdr, sizeof ihdr);
-    if (options.srgb) {
-        const uint8_t intent = 0;  // perceptual
-        put_chunk(out, "sRGB", &intent, 1);
-    }
-    // One IDAT chunk, compressed in place (a chunk may hold up to 2^31 - 1 bytes).
+    put_header();
     if (bound > 0x7FFFFFFFu) return make_error("image too large for one IDAT chunk", "png.idat");
     const size_t chunk = out.size();
     out.resize(chunk + 8 + bound);
@@ -214,9 +254,7 @@ Result<std::vector<uint8_t>> encode_png(const tpf::Image& image, const PngOption
     if (!image.is_float) {
         if (image.u8.size() != n) return make_error("pixel buffer size does not match the image size", "png.pixels");
         if (image.channels == 4 && options.drop_opaque_alpha) {
-            bool opaque = true;
-            for (size_t i = 3; i < n && opaque; i += 4) opaque = image.u8[i] == 255;
-            if (opaque) return encode_rows(image.u8.data(), image.width, image.height, 3, 8, options, 4);
+            if (all_opaque(image.u8.data(), n / 4)) return encode_rows(image.u8.data(), image.width, image.height, 3, 8, options, 4);
         }
         return encode_png(image.u8.data(), image.width, image.height, image.channels, options);
     }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <system_error>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "drape/bnd/bnd4.h"
 #include "drape/io/file.h"
@@ -50,13 +51,15 @@ struct MaterialLibrary::Impl {
     };
     struct Member {
         size_t source = 0;
-        size_t entry = 0;  // index into binder.entries (unused for a loose file)
+        size_t entry = 0;  // index into binder.entries (unused for a loose file or a copy)
         std::string name;  // as stored
+        std::optional<std::vector<uint8_t>> copy;  // keep_only: the member's own (decompressed) bytes
     };
     std::vector<std::unique_ptr<Source>> sources;  // stable addresses: entries point into bytes
     std::vector<std::string> source_names;
     std::vector<Member> members;
     std::unordered_map<std::string, std::vector<size_t>> by_key;  // material_key -> members, in added order
+    std::optional<std::unordered_set<std::string>> keep;          // keep_only's keys
 
     mutable std::mutex mutex;
     mutable std::map<size_t, std::unique_ptr<Result<Material>>> parsed;
@@ -65,7 +68,9 @@ struct MaterialLibrary::Impl {
         const Member& mb = members[i];
         const Source& s = *sources[mb.source];
         Result<Material> r = make_error("unread");
-        if (s.loose) {
+        if (mb.copy) {
+            r = read_material(*mb.copy);
+        } else if (s.loose) {
             r = read_material(s.bytes);
         } else {
             const auto& e = s.binder.entries[mb.entry];
@@ -117,15 +122,31 @@ Result<void> MaterialLibrary::add_bytes(std::vector<uint8_t> bytes, std::string 
     if (is_matbin(src->bytes) || is_mtd(src->bytes)) {
         src->loose = true;
         m->by_key[material_key(name)].push_back(m->members.size());
-        m->members.push_back({source_index, 0, name});
+        m->members.push_back({source_index, 0, name, std::nullopt});
     } else if (bnd::is_bnd4(src->bytes)) {
         auto b = bnd::read_bnd4(src->bytes);
         if (!b) return std::move(b).error().within(name);
         src->binder = std::move(*b);
         for (size_t i = 0; i < src->binder.entries.size(); ++i) {
             const auto& e = src->binder.entries[i];
-            m->by_key[material_key(e.name)].push_back(m->members.size());
-            m->members.push_back({source_index, i, e.name});
+            std::string key = material_key(e.name);
+            if (m->keep && !m->keep->count(key)) continue;
+            Impl::Member member{source_index, i, e.name, std::nullopt};
+            if (m->keep) {
+                if (e.compressed(src->binder.bit_big_endian)) {
+                    auto bytes = bnd::entry_bytes(src->binder, e);
+                    if (!bytes) continue;  // unreadable: as if absent (find reports no definition)
+                    member.copy = std::move(*bytes);
+                } else {
+                    member.copy = std::vector<uint8_t>(e.data.begin(), e.data.end());
+                }
+            }
+            m->by_key[std::move(key)].push_back(m->members.size());
+            m->members.push_back(std::move(member));
+        }
+        if (m->keep) {  // every kept member has its copy: the binder's bytes can go
+            src->binder = {};
+            std::vector<uint8_t>().swap(src->bytes);
         }
     } else {
         return make_error_at(0, "material_library", "neither a material binder (BND4) nor a MATBIN or MTD").within(name);
@@ -165,6 +186,11 @@ std::vector<std::filesystem::path> MaterialLibrary::binders_for(const std::files
         dir = dir.parent_path();
     }
     return {};
+}
+
+void MaterialLibrary::keep_only(std::vector<std::string> keys) {
+    m->keep.emplace();
+    for (auto& k : keys) m->keep->insert(std::move(k));
 }
 
 size_t MaterialLibrary::size() const { return m->members.size(); }

@@ -2,14 +2,18 @@
 #include "drape/convert/convert.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <thread>
 
+#include "drape/flver/flver.h"
+#include "drape/game/containers.h"
+#include "drape/io/file.h"
 #include "drape/matbin/matbin.h"
 #include "item.h"
+#include "pool.h"
 
 namespace drape::convert {
 
@@ -78,6 +82,27 @@ Classified classify(const std::string& file_name) {
         c.role = Classified::materials;
     }
     return c;
+}
+
+// The material_key of every material path the items' models name (first FLVER of each model
+// file, as convert_item takes it); unreadable models add nothing (their item reports them).
+std::vector<std::string> material_names_of(const std::vector<ItemInputs>& work, const dcx::DecodeOptions& dcx) {
+    std::set<std::string> keys;
+    for (const auto& g : work) {
+        if (g.model.empty()) continue;
+        auto bytes = read_file(g.model);
+        if (!bytes) continue;
+        std::vector<Error> errors;
+        const auto members = game::open_members_lenient(*bytes, g.model.filename().string(), dcx, errors);
+        for (const auto& m : members) {
+            if (!flver::is_flver(m.bytes)) continue;
+            if (auto model = flver::read_flver(m.bytes))
+                for (const auto& mat : model->materials)
+                    if (!mat.mtd.empty()) keys.insert(matbin::material_key(mat.mtd));
+            break;
+        }
+    }
+    return {keys.begin(), keys.end()};
 }
 
 bool wanted(const Options& o, const std::string& key) {
@@ -215,35 +240,50 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     }
 
     unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-    jobs = std::max(1u, std::min<unsigned>(jobs, unsigned(std::max<size_t>(work.size(), 1))));
+    // Not capped by the item count: an item fans its textures and clips out on every thread.
     report.jobs = jobs;
     Options per_job = options;
     per_job.dcx.jobs = 1;  // jobs x decoder threads never exceed the cores
     report.items.resize(work.size());
-    std::atomic<size_t> next{0};
     std::mutex progress_mutex;
     size_t done = 0;
     SharedCache cache;
     const auto materials_t0 = std::chrono::steady_clock::now();
+    // Only the definitions the items' FLVERs name are kept (the rest of the binders is dropped
+    // once indexed): a name pre-pass over the models.
+    if (!material_libraries.empty()) cache.materials.keep_only(material_names_of(work, per_job.dcx));
     for (const auto& lib : material_libraries)
         if (auto a = cache.materials.add_file(lib, per_job.dcx); !a)
             report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());
     report.material_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - materials_t0).count();
-    auto worker = [&] {
-        for (size_t i = next++; i < work.size(); i = next++) {
-            const auto s = std::chrono::steady_clock::now();
-            ItemResult r = convert_item(work[i], out, per_job, cache);
-            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
-            report.items[i] = std::move(r);
-            std::lock_guard<std::mutex> lock(progress_mutex);
-            ++done;
-            if (progress) progress({done, work.size(), &report.items[i]});
-        }
+    // The biggest items start first (their fan-out then finds the other threads idle sooner);
+    // results keep the folder order.
+    std::vector<size_t> order(work.size());
+    std::vector<uintmax_t> weight(work.size());
+    auto size_of = [](const fs::path& p) -> uintmax_t {
+        std::error_code e;
+        const uintmax_t n = p.empty() ? 0 : fs::file_size(p, e);
+        return e ? 0 : n;
     };
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads) t.join();
+    for (size_t i = 0; i < work.size(); ++i) {
+        order[i] = i;
+        weight[i] = size_of(work[i].model) + size_of(work[i].main_anibnd) + size_of(work[i].texbnd_high) + size_of(work[i].texbnd_low);
+        for (const auto& p : work[i].clip_anibnds) weight[i] += size_of(p);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+    JobPool pool(jobs);
+    cache.pool = &pool;
+    pool.run_items(work.size(), [&](size_t k) {
+        const size_t i = order[k];
+        const auto s = std::chrono::steady_clock::now();
+        ItemResult r = convert_item(work[i], out, per_job, cache);
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
+        report.items[i] = std::move(r);
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        ++done;
+        if (progress) progress({done, work.size(), &report.items[i]});
+    });
+    cache.pool = nullptr;
     for (const auto& r : report.items) report.input_bytes += r.input_bytes;
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // OUT/summary.json (atomic like every output).

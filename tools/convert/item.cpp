@@ -1,5 +1,6 @@
 // drape::convert: one item from its input files to its outputs.
 #include "item.h"
+#include "pool.h"
 
 #include <unistd.h>
 
@@ -236,7 +237,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         for (const auto& mat : model->materials)
             for (const auto& t : mat.textures) empty_paths += t.path.empty();
         if (empty_paths) {
-            if (cache.materials.size() == 0) {
+            if (cache.materials.sources().empty()) {
                 r.warnings.push_back(std::to_string(empty_paths) +
                                      " material texture paths are empty and no material/ or mtd/ binder is in the folder; those "
                                      "textures stay unbound");
@@ -275,23 +276,35 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         for (const auto& mat : model->materials)
             for (const auto& t : mat.textures)
                 if (!t.path.empty()) keys.insert(exporters::texture_key(t.path));
-        std::map<std::pair<size_t, size_t>, std::vector<uint8_t>> encoded;
+        // Each distinct texture is decoded and encoded once, on the pool's idle threads; the
+        // results are used in key order, so the output does not depend on the job count.
+        std::vector<std::pair<size_t, size_t>> sources;
+        std::map<std::pair<size_t, size_t>, size_t> slot_of;
+        for (const auto& key : keys)
+            if (const TextureIndex::Source* s = index.resolve(key))
+                if (slot_of.emplace(std::make_pair(s->tpf, s->texture), sources.size()).second) sources.push_back({s->tpf, s->texture});
+        std::vector<image::EncodedTexture> encoded(sources.size());
+        std::vector<std::string> names(sources.size());
+        const std::function<void(size_t)> encode_one = [&](size_t k) {
+            tpf::Tpf one;
+            one.textures.push_back(index.tpfs[sources[k].first].textures[sources[k].second]);
+            names[k] = one.textures[0].name;
+            auto e = image::encode_tpf_textures(one);
+            if (!e.empty()) encoded[k] = std::move(e[0]);
+            else encoded[k].error = "not decoded";
+        };
+        if (cache.pool) cache.pool->parallel_for(sources.size(), encode_one);
+        else for (size_t k = 0; k < sources.size(); ++k) encode_one(k);
+        for (const auto& e : encoded) decode_seconds += e.decode_seconds;
         for (const auto& key : keys) {
             const TextureIndex::Source* s = index.resolve(key);
             if (!s) continue;
-            auto it = encoded.find({s->tpf, s->texture});
-            if (it == encoded.end()) {
-                tpf::Tpf one;
-                one.textures.push_back(index.tpfs[s->tpf].textures[s->texture]);
-                auto e = image::encode_tpf_textures(one);
-                if (!e.empty()) decode_seconds += e[0].decode_seconds;
-                if (e.empty() || !e[0].error.empty()) {
-                    r.warnings.push_back("texture " + one.textures[0].name + ": " + (e.empty() ? "not decoded" : e[0].error));
-                    continue;
-                }
-                it = encoded.emplace(std::make_pair(s->tpf, s->texture), std::move(e[0].png)).first;
+            const size_t k = slot_of.at({s->tpf, s->texture});
+            if (!encoded[k].error.empty()) {
+                r.warnings.push_back("texture " + names[k] + ": " + encoded[k].error);
+                continue;
             }
-            gopt.embedded_textures[key] = it->second;
+            gopt.embedded_textures[key] = encoded[k].png;
         }
         clock.lap("png_encode");
         r.stage_seconds["png_encode"] -= decode_seconds;
@@ -392,6 +405,10 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             aopt.root_name = in.name + "_root";
         }
         if (skeleton) {
+            if (cache.pool && cache.pool->threads() > 1) {
+                aopt.parallel_for = [&cache](size_t n, const std::function<void(size_t)>& task) { cache.pool->parallel_for(n, task); };
+                aopt.parallel_batch = 2 * size_t(cache.pool->threads());
+            }
             Result<void> a = model ? exporters::add_clips(doc, *skeleton, clips, aopt, &arep)
                                    : exporters::add_skeleton_and_clips(doc, *skeleton, clips, aopt, &arep);
             if (!a) return fail(a.error());

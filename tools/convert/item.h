@@ -32,7 +32,11 @@ struct ItemInputs {
 };
 
 // What jobs share: the player skeleton, loaded once.
+class JobPool;
+
 struct SharedCache {
+    // The run's threads: an item fans its textures and clips out on it (null: sequential).
+    JobPool* pool = nullptr;
     std::once_flag player_once;
     std::optional<havok::Skeleton> player_skeleton;
     // The folder's MATBIN / MTD binders, indexed before the jobs start (lookups are thread-safe).

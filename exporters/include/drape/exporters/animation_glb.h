@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,6 +50,11 @@ struct AnimationGlbOptions {
     // clip drives (the game poses them so), so that a model whose bind pose differs from the
     // skeleton's still moves as the clip says.
     bool pose_untracked_bones = false;
+    // Optional: runs task(i) for i in [0, n) and returns when all are done (e.g. on a thread
+    // pool). Clips are then sampled `parallel_batch` at a time in parallel and added to the
+    // document in order, so the output is the same with or without it.
+    std::function<void(size_t n, const std::function<void(size_t)>& task)> parallel_for;
+    size_t parallel_batch = 4;
 };
 
 struct AnimationGlbReport {

@@ -1,8 +1,8 @@
-// drape: PNG encoding (over libdeflate) and TPF texture export.
+// drape: PNG encoding (drape's fast deflate, or libdeflate) and TPF texture export.
 //
 // PNG: 8-bit L, LA, RGB, RGBA and 16-bit of the same. Every row gets one PNG filter (by
 // default none, or per row the one with the smallest sum of absolute values), then the image is
-// deflated with libdeflate. The defaults are chosen for speed (bench/texture_bench.cpp): the
+// deflated (PngOptions::deflate). The defaults are chosen for speed (bench/texture_bench.cpp): the
 // textures are intermediate files that engines re-encode, and PNG encoding was the slowest
 // step of a conversion.
 //
@@ -26,8 +26,16 @@ namespace drape::image {
 // about 5 x the filtering work, a few per cent smaller files).
 enum class PngFilter : uint8_t { adaptive, none, sub, up, average, paeth };
 
+// Which deflate writes the IDAT stream.
+// - fast: drape's own encoder (fast_deflate.h: matches at the previous pixel and the previous
+//   row only, one Huffman table per image): 1.3-2.2x the speed of libdeflate level 1 on
+//   decoded textures, files 10-35 % larger (bench/texture_bench.cpp, tests/png_fast_test.cpp);
+// - libdeflate: libdeflate at `level`.
+enum class PngDeflate : uint8_t { fast, libdeflate };
+
 struct PngOptions {
-    int level = 1;                  // libdeflate level 0..12 (1 fastest, 12 smallest)
+    PngDeflate deflate = PngDeflate::fast;
+    int level = 1;                  // libdeflate level 0..12 (1 fastest, 12 smallest); PngDeflate::libdeflate only
     PngFilter filter = PngFilter::none;  // BC-decoded textures: as small as Up, 15 % faster
     bool srgb = false;              // write an sRGB chunk (perceptual intent)
     // encode_png(tpf::Image): an RGBA image whose alpha is 255 everywhere (BC1 colour maps)

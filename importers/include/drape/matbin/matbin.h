@@ -104,6 +104,12 @@ public:
     // and the two above it (`game/chr/c5000.chrbnd.dcx` -> `game/material/...`) that holds any.
     static std::vector<std::filesystem::path> binders_for(const std::filesystem::path& input);
 
+    // Before adding: index only the members whose material_key is in `keys` and keep a copy
+    // of just their bytes, dropping each decompressed binder once it is added (Elden Ring's two
+    // matbinbnds are 91 MB decompressed; a folder's FLVERs name a few hundred KB of them).
+    // Lookups of other names then find nothing. Without it every member is kept.
+    void keep_only(std::vector<std::string> keys);
+
     size_t size() const;  // indexed members
     const std::vector<std::string>& sources() const;
 

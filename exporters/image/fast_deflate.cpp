@@ -1,0 +1,523 @@
+// The fast zlib encoder of fast_deflate.h: matches at two fixed distances, one dynamic
+// Huffman block sized exactly before it is written, stored blocks when those are smaller.
+#include "drape/exporters/fast_deflate.h"
+
+#include <libdeflate.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace drape::image {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "the bit writer stores little-endian words");
+
+constexpr int k_max_match = 258;
+constexpr int k_litlen_symbols = 286;  // 0..255 literals, 256 end of block, 257..285 lengths
+constexpr int k_dist_symbols = 30;
+constexpr int k_codelen_symbols = 19;
+
+// RFC 1951 3.2.5: base value and extra bits of each length (257..285) and distance code.
+constexpr uint16_t k_length_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                        31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+constexpr uint8_t k_length_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+constexpr uint16_t k_dist_base[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+                                      193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+constexpr uint8_t k_dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+// The order in which the code-length code's lengths are sent.
+constexpr uint8_t k_codelen_order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+
+struct LengthCode {
+    uint16_t symbol;  // 257..285
+    uint8_t extra_bits;
+    uint16_t extra_value;
+};
+
+constexpr std::array<LengthCode, k_max_match + 1> make_length_codes() {
+    std::array<LengthCode, k_max_match + 1> t{};
+    for (int c = 0; c < 28; ++c)  // 284's last value would be 258, which 285 says in 0 bits
+        for (int v = 0; v < (1 << k_length_extra[c]) && k_length_base[c] + v < k_max_match; ++v)
+            t[size_t(k_length_base[c] + v)] = {uint16_t(257 + c), k_length_extra[c], uint16_t(v)};
+    t[k_max_match] = {285, 0, 0};
+    return t;
+}
+constexpr std::array<LengthCode, k_max_match + 1> k_length_codes = make_length_codes();
+
+int dist_code_of(uint32_t distance) {
+    int c = 0;
+    while (c + 1 < k_dist_symbols && k_dist_base[c + 1] <= distance) ++c;
+    return c;
+}
+
+// Huffman code lengths for freq[0, n), none longer than limit, every code complete (at least
+// two symbols get a length, so no decoder sees a one-code or empty tree).
+void build_lengths(const uint32_t* freq, int n, int limit, uint8_t* lengths) {
+    std::fill(lengths, lengths + n, uint8_t(0));
+    int used[k_litlen_symbols];
+    int m = 0;
+    for (int s = 0; s < n; ++s)
+        if (freq[s]) used[m++] = s;
+    if (m < 2) {  // pad with the lowest unused symbols
+        for (int s = 0; s < n && m < 2; ++s)
+            if (!freq[s] && (m == 0 || used[0] != s)) used[m++] = s;
+        lengths[used[0]] = lengths[used[1]] = 1;
+        return;
+    }
+    std::sort(used, used + m, [&](int a, int b) { return freq[a] != freq[b] ? freq[a] < freq[b] : a < b; });
+
+    // Two-queue construction: leaves in ascending weight, internal nodes appear in ascending
+    // weight too. Nodes 0..m-1 are the sorted leaves, m..2m-2 the internal nodes.
+    uint64_t weight[2 * k_litlen_symbols];
+    int parent[2 * k_litlen_symbols];
+    for (int i = 0; i < m; ++i) weight[i] = freq[used[i]];
+    int leaf = 0, inner = m, next = m;
+    auto take = [&]() {
+        if (leaf < m && (inner >= next || weight[leaf] <= weight[inner])) return leaf++;
+        return inner++;
+    };
+    while (next < 2 * m - 1) {
+        const int a = take();
+        const int b = take();
+        weight[next] = weight[a] + weight[b];
+        parent[a] = parent[b] = next;
+        ++next;
+    }
+    int depth[2 * k_litlen_symbols];
+    depth[2 * m - 2] = 0;
+    for (int k = 2 * m - 3; k >= 0; --k) depth[k] = depth[parent[k]] + 1;
+
+    // Count leaves per length, clamp to the limit, then restore the Kraft equality: each step
+    // splits the deepest leaf above the limit into two one level lower, taking one leaf off
+    // the limit level, which lowers the Kraft sum by one unit of 2^-limit.
+    int count[32] = {};
+    for (int i = 0; i < m; ++i) ++count[std::min(depth[i], limit)];
+    uint64_t kraft = 0;
+    for (int l = 1; l <= limit; ++l) kraft += uint64_t(count[l]) << (limit - l);
+    const uint64_t full = uint64_t(1) << limit;
+    while (kraft > full) {
+        int bits = limit - 1;
+        while (count[bits] == 0) --bits;
+        --count[bits];
+        count[bits + 1] += 2;
+        --count[limit];
+        --kraft;
+    }
+    // The rarest symbols get the longest codes.
+    int i = 0;
+    for (int l = limit; l >= 1; --l)
+        for (int k = 0; k < count[l]; ++k) lengths[used[i++]] = uint8_t(l);
+}
+
+// Canonical codes (RFC 1951 3.2.2), bit-reversed for the LSB-first stream.
+void build_codes(const uint8_t* lengths, int n, uint16_t* codes) {
+    int count[16] = {};
+    for (int s = 0; s < n; ++s) ++count[lengths[s]];
+    count[0] = 0;
+    uint32_t next[16] = {};
+    uint32_t code = 0;
+    for (int l = 1; l < 16; ++l) {
+        code = (code + uint32_t(count[l - 1])) << 1;
+        next[l] = code;
+    }
+    for (int s = 0; s < n; ++s) {
+        const int l = lengths[s];
+        if (!l) {
+            codes[s] = 0;
+            continue;
+        }
+        uint32_t c = next[l]++, r = 0;
+        for (int b = 0; b < l; ++b) r |= ((c >> b) & 1u) << (l - 1 - b);
+        codes[s] = uint16_t(r);
+    }
+}
+
+struct Match {
+    uint32_t literals;  // literal bytes before the match
+    uint16_t length;
+    uint8_t distance;  // 0: first, 1: second
+};
+
+inline void store64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
+inline uint64_t load64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+// Length of the match at p against p - d, at least 8 bytes known equal, up to limit.
+inline size_t extend(const uint8_t* p, size_t d, size_t limit, size_t safe_words) {
+    size_t len = 8;
+    if (len >= limit) return limit;
+    while (len + 8 <= safe_words) {
+        const uint64_t x = load64(p + len) ^ load64(p + len - d);
+        if (x) return std::min(limit, len + size_t(std::countr_zero(x) >> 3));
+        len += 8;
+        if (len >= limit) return limit;
+    }
+    while (len < limit && p[len] == p[len - d]) ++len;
+    return len;
+}
+
+class BitWriter {
+public:
+    explicit BitWriter(uint8_t* out) : out_(out) {}
+    // At most 56 - 7 bits per put between flushes.
+    void put(uint64_t bits, int count) {
+        buf_ |= bits << used_;
+        used_ += count;
+    }
+    void flush() {
+        std::memcpy(out_, &buf_, 8);
+        const int bytes = used_ >> 3;
+        out_ += bytes;
+        buf_ = bytes == 8 ? 0 : buf_ >> (bytes * 8);
+        used_ &= 7;
+    }
+    // Hands the buffer to a caller's locals and back (see the symbol loop).
+    uint8_t* release_flushed() {
+        flush();
+        return out_;
+    }
+    void take_pending(uint64_t& buf, int& used) const {
+        buf = buf_;
+        used = used_;
+    }
+    void resume(uint8_t* out, uint64_t buf, int used) {
+        out_ = out;
+        buf_ = buf;
+        used_ = used;
+    }
+    // Flushes everything, padding the last byte with zeros; returns the end.
+    uint8_t* finish() {
+        flush();
+        if (used_) *out_++ = uint8_t(buf_);
+        used_ = 0;
+        buf_ = 0;
+        return out_;
+    }
+
+private:
+    uint8_t* out_;
+    uint64_t buf_ = 0;
+    int used_ = 0;
+};
+
+void put_stored(const uint8_t* data, size_t size, std::vector<uint8_t>& out) {
+    size_t pos = 0;
+    do {
+        const size_t n = std::min<size_t>(size - pos, 65535);
+        const bool last = pos + n == size;
+        out.push_back(last ? 1 : 0);  // BFINAL, BTYPE 00, padded to the byte
+        out.push_back(uint8_t(n));
+        out.push_back(uint8_t(n >> 8));
+        out.push_back(uint8_t(~n));
+        out.push_back(uint8_t(~n >> 8));
+        out.insert(out.end(), data + pos, data + pos + n);
+        pos += n;
+    } while (pos < size);
+}
+
+
+// The layout pass 1 walks: rows of `stride` bytes (the whole input is one row for a raw
+// stream), each starting with `lead` bytes that are always literals (a PNG filter byte), then
+// units of `unit` bytes (a pixel): matches start and end on unit boundaries and within the
+// row, so that one decision is taken per pixel rather than per byte (the decisions' branch
+// misses were most of the time per byte).
+struct Layout {
+    size_t stride;
+    size_t lead;
+    size_t unit;
+};
+
+struct Pass1 {
+    uint32_t lit_freq[k_litlen_symbols] = {};
+    uint64_t extra_bits = 0;  // of the length codes
+    uint64_t dist_uses[2] = {};
+    std::unique_ptr<Match[]> matches;  // `capacity` allocated (not zeroed), `count` used
+    size_t capacity = 0, count = 0;
+    void reserve(size_t n) {
+        std::unique_ptr<Match[]> bigger(new Match[n]);
+        if (count) std::memcpy(bigger.get(), matches.get(), count * sizeof(Match));
+        matches = std::move(bigger);
+        capacity = n;
+    }
+    void add(Match m) {
+        if (count == capacity) reserve(capacity * 2 + 1024);
+        matches[count++] = m;
+    }
+};
+
+// Unit: bytes per pixel as a constant (1, 3, 4), or 0 for layout.unit at run time.
+template <size_t Unit>
+void find_matches(const uint8_t* data, size_t size, Layout layout, size_t d0, size_t d1, Pass1& p) {
+    const size_t unit = Unit ? Unit : layout.unit;
+    const size_t max_len = size_t(k_max_match) - size_t(k_max_match) % unit;
+    size_t lit_start = 0;
+    const size_t fast_end = size >= 8 ? size - 8 : 0;  // 4- and 8-byte loads stay inside data
+    for (size_t row = 0; row < size; row += layout.stride) {
+        const size_t row_end = std::min(size, row + layout.stride);
+        size_t i = std::min(row + layout.lead, row_end);
+        for (size_t k = row; k < i; ++k) ++p.lit_freq[data[k]];
+        if (d0) {
+            const size_t end = std::min(row_end, fast_end);
+            while (i + unit <= end) {
+                // One 8-byte XOR per candidate both tests the first three bytes and measures a
+                // short match; extend() runs on only for matches of 8 bytes or more.
+                const uint64_t here = load64(data + i);
+                const size_t limit = std::min(max_len, row_end - i);
+                size_t len = 0;
+                int which = 0;
+                const uint64_t x0 = i >= d0 ? here ^ load64(data + i - d0) : 1;
+                const uint64_t x1 = d1 && i >= d1 ? here ^ load64(data + i - d1) : 1;
+                if (!(x0 & 0xFFFFFFu)) {
+                    len = x0 ? size_t(std::countr_zero(x0) >> 3) : extend(data + i, d0, limit, size - i);
+                    if (len < 32 && !(x1 & 0xFFFFFFu)) {
+                        const size_t len1 = x1 ? size_t(std::countr_zero(x1) >> 3) : extend(data + i, d1, limit, size - i);
+                        if (len1 > len) len = len1, which = 1;
+                    }
+                    len = std::min(len, limit);
+                } else if (!(x1 & 0xFFFFFFu)) {
+                    len = std::min(limit, x1 ? size_t(std::countr_zero(x1) >> 3) : extend(data + i, d1, limit, size - i));
+                    which = 1;
+                } else {
+                    for (size_t k = 0; k < unit; ++k) ++p.lit_freq[data[i + k]];
+                    i += unit;
+                    continue;
+                }
+                if (unit > 1) len -= len % unit;
+                if (len < 3) {
+                    for (size_t k = 0; k < unit; ++k) ++p.lit_freq[data[i + k]];
+                    i += unit;
+                    continue;
+                }
+                const LengthCode& lc = k_length_codes[len];
+                ++p.lit_freq[lc.symbol];
+                p.extra_bits += lc.extra_bits;
+                ++p.dist_uses[which];
+                p.add({uint32_t(i - lit_start), uint16_t(len), uint8_t(which)});
+                i += len;
+                lit_start = i;
+            }
+        }
+        for (; i < row_end; ++i) ++p.lit_freq[data[i]];
+    }
+}
+
+void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, uint32_t second, std::vector<uint8_t>& out) {
+    uint32_t dist[2] = {first, second};
+    for (auto& d : dist)
+        if (d > 32768) d = 0;
+    if (!dist[0]) std::swap(dist[0], dist[1]);
+    const size_t d0 = dist[0], d1 = dist[1];
+    const size_t unit = std::max<size_t>(1, layout.unit);
+
+    // Pass 1: matches, literal runs and the histogram.
+    Pass1 p1;
+    p1.reserve(size / 8 + 16);
+    switch (unit) {
+        case 1: find_matches<1>(data, size, layout, d0, d1, p1); break;
+        case 3: find_matches<3>(data, size, layout, d0, d1, p1); break;
+        case 4: find_matches<4>(data, size, layout, d0, d1, p1); break;
+        default: find_matches<0>(data, size, layout, d0, d1, p1); break;
+    }
+    uint32_t* lit_freq = p1.lit_freq;
+    uint32_t dist_freq[k_dist_symbols] = {};
+    const uint64_t extra_bits = p1.extra_bits;
+    const uint64_t* dist_uses = p1.dist_uses;
+    const Match* matches = p1.matches.get();
+    const size_t match_count = p1.count;
+    lit_freq[256] = 1;
+
+    int dist_code[2] = {d0 ? dist_code_of(uint32_t(d0)) : 0, d1 ? dist_code_of(uint32_t(d1)) : 0};
+    for (int k = 0; k < 2; ++k) dist_freq[dist_code[k]] += uint32_t(std::min<uint64_t>(dist_uses[k], UINT32_MAX));
+
+    uint8_t lit_len[k_litlen_symbols], dist_len[k_dist_symbols];
+    build_lengths(lit_freq, k_litlen_symbols, 14, lit_len);  // 14: four literals per word
+    build_lengths(dist_freq, k_dist_symbols, 15, dist_len);
+
+    // The code lengths, run-length coded (16: repeat the previous 3..6 times, 17: 3..10 zeros,
+    // 18: 11..138 zeros).
+    int hlit = k_litlen_symbols;
+    while (hlit > 257 && !lit_len[hlit - 1]) --hlit;
+    int hdist = k_dist_symbols;
+    while (hdist > 1 && !dist_len[hdist - 1]) --hdist;
+    uint8_t all[k_litlen_symbols + k_dist_symbols];
+    std::memcpy(all, lit_len, size_t(hlit));
+    std::memcpy(all + hlit, dist_len, size_t(hdist));
+    const int total = hlit + hdist;
+    struct Rle {
+        uint8_t symbol, extra;
+    };
+    Rle rle[k_litlen_symbols + k_dist_symbols];
+    int nrle = 0;
+    uint32_t cl_freq[k_codelen_symbols] = {};
+    for (int k = 0; k < total;) {
+        const uint8_t l = all[k];
+        int run = 1;
+        while (k + run < total && all[k + run] == l) ++run;
+        k += run;
+        if (l == 0) {
+            while (run >= 11) {
+                const int r = std::min(run, 138);
+                rle[nrle++] = {18, uint8_t(r - 11)};
+                run -= r;
+            }
+            if (run >= 3) {
+                rle[nrle++] = {17, uint8_t(run - 3)};
+                run = 0;
+            }
+        } else {
+            rle[nrle++] = {l, 0};
+            --run;
+            while (run >= 3) {
+                const int r = std::min(run, 6);
+                rle[nrle++] = {16, uint8_t(r - 3)};
+                run -= r;
+            }
+        }
+        while (run-- > 0) rle[nrle++] = {l, 0};
+    }
+    for (int k = 0; k < nrle; ++k) ++cl_freq[rle[k].symbol];
+    uint8_t cl_len[k_codelen_symbols];
+    build_lengths(cl_freq, k_codelen_symbols, 7, cl_len);
+    int hclen = k_codelen_symbols;
+    while (hclen > 4 && !cl_len[k_codelen_order[hclen - 1]]) --hclen;
+
+    // The exact size of the dynamic block, to choose it or stored blocks.
+    static constexpr uint8_t k_rle_extra[3] = {2, 3, 7};
+    uint64_t bits = 3 + 5 + 5 + 4 + 3 * uint64_t(hclen);
+    for (int k = 0; k < nrle; ++k) bits += cl_len[rle[k].symbol] + (rle[k].symbol >= 16 ? k_rle_extra[rle[k].symbol - 16] : 0);
+    for (int s = 0; s < k_litlen_symbols; ++s) bits += uint64_t(lit_freq[s]) * lit_len[s];
+    bits += extra_bits;
+    for (int k = 0; k < 2; ++k)
+        bits += dist_uses[k] * (uint64_t(dist_len[dist_code[k]]) + k_dist_extra[dist_code[k]]);
+    const size_t dynamic_bytes = size_t((bits + 7) / 8);
+    const size_t stored_bytes = size + 5 * std::max<size_t>(1, (size + 65534) / 65535);
+
+    out.push_back(0x78);  // deflate, 32 KiB window
+    out.push_back(0x01);  // fastest; (0x78 * 256 + 0x01) % 31 == 0
+    if (stored_bytes <= dynamic_bytes) {
+        put_stored(data, size, out);
+    } else {
+        uint16_t lit_code[k_litlen_symbols], dist_codes[k_dist_symbols], cl_code[k_codelen_symbols];
+        build_codes(lit_len, k_litlen_symbols, lit_code);
+        build_codes(dist_len, k_dist_symbols, dist_codes);
+        build_codes(cl_len, k_codelen_symbols, cl_code);
+        const size_t start = out.size();
+        out.resize(start + dynamic_bytes + 16);  // 8 bytes of slack for the word stores
+        BitWriter w(out.data() + start);
+        w.put(1 | (2 << 1), 3);  // BFINAL, BTYPE 10 (dynamic)
+        w.put(uint64_t(hlit - 257), 5);
+        w.put(uint64_t(hdist - 1), 5);
+        w.put(uint64_t(hclen - 4), 4);
+        w.flush();
+        for (int k = 0; k < hclen; ++k) {
+            w.put(cl_len[k_codelen_order[k]], 3);
+            w.flush();
+        }
+        for (int k = 0; k < nrle; ++k) {
+            const int s = rle[k].symbol;
+            w.put(cl_code[s], cl_len[s]);
+            if (s >= 16) w.put(rle[k].extra, k_rle_extra[s - 16]);
+            w.flush();
+        }
+        // A literal's code and length in one word: code | length << 16.
+        uint32_t lit_word[256];
+        for (int s = 0; s < 256; ++s) lit_word[s] = uint32_t(lit_code[s]) | uint32_t(lit_len[s]) << 16;
+        uint64_t match_tail[2];  // distance code + its extra bits, and their bit count
+        int match_tail_bits[2];
+        for (int k = 0; k < 2; ++k) {
+            const int c = dist_code[k];
+            const uint32_t d = k ? uint32_t(d1) : uint32_t(d0);
+            match_tail[k] = dist_codes[c] | uint64_t(d - k_dist_base[c]) << dist_len[c];
+            match_tail_bits[k] = dist_len[c] + k_dist_extra[c];
+        }
+        // The symbols, with the bit buffer in locals (a member buffer next to byte stores is
+        // reloaded after every store: bytes may alias it).
+        uint8_t* o = w.release_flushed();
+        uint64_t buf = 0;
+        int used = 0;
+        w.take_pending(buf, used);
+        auto put = [&](uint64_t bits, int count) {
+            buf |= bits << used;
+            used += count;
+        };
+        auto flush = [&]() {
+            store64(o, buf);
+            const int bytes = used >> 3;
+            o += bytes;
+            buf = bytes ? buf >> (bytes * 8) : buf;  // bytes <= 7 here
+            used &= 7;
+        };
+        auto put_literals = [&](const uint8_t* p, size_t n) {
+            size_t k = 0;
+            for (; k + 4 <= n; k += 4) {  // 4 x 14 bits + 7 left over fit one word
+                const uint32_t a = lit_word[p[k]], b = lit_word[p[k + 1]], c = lit_word[p[k + 2]], d = lit_word[p[k + 3]];
+                put(a & 0xFFFF, int(a >> 16));
+                put(b & 0xFFFF, int(b >> 16));
+                put(c & 0xFFFF, int(c >> 16));
+                put(d & 0xFFFF, int(d >> 16));
+                flush();
+            }
+            for (; k < n; ++k) {
+                const uint32_t a = lit_word[p[k]];
+                put(a & 0xFFFF, int(a >> 16));
+            }
+            flush();
+        };
+        // Every match as one word per (distance, length): the length code, its extra bits, the
+        // distance code and its extra bits (at most 14 + 5 + 15 + 13 bits).
+        std::vector<uint64_t> match_word(2 * (k_max_match + 1));
+        std::vector<uint8_t> match_bits(2 * (k_max_match + 1));
+        for (int k = 0; k < 2; ++k)
+            for (int len = 3; len <= k_max_match; ++len) {
+                const LengthCode& lc = k_length_codes[size_t(len)];
+                const int head = lit_len[lc.symbol] + lc.extra_bits;
+                match_word[size_t(k * (k_max_match + 1) + len)] =
+                    lit_code[lc.symbol] | uint64_t(lc.extra_value) << lit_len[lc.symbol] | match_tail[k] << head;
+                match_bits[size_t(k * (k_max_match + 1) + len)] = uint8_t(head + match_tail_bits[k]);
+            }
+        const uint8_t* p = data;
+        for (size_t mi = 0; mi < match_count; ++mi) {
+            const Match& m = matches[mi];
+            put_literals(p, m.literals);
+            p += m.literals;
+            const size_t slot = size_t(m.distance) * (k_max_match + 1) + m.length;
+            put(match_word[slot], match_bits[slot]);
+            flush();
+            p += m.length;
+        }
+        put_literals(p, size_t(data + size - p));
+        put(lit_code[256], lit_len[256]);
+        w.resume(o, buf, used);
+        uint8_t* end = w.finish();
+        // The size was computed from the same lengths; a difference is a bug here, and more
+        // than the 16 bytes of slack would have written past the buffer.
+        if (size_t(end - (out.data() + start)) != dynamic_bytes) std::abort();
+        out.resize(size_t(end - out.data()));
+    }
+    const uint32_t adler = uint32_t(libdeflate_adler32(1, data, size));
+    out.push_back(uint8_t(adler >> 24));
+    out.push_back(uint8_t(adler >> 16));
+    out.push_back(uint8_t(adler >> 8));
+    out.push_back(uint8_t(adler));
+}
+
+}  // namespace
+
+void fast_zlib_compress(const uint8_t* data, size_t size, FastDeflateDistances distances, std::vector<uint8_t>& out) {
+    compress(data, size, {std::max<size_t>(size, 1), 0, 1}, distances.first, distances.second, out);
+}
+
+void fast_zlib_compress_png(const uint8_t* filtered, size_t rows, size_t row_bytes, uint32_t bytes_per_pixel, std::vector<uint8_t>& out) {
+    // Pixels of 3 bytes or more are the unit; smaller pixels (L, LA) match byte by byte.
+    const size_t unit = bytes_per_pixel >= 3 ? bytes_per_pixel : 1;
+    compress(filtered, rows * (row_bytes + 1), {row_bytes + 1, 1, unit}, bytes_per_pixel, uint32_t(row_bytes + 1), out);
+}
+
+}  // namespace drape::image
