@@ -648,6 +648,15 @@ drape_result drape_instance_read_particles(const drape_instance* inst, uint32_t 
     return DRAPE_RESULT_OK;
 }
 
+drape_result drape_instance_read_collidable_transform(const drape_instance* inst, uint32_t sim, uint32_t collidable, float* out) {
+    if (!inst || !out) return DRAPE_RESULT_INVALID_ARGUMENT;
+    if (sim >= inst->cloth->sims.size()) return DRAPE_RESULT_INVALID_ARGUMENT;
+    const SimSlot& slot = inst->sims[sim];
+    if (!slot.state || collidable >= slot.state->collidable_count) return DRAPE_RESULT_INVALID_ARGUMENT;
+    std::memcpy(out, &slot.state->collidables[collidable].world, 16 * sizeof(float));
+    return DRAPE_RESULT_OK;
+}
+
 drape_result drape_instance_read_buffer(const drape_instance* inst, uint32_t buffer, drape_stream stream, float* out, size_t capacity) {
     if (!inst || !out) return DRAPE_RESULT_INVALID_ARGUMENT;
     if (buffer >= inst->cloth->buffers.size()) return DRAPE_RESULT_INVALID_ARGUMENT;

@@ -211,6 +211,11 @@ DRAPE_API drape_result drape_instance_teleport(drape_instance* instance, const f
 /* Particle positions of sim cloth `sim`, xyz triples in world space; capacity in floats. */
 DRAPE_API drape_result drape_instance_read_particles(const drape_instance* instance, uint32_t sim, float* out_xyz,
                                                      size_t capacity);
+/* The world transform (16 floats, four columns, c3 the translation) of the sim cloth's file
+ * collidable `collidable` (its index in the sim cloth's collidable list) as the last step's
+ * collision used it: driven to its bone and moved by its velocities each substep. */
+DRAPE_API drape_result drape_instance_read_collidable_transform(const drape_instance* instance, uint32_t sim,
+                                                                uint32_t collidable, float out_matrix[16]);
 typedef enum drape_stream {
     DRAPE_STREAM_POSITION = 0,
     DRAPE_STREAM_NORMAL = 1,
