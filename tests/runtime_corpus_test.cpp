@@ -50,7 +50,7 @@ struct CorpusCloth {
     float max_penetration_m;
 };
 const CorpusCloth k_cloths[] = {
-    {"sekiro/c7190.chrbnd.dcx", "_c.hkx", 5, 4.7f, 0.022f},      // measured 3.79 (hair02), 0.0174 (hair01, two capsules)
+    {"sekiro/c7190.chrbnd.dcx", "_c.hkx", 5, 4.7f, 0.022f},      // measured 3.68 (hair02), 0.0169 (hair01, two capsules)
     {"er/game/chr/c3061.chrbnd.dcx", "_c.hkx", 1, 1.6f, 1e-4f},  // 1.27
     {"er/game/chr/c4361.chrbnd.dcx", "_c.hkx", 7, 1.5f, 1e-4f},  // 1.16
     {"er/game/chr/c5000.chrbnd.dcx", "_c.hkx", 6, 2.5f, 0.019f}, // 1.96, 0.0150 (Kngiht_Mant, two capsules)
