@@ -17,6 +17,10 @@ int main(void) {
     if (drape_instance_create(0, &def, &inst, &error) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
     if (drape_instance_step(0, 1.0f / 30) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
     if (drape_instance_read_particles(0, 0, out, 3) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
+    {
+        float m[16];
+        if (drape_instance_read_collidable_transform(0, 0, 0, m) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
+    }
     if (drape_cloth_data_count(0) != 0 || drape_cloth_data_name(0, 0) != 0) ++failures;
     drape_instance_destroy(0);
     drape_cloth_file_destroy(0);

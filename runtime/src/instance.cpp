@@ -587,19 +587,52 @@ drape_result drape_instance_step(drape_instance* inst, float dt) {
     return DRAPE_RESULT_OK;
 }
 
+namespace {
+// The state named prefix + the name of state `of` (no allocation), UINT32_MAX when none.
+uint32_t companion_state(const ClothModel& m, const char* prefix, uint32_t of) {
+    const std::string& base = m.states[of].name;
+    const size_t n = std::strlen(prefix);
+    for (size_t k = 0; k < m.states.size(); ++k) {
+        const std::string& s = m.states[k].name;
+        if (s.size() == n + base.size() && s.compare(0, n, prefix) == 0 && s.compare(n, base.size(), base) == 0) return uint32_t(k);
+    }
+    return UINT32_MAX;
+}
+}  // namespace
+
 drape_result drape_instance_reset(drape_instance* inst) {
     if (!inst) return DRAPE_RESULT_INVALID_ARGUMENT;
     FpEnvironment env((inst->flags & DRAPE_INSTANCE_KEEP_FP_ENVIRONMENT) != 0);
-    run_state(*inst, 1.0f / 30, true);
     const ClothModel& m = *inst->cloth;
+    // The files' own start from the animation: every corpus cloth data (DS3, BB, Sekiro, Elden
+    // Ring) has, beside its simulated state S, the states "_preAtoS_" S (skin the display, gather
+    // it into the previous positions) and "_curAtoS_" S (skin, gather into the particles). Run
+    // both, so every particle starts on the skinned mesh of these transforms; the reference
+    // buffer alone holds only what S's operators write (the pinned vertices of c5000's tail: its
+    // free particles started at the bind pose, up to 1.5 m off under a clip).
+    bool gathered = false;
+    if (!m.states.empty()) {
+        const uint32_t current = inst->state;
+        const uint32_t pre = companion_state(m, "_preAtoS_", current), cur = companion_state(m, "_curAtoS_", current);
+        if (pre != UINT32_MAX && cur != UINT32_MAX) {
+            inst->state = pre;
+            run_state(*inst, 1.0f / 30, true);
+            inst->state = cur;
+            run_state(*inst, 1.0f / 30, true);
+            inst->state = current;
+            gathered = true;
+        }
+    }
+    run_state(*inst, 1.0f / 30, true);
     const State* st = m.states.empty() ? nullptr : &m.states[inst->state];
     for (size_t s = 0; s < m.sims.size(); ++s) {
         const SimCloth& sc = m.sims[s];
         SimSlot& slot = inst->sims[s];
-        // Unpinned particles: their reference vertex, else the rest pose through the root buffer.
+        // Unpinned particles: where the _curAtoS_ gather put them, else their reference vertex,
+        // else the rest pose through the root buffer.
         const BufferData* ref = (st && sc.reference_buffer != UINT32_MAX) ? &inst->buffers[st->buffer_map[sc.reference_buffer]] : nullptr;
         const BufferData* root = (sc.root_buffer != UINT32_MAX) ? &inst->buffers[sc.root_buffer] : nullptr;
-        for (uint32_t i = 0; i < sc.particle_count; ++i) {
+        for (uint32_t i = 0; i < sc.particle_count && !gathered; ++i) {
             if (sc.pinned[i]) continue;  // the move-particles operators just placed it
             float o[3] = {sc.rest_x[i], sc.rest_y[i], sc.rest_z[i]};
             if (ref && sc.reference_vertex[i] != 0xFFFF) {
@@ -645,6 +678,15 @@ drape_result drape_instance_read_particles(const drape_instance* inst, uint32_t 
     const SimSlot& slot = inst->sims[sim];
     if (capacity < size_t(slot.count) * 3) return DRAPE_RESULT_BUFFER_TOO_SMALL;
     for (uint32_t i = 0; i < slot.count; ++i) out[i * 3] = slot.positions[i].x, out[i * 3 + 1] = slot.positions[i].y, out[i * 3 + 2] = slot.positions[i].z;
+    return DRAPE_RESULT_OK;
+}
+
+drape_result drape_instance_read_collidable_transform(const drape_instance* inst, uint32_t sim, uint32_t collidable, float* out) {
+    if (!inst || !out) return DRAPE_RESULT_INVALID_ARGUMENT;
+    if (sim >= inst->cloth->sims.size()) return DRAPE_RESULT_INVALID_ARGUMENT;
+    const SimSlot& slot = inst->sims[sim];
+    if (!slot.state || collidable >= slot.state->collidable_count) return DRAPE_RESULT_INVALID_ARGUMENT;
+    std::memcpy(out, &slot.state->collidables[collidable].world, 16 * sizeof(float));
     return DRAPE_RESULT_OK;
 }
 

@@ -266,7 +266,9 @@ Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const 
             uint32_t ref_buffer = 0;
             std::vector<CollidableRef> collidables;
             std::vector<uint32_t> masks;
+            std::vector<float> radius;  // per particle
             std::vector<float> xyz, ref_xyz, last;
+            std::vector<float> dist;  // particle x collidable signed distances of this step
         };
         std::vector<PerSim> sims(ns);
         for (uint32_t s = 0; s < ns; ++s) {
@@ -280,6 +282,8 @@ Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const 
                     if (const auto* l = cs->data_as_StretchLinkSet(); l && l->links())
                         for (const auto* k : *l->links()) ps.links.push_back({k->particle_a(), k->particle_b()}), ps.rest.push_back(k->rest_length());
                 }
+            if (sd->particle_datas())
+                for (const auto* pd : *sd->particle_datas()) ps.radius.push_back(pd->radius());
             if (sd->static_collision_masks()) ps.masks.assign(sd->static_collision_masks()->begin(), sd->static_collision_masks()->end());
             const auto* map = sd->collidable_transform_map();
             if (sd->collidables() && root->collidables())
@@ -370,15 +374,22 @@ Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const 
                             st.max_pinned_error_m = std::max(st.max_pinned_error_m, e);
                         }
                 }
+                // Signed distance of every particle to every collidable it collides with.
+                const size_t np = ps.xyz.size() / 3;
+                ps.dist.assign(np * ps.collidables.size(), 1e30f);
                 for (size_t k = 0; k < ps.collidables.size(); ++k) {
                     const CollidableRef& r = ps.collidables[k];
                     if (r.kind == 0) continue;
+                    // Where the step's collision had it (driven to bone x offset, moved by its
+                    // velocities each substep); bone x offset when the runtime has no solver.
                     M4 w = r.fixed;
                     if (r.bone >= 0 && uint32_t(r.bone) < nt) {
                         M4 bone;
                         std::copy_n(pose.begin() + long(r.bone) * 16, 16, bone.begin());
                         w = mul(bone, r.offset);
                     }
+                    M4 moved;
+                    if (drape_instance_read_collidable_transform(inst, s, uint32_t(k), moved.data()) == DRAPE_RESULT_OK) w = moved;
                     float a[3], b[3];
                     for (int q = 0; q < 3; ++q) {
                         a[q] = ((w[size_t(q)] * r.a[0] + w[size_t(12 + q)]) + w[size_t(4 + q)] * r.a[1]) + w[size_t(8 + q)] * r.a[2];
@@ -392,7 +403,20 @@ Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const 
                         else if (r.kind == 3) d = dist_point_segment(p, a, b) - r.ra;
                         else d = round_cone_distance(p, a, r.ra, b, r.rb);
                         st.max_penetration_m = std::max(st.max_penetration_m, -d);
+                        ps.dist[i * ps.collidables.size() + k] = d;
                     }
+                }
+                for (size_t i = 0; i < np && !ps.collidables.empty(); ++i) {
+                    const float* d = &ps.dist[i * ps.collidables.size()];
+                    size_t in = 0;
+                    for (size_t k = 1; k < ps.collidables.size(); ++k)
+                        if (d[k] < d[in]) in = k;
+                    if (!(d[in] < 0)) continue;
+                    const float clear = (i < ps.radius.size() ? ps.radius[i] : 0.0f) + 1e-5f;
+                    bool isolated = true;
+                    for (size_t k = 0; k < ps.collidables.size(); ++k)
+                        if (k != in && d[k] <= clear) isolated = false;
+                    if (isolated) st.max_isolated_penetration_m = std::max(st.max_isolated_penetration_m, -d[in]);
                 }
             }
         }

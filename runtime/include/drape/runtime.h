@@ -198,9 +198,12 @@ DRAPE_API drape_result drape_instance_set_wind(drape_instance* instance, uint32_
 
 /* Runs the current state's operators in order with the game's variable time step dt (s, > 0). */
 DRAPE_API drape_result drape_instance_step(drape_instance* instance, float dt);
-/* Runs the state's operators except simulate and puts every particle on its animated position
- * (its move-particles vertex, else its reference vertex, else its rest pose through the sim's
- * first display buffer's world-from-mesh), velocities zero. */
+/* Puts every particle on its animated position, velocities zero: when the cloth data has the
+ * states "_preAtoS_" S and "_curAtoS_" S beside the current state S (every corpus file does),
+ * runs them (they skin the display mesh and gather it into the previous positions and the
+ * particles), then runs S's operators except simulate; otherwise runs S's operators except
+ * simulate and places each free particle on its reference vertex, else on its rest pose through
+ * the sim's first display buffer's world-from-mesh. */
 DRAPE_API drape_result drape_instance_reset(drape_instance* instance);
 /* Moves every particle (and its previous position) by `world_delta` (world from old world), so
  * a character that jumps across the world keeps its cloth's shape and velocity in its frame. */
@@ -211,6 +214,11 @@ DRAPE_API drape_result drape_instance_teleport(drape_instance* instance, const f
 /* Particle positions of sim cloth `sim`, xyz triples in world space; capacity in floats. */
 DRAPE_API drape_result drape_instance_read_particles(const drape_instance* instance, uint32_t sim, float* out_xyz,
                                                      size_t capacity);
+/* The world transform (16 floats, four columns, c3 the translation) of the sim cloth's file
+ * collidable `collidable` (its index in the sim cloth's collidable list) as the last step's
+ * collision used it: driven to its bone and moved by its velocities each substep. */
+DRAPE_API drape_result drape_instance_read_collidable_transform(const drape_instance* instance, uint32_t sim,
+                                                                uint32_t collidable, float out_matrix[16]);
 typedef enum drape_stream {
     DRAPE_STREAM_POSITION = 0,
     DRAPE_STREAM_NORMAL = 1,

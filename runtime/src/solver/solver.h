@@ -82,6 +82,9 @@ struct CompressibleLinkDesc {
     uint16_t particle_a = 0, particle_b = 0;
     float rest_length = 0, compression_length = 0, stiffness = 0;
 };
+// bend_stiffness: the fraction of the violation one projection removes (the runtime converts the
+// file's value: -stored * sum w_i^2 invMass_i); rest_curvature: the signed curvature (c.n)/(hA hB)
+// the solver keeps (see solve_bend_stiffness in step.cpp).
 struct BendStiffnessDesc {
     float weight_a = 0, weight_b = 0, weight_c = 0, weight_d = 0, bend_stiffness = 0, rest_curvature = 0;
     uint16_t particle_a = 0, particle_b = 0, particle_c = 0, particle_d = 0;

@@ -359,25 +359,43 @@ void solve_links(const LinkSchedule& ls, Float4* p, const StepInputs& in) {
     else solve_levels<false>(ls, p, lanes);
 }
 
+// hclBendStiffnessConstraintSet (the reading of the corpus, sim_setups.cpp and the README): the
+// wings a, b carry weights summing to 1 (wa = hB/(hA+hB)), the hinge c, d weights summing to -1,
+// so c = sum w_i p_i runs from the hinge to the wing segment and vanishes on a flat pair; the
+// file's restCurvature is the signed curvature (c.n)/(hA hB), n = unit((d - c) x (b - a)), hA and
+// hB the wings' heights over the hinge. The constraint C = c.n - restCurvature * hA * hB (metres,
+// heights of the current positions) is projected along n with the inverse-mass-weighted shares:
+// p_i -= n * (((stiffness * C) / sum w_j^2 invMass_j) * w_i) * invMass_i.
 void solve_bend_stiffness(const BendStiffnessSet& b, const Setup& s, Float4* p) {
     for (uint32_t j = 0; j < b.count; ++j) {
         const float im = b.inv_mass_sum[j];
         if (!(im > 0)) continue;
         const uint32_t* i = b.particles + 4 * j;
         const float* w = b.weights + 4 * j;
-        // Curvature vector c = ((wa*pa + wb*pb) + wc*pc) + wd*pd.
-        const float cx = ((w[0] * p[i[0]].x + w[1] * p[i[1]].x) + w[2] * p[i[2]].x) + w[3] * p[i[3]].x;
-        const float cy = ((w[0] * p[i[0]].y + w[1] * p[i[1]].y) + w[2] * p[i[2]].y) + w[3] * p[i[3]].y;
-        const float cz = ((w[0] * p[i[0]].z + w[1] * p[i[1]].z) + w[2] * p[i[2]].z) + w[3] * p[i[3]].z;
-        const float len = std::sqrt((cx * cx + cy * cy) + cz * cz);
-        if (!(len > 0)) continue;
-        // Move each particle along w_i * c so that |c| goes to the rest curvature.
-        const float g = (b.stiffness[j] * ((len - b.rest_curvature[j]) / len)) / im;
+        const Float4 pa = p[i[0]], pb = p[i[1]], pc = p[i[2]], pd = p[i[3]];
+        // c = ((wa*pa + wb*pb) + wc*pc) + wd*pd.
+        const Float4 c{((w[0] * pa.x + w[1] * pb.x) + w[2] * pc.x) + w[3] * pd.x,
+                       ((w[0] * pa.y + w[1] * pb.y) + w[2] * pc.y) + w[3] * pd.y,
+                       ((w[0] * pa.z + w[1] * pb.z) + w[2] * pc.z) + w[3] * pd.z, 0};
+        const Float4 e{pd.x - pc.x, pd.y - pc.y, pd.z - pc.z, 0};
+        const Float4 ab{pb.x - pa.x, pb.y - pa.y, pb.z - pa.z, 0};
+        const Float4 m{e.y * ab.z - e.z * ab.y, e.z * ab.x - e.x * ab.z, e.x * ab.y - e.y * ab.x, 0};
+        const float m2 = dot3(m, m), e2 = dot3(e, e);
+        if (!(m2 > 0) || !(e2 > 0)) continue;
+        const float inv_m = 1.0f / std::sqrt(m2);
+        const Float4 n{m.x * inv_m, m.y * inv_m, m.z * inv_m, 0};
+        // hA * hB = |(a - c) x e| * |(b - c) x e| / |e|^2.
+        const Float4 ac{pa.x - pc.x, pa.y - pc.y, pa.z - pc.z, 0}, bc{pb.x - pc.x, pb.y - pc.y, pb.z - pc.z, 0};
+        const Float4 xa{ac.y * e.z - ac.z * e.y, ac.z * e.x - ac.x * e.z, ac.x * e.y - ac.y * e.x, 0};
+        const Float4 xb{bc.y * e.z - bc.z * e.y, bc.z * e.x - bc.x * e.z, bc.x * e.y - bc.y * e.x, 0};
+        const float heights = (std::sqrt(dot3(xa, xa)) * std::sqrt(dot3(xb, xb))) / e2;
+        const float violation = dot3(c, n) - b.rest_curvature[j] * heights;
+        const float g = (b.stiffness[j] * violation) / im;
         for (int q = 0; q < 4; ++q) {
             const float f = (g * w[q]) * s.inv_mass[i[q]];
-            p[i[q]].x = p[i[q]].x - cx * f;
-            p[i[q]].y = p[i[q]].y - cy * f;
-            p[i[q]].z = p[i[q]].z - cz * f;
+            p[i[q]].x = p[i[q]].x - n.x * f;
+            p[i[q]].y = p[i[q]].y - n.y * f;
+            p[i[q]].z = p[i[q]].z - n.z * f;
         }
     }
 }
