@@ -151,15 +151,16 @@ inline uint64_t load64(const uint8_t* p) {
 
 // Length of the match at p against p - d, at least 8 bytes known equal, up to limit.
 inline size_t extend(const uint8_t* p, size_t d, size_t limit, size_t safe_words) {
+    const uint8_t* earlier = p - d;  // (len - d would wrap when d > len)
     size_t len = 8;
     if (len >= limit) return limit;
     while (len + 8 <= safe_words) {
-        const uint64_t x = load64(p + len) ^ load64(p + len - d);
+        const uint64_t x = load64(p + len) ^ load64(earlier + len);
         if (x) return std::min(limit, len + size_t(std::countr_zero(x) >> 3));
         len += 8;
         if (len >= limit) return limit;
     }
-    while (len < limit && p[len] == p[len - d]) ++len;
+    while (len < limit && p[len] == earlier[len]) ++len;
     return len;
 }
 
