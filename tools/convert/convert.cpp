@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -276,7 +277,23 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     pool.run_items(work.size(), [&](size_t k) {
         const size_t i = order[k];
         const auto s = std::chrono::steady_clock::now();
-        ItemResult r = convert_item(work[i], out, per_job, cache);
+        ItemResult r;
+        // A bad file never stops the batch: the readers report errors as values, but what they
+        // cannot (an allocation refused for a hostile size, a task of the item that threw on
+        // another thread) fails this item alone, with its one-line error.
+        try {
+            r = convert_item(work[i], out, per_job, cache);
+        } catch (const std::exception& e) {
+            r = ItemResult{};
+            r.name = work[i].name;
+            r.folder = work[i].folder;
+            r.error = std::string("internal error: ") + e.what();
+        } catch (...) {
+            r = ItemResult{};
+            r.name = work[i].name;
+            r.folder = work[i].folder;
+            r.error = "internal error: an exception that is not a std::exception";
+        }
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
         report.items[i] = std::move(r);
         std::lock_guard<std::mutex> lock(progress_mutex);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace drape::convert {
@@ -14,6 +15,7 @@ void JobPool::run_items(size_t n, const std::function<void(size_t)>& item) {
         m_items = n;
         m_next_item = 0;
         m_items_done = 0;
+        m_item_error = nullptr;
         m_running = true;
     }
     std::vector<std::thread> threads;
@@ -21,10 +23,28 @@ void JobPool::run_items(size_t n, const std::function<void(size_t)>& item) {
     for (size_t t = 0; t < helpers; ++t) threads.emplace_back([this] { work(); });
     work();
     for (auto& t : threads) t.join();
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_running = false;
-    m_item = nullptr;
+    std::exception_ptr error;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_running = false;
+        m_item = nullptr;
+        error = std::exchange(m_item_error, nullptr);
+    }
+    if (error) std::rethrow_exception(error);
 }
+
+namespace {
+// Runs f(i); returns the exception it threw, if any (for the pool to carry to the caller: an
+// exception leaving a worker thread would end the process).
+std::exception_ptr run_caught(const std::function<void(size_t)>& f, size_t i) {
+    try {
+        f(i);
+    } catch (...) {
+        return std::current_exception();
+    }
+    return nullptr;
+}
+}  // namespace
 
 void JobPool::work() {
     std::unique_lock<std::mutex> lock(m_mutex);
@@ -35,16 +55,18 @@ void JobPool::work() {
             const size_t i = g->next++;
             if (g->next == g->n) m_groups.pop_front();
             lock.unlock();
-            (*g->task)(i);
+            std::exception_ptr e = run_caught(*g->task, i);
             lock.lock();
+            if (e && !g->error) g->error = e;
             if (++g->done == g->n) m_wake.notify_all();
             continue;
         }
         if (m_next_item < m_items) {
             const size_t i = m_next_item++;
             lock.unlock();
-            (*m_item)(i);
+            std::exception_ptr e = run_caught(*m_item, i);
             lock.lock();
+            if (e && !m_item_error) m_item_error = e;
             if (++m_items_done == m_items) m_wake.notify_all();
             continue;
         }
@@ -60,7 +82,10 @@ void JobPool::parallel_for(size_t n, const std::function<void(size_t)>& task) {
         shared = m_running;
     }
     if (!shared) {
-        for (size_t i = 0; i < n; ++i) task(i);
+        std::exception_ptr first;
+        for (size_t i = 0; i < n; ++i)
+            if (std::exception_ptr e = run_caught(task, i); e && !first) first = e;
+        if (first) std::rethrow_exception(first);
         return;
     }
     Group g;
@@ -76,11 +101,13 @@ void JobPool::parallel_for(size_t n, const std::function<void(size_t)>& task) {
         const size_t i = g.next++;
         if (g.next == g.n) m_groups.erase(std::find(m_groups.begin(), m_groups.end(), &g));
         lock.unlock();
-        task(i);
+        std::exception_ptr e = run_caught(task, i);
         lock.lock();
+        if (e && !g.error) g.error = e;
         ++g.done;
     }
     m_wake.wait(lock, [&] { return g.done == g.n; });
+    if (g.error) std::rethrow_exception(g.error);
 }
 
 }  // namespace drape::convert

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <mutex>
 
@@ -21,18 +22,24 @@ public:
     unsigned threads() const { return m_threads; }
 
     // Runs item(i) for every i in [0, n) (in that order of start), each on one thread; returns
-    // when all are done. The calling thread is one of the pool's threads. Not reentrant.
+    // when all are done. The calling thread is one of the pool's threads. Not reentrant. An
+    // exception thrown by an item does not stop the others; the first one is rethrown here once
+    // every item has run.
     void run_items(size_t n, const std::function<void(size_t)>& item);
 
     // Runs task(i) for every i in [0, n) on the calling thread and on idle pool threads;
     // returns when all are done. Callable from inside an item (or anywhere: with one thread,
-    // or outside run_items, the calling thread runs every task in order). Tasks must not throw.
+    // or outside run_items, the calling thread runs every task in order). An exception thrown by
+    // a task (on whichever thread) is caught there; the other tasks still run, and the first
+    // exception is rethrown to the caller of parallel_for once all are done, so the item that
+    // fanned them out fails alone instead of the process ending.
     void parallel_for(size_t n, const std::function<void(size_t)>& task);
 
 private:
     struct Group {
         const std::function<void(size_t)>* task = nullptr;
         size_t n = 0, next = 0, done = 0;
+        std::exception_ptr error;  // the first task's exception, under m_mutex
     };
     void work();
 
@@ -42,6 +49,7 @@ private:
     std::deque<Group*> m_groups;  // groups with indices left to claim
     const std::function<void(size_t)>* m_item = nullptr;
     size_t m_items = 0, m_next_item = 0, m_items_done = 0;
+    std::exception_ptr m_item_error;  // the first item's exception, under m_mutex
     bool m_running = false;
 };
 
