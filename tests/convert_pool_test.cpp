@@ -58,7 +58,7 @@ TEST_CASE("convert pool: a task that throws fails its parallel_for after the oth
     }
 }
 
-TEST_CASE("convert pool: an item that throws does not stop the others; run_items rethrows it once all ran") {
+TEST_CASE("convert pool: an item that throws does not stop the others, and run_items rethrows it once all ran") {
     for (unsigned threads : {1u, 2u}) {
         CAPTURE(threads);
         JobPool pool(threads);
