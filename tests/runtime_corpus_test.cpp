@@ -98,6 +98,26 @@ Exported export_corpus(const CorpusCloth& c) {
 
 void require_corpus() { REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir()); }
 
+// c5000's clip set (its anibnd in the corpus, REQUIRED to read with a skeleton), for the tests
+// that drive c5000's cloth by its own clips.
+anim::ClipSet c5000_clip_set() {
+    const auto anibnd = test::load(test::corpus("er/game/chr/c5000.anibnd.dcx"));
+    REQUIRE(!anibnd.empty());
+    auto set = anim::read_clip_set(anibnd, "c5000.anibnd.dcx");
+    REQUIRE_MESSAGE(bool(set), (set ? std::string() : set.error().to_string()));
+    REQUIRE(!set->skeletons.empty());
+    return std::move(*set);
+}
+
+// The clip of that name in the set, REQUIRED to be there.
+const anim::Clip& clip_named(const anim::ClipSet& set, const char* name) {
+    const anim::Clip* clip = nullptr;
+    for (const auto& k : set.clips)
+        if (k.name == name) clip = &k;
+    REQUIRE_MESSAGE(clip != nullptr, name);
+    return *clip;
+}
+
 void check_run(const std::vector<drive::SimStats>& stats, const char* file, const char* clip, float max_stretch, float max_penetration,
                uint32_t steps) {
     float stretch = 0, penetration = 0, isolated = 0;
@@ -147,22 +167,15 @@ TEST_CASE("runtime corpus: c5000 under its own clips stays finite, within its bo
     const CorpusCloth& c = k_cloths[3];
     REQUIRE(std::string(c.file) == "er/game/chr/c5000.chrbnd.dcx");
     const Exported e = export_corpus(c);
-    const auto anibnd = test::load(test::corpus("er/game/chr/c5000.anibnd.dcx"));
-    REQUIRE(!anibnd.empty());
-    auto set = anim::read_clip_set(anibnd, "c5000.anibnd.dcx");
-    REQUIRE_MESSAGE(bool(set), (set ? std::string() : set.error().to_string()));
-    REQUIRE(!set->skeletons.empty());
+    const anim::ClipSet clips = c5000_clip_set();
     size_t runs = 0;
     for (const char* name : k_c5000_clips) {
-        const anim::Clip* clip = nullptr;
-        for (const auto& k : set->clips)
-            if (k.name == name) clip = &k;
-        REQUIRE_MESSAGE(clip != nullptr, name);
+        const anim::Clip* clip = &clip_named(clips, name);
         drive::RunOptions ro;
         ro.steps = 1000;
         ro.dt = 1.0f / 30;
         if (e.skeleton) ro.cloth_skeleton = &*e.skeleton;
-        ro.anim_skeleton = &set->skeletons[0];
+        ro.anim_skeleton = &clips.skeletons[0];
         ro.clip = clip;
         auto stats = drive::simulate(e.bytes, ro);
         REQUIRE_MESSAGE(bool(stats), (stats ? std::string() : stats.error().to_string()));
@@ -303,14 +316,8 @@ TEST_CASE("runtime corpus: reset runs the file's _preAtoS_ and _curAtoS_ states,
     const CorpusCloth& c = k_cloths[3];
     REQUIRE(std::string(c.file) == "er/game/chr/c5000.chrbnd.dcx");
     const Exported e = export_corpus(c);
-    const auto anibnd = test::load(test::corpus("er/game/chr/c5000.anibnd.dcx"));
-    auto set = anim::read_clip_set(anibnd, "c5000.anibnd.dcx");
-    REQUIRE(bool(set));
-    REQUIRE(!set->skeletons.empty());
-    const anim::Clip* clip = nullptr;
-    for (const auto& k : set->clips)
-        if (k.name == "a000_000000") clip = &k;
-    REQUIRE(clip != nullptr);
+    const anim::ClipSet clips = c5000_clip_set();
+    const anim::Clip* clip = &clip_named(clips, "a000_000000");
     const auto v = schema::verify_cloth_file(e.bytes.data(), e.bytes.size());
     REQUIRE(v.ok());
     drape_error err;
@@ -321,7 +328,7 @@ TEST_CASE("runtime corpus: reset runs the file's _preAtoS_ and _curAtoS_ states,
         const uint32_t nt = drape_cloth_transform_count(file, cd);
         std::vector<std::string> names(nt);
         for (uint32_t i = 0; i < nt; ++i) names[i] = drape_cloth_transform_name(file, cd, i);
-        drive::TransformSetDriver driver(names, e.skeleton ? &*e.skeleton : nullptr, {}, &set->skeletons[0], clip);
+        drive::TransformSetDriver driver(names, e.skeleton ? &*e.skeleton : nullptr, {}, &clips.skeletons[0], clip);
         std::vector<float> pose(size_t(nt) * 16 + 16);
         driver.pose_at(0, pose.data());
         drape_instance_def def = drape_default_instance_def();
