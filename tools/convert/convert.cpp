@@ -2,6 +2,8 @@
 #include "drape/convert/convert.h"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -85,25 +87,46 @@ Classified classify(const std::string& file_name) {
     return c;
 }
 
-// The material_key of every material path the items' models name (first FLVER of each model
-// file, as convert_item takes it); unreadable models add nothing (their item reports them).
-std::vector<std::string> material_names_of(const std::vector<ItemInputs>& work, const dcx::DecodeOptions& dcx) {
-    std::set<std::string> keys;
-    for (const auto& g : work) {
-        if (g.model.empty()) continue;
-        auto bytes = read_file(g.model);
-        if (!bytes) continue;
-        std::vector<Error> errors;
-        const auto members = game::open_members_lenient(*bytes, g.model.filename().string(), dcx, errors);
-        for (const auto& m : members) {
-            if (!flver::is_flver(m.bytes)) continue;
-            if (auto model = flver::read_flver(m.bytes))
-                for (const auto& mat : model->materials)
-                    if (!mat.mtd.empty()) keys.insert(matbin::material_key(mat.mtd));
-            break;
+// What the pre-pass may keep of the items' opened models for the items to take (decompressed
+// member bytes, counted twice for the parsed model beside them); beyond it an item opens its
+// model again. Bounds the memory of a folder of many characters.
+constexpr uint64_t k_opened_model_budget = 96ull << 20;
+
+// The pre-pass: every item's model file opened (read, unpacked, first FLVER parsed) on the
+// pool's threads, the material_key of every material path each names collected (only those
+// MATBINs/MTDs are indexed), and the opened model kept for its item within the budget.
+// Unreadable models add nothing (their item reports them).
+std::vector<std::string> open_models(const std::vector<ItemInputs>& work, const dcx::DecodeOptions& dcx, JobPool& pool,
+                                     std::vector<std::unique_ptr<OpenedModel>>& opened) {
+    std::vector<std::set<std::string>> keys(work.size());
+    opened.clear();
+    opened.resize(work.size());
+    std::atomic<uint64_t> held{0};
+    pool.run_items(work.size(), [&](size_t i) {
+        const ItemInputs& g = work[i];
+        if (g.model.empty()) return;
+        try {
+            auto bytes = read_file(g.model);
+            if (!bytes) return;
+            std::error_code ec;
+            const std::string label = fs::relative(g.model, g.base.empty() ? "." : g.base, ec).generic_string();
+            auto o = std::make_unique<OpenedModel>(open_model(std::move(*bytes), label, dcx));
+            if (o->model && *o->model)
+                for (const auto& mat : (*o->model)->materials)
+                    if (!mat.mtd.empty()) keys[i].insert(matbin::material_key(mat.mtd));
+            const uint64_t cost = 2 * o->held_bytes();
+            if (held.fetch_add(cost) + cost <= k_opened_model_budget) opened[i] = std::move(o);
+            else held.fetch_sub(cost);
+        } catch (...) {
+            // What the readers cannot report as a value (an allocation refused for a hostile
+            // size): the item opens its model itself and fails alone, with its one-line error.
+            keys[i].clear();
+            opened[i].reset();
         }
-    }
-    return {keys.begin(), keys.end()};
+    });
+    std::set<std::string> all;
+    for (auto& k : keys) all.merge(k);
+    return {all.begin(), all.end()};
 }
 
 bool wanted(const Options& o, const std::string& key) {
@@ -249,10 +272,13 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     std::mutex progress_mutex;
     size_t done = 0;
     SharedCache cache;
+    JobPool pool(jobs);
     const auto materials_t0 = std::chrono::steady_clock::now();
     // Only the definitions the items' FLVERs name are kept (the rest of the binders is dropped
-    // once indexed): a name pre-pass over the models.
-    if (!material_libraries.empty()) cache.materials.keep_only(material_names_of(work, per_job.dcx));
+    // once indexed): a name pre-pass over the models, whose opened models the items then take.
+    std::vector<std::unique_ptr<OpenedModel>> opened;
+    std::vector<std::string> names = open_models(work, per_job.dcx, pool, opened);
+    if (!material_libraries.empty()) cache.materials.keep_only(std::move(names));
     for (const auto& lib : material_libraries)
         if (auto a = cache.materials.add_file(lib, per_job.dcx); !a)
             report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());
@@ -272,7 +298,6 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
         for (const auto& p : work[i].clip_anibnds) weight[i] += size_of(p);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
-    JobPool pool(jobs);
     cache.pool = &pool;
     pool.run_items(work.size(), [&](size_t k) {
         const size_t i = order[k];
@@ -282,7 +307,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
         // cannot (an allocation refused for a hostile size, a task of the item that threw on
         // another thread) fails this item alone, with its one-line error.
         try {
-            r = convert_item(work[i], out, per_job, cache);
+            r = convert_item(work[i], out, per_job, cache, opened[i].get());
         } catch (const std::exception& e) {
             r = ItemResult{};
             r.name = work[i].name;
@@ -294,6 +319,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
             r.folder = work[i].folder;
             r.error = "internal error: an exception that is not a std::exception";
         }
+        opened[i].reset();  // what the item left of its opened model
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
         report.items[i] = std::move(r);
         std::lock_guard<std::mutex> lock(progress_mutex);
