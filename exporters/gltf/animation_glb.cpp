@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cassert>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -53,10 +54,19 @@ anim::Transform from_havok(const havok::QsTransform& q) {
     return t;
 }
 
+// Integers into JSON text.
+void put_int(std::string& out, int64_t v) {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+}
+
 // Appends accessors to one bufferView of new data, created by finish() (one view for every
-// clip rather than one per accessor). A one-key accessor with the same type and bits as an
-// earlier one is that accessor again: three quarters of a game clip's channels are constant
-// (scale 1, untracked bones), and one accessor each made the JSON four times larger.
+// clip rather than one per accessor), their JSON as text (GltfDocument::append_accessor_text:
+// the same bytes as nlohmann objects would dump to, without building them). A one-key accessor
+// with the same type and bits as an earlier one is that accessor again: three quarters of a game
+// clip's channels are constant (scale 1, untracked bones), and one accessor each made the JSON
+// four times larger.
 class DataBuilder {
 public:
     explicit DataBuilder(GltfDocument& doc) : m_doc(doc) {
@@ -64,7 +74,6 @@ public:
         if (!j.contains("accessors")) j["accessors"] = json::array();
         if (!j.contains("bufferViews")) j["bufferViews"] = json::array();
         m_view = int(j["bufferViews"].size());
-        m_accessors = &j["accessors"];  // std::map nodes: stable while other keys are added
     }
 
     int add(const std::vector<float>& values, const char* type, bool min_max = false) {
@@ -76,26 +85,35 @@ public:
             key.append(reinterpret_cast<const char*>(values.data()), values.size() * 4);
             if (auto it = m_constants.find(key); it != m_constants.end()) return it->second;
         }
-        json acc(json::value_t::object);
-        acc["bufferView"] = m_view;
-        acc["byteOffset"] = m_data.size();
-        acc["componentType"] = k_float;
-        acc["count"] = values.size() / comps;
-        acc["type"] = type;
+        // Keys in nlohmann's (sorted) order: bufferView, byteOffset, componentType, count, max, min, type.
+        m_text.clear();
+        m_text += "{\"bufferView\":";
+        put_int(m_text, m_view);
+        m_text += ",\"byteOffset\":";
+        put_int(m_text, int64_t(m_data.size()));
+        m_text += ",\"componentType\":";
+        put_int(m_text, k_float);
+        m_text += ",\"count\":";
+        put_int(m_text, int64_t(values.size() / comps));
         if (min_max && !values.empty()) {
             std::vector<float> mn(values.begin(), values.begin() + long(comps)), mx = mn;
             for (size_t i = 0; i < values.size(); ++i) {
                 mn[i % comps] = std::min(mn[i % comps], values[i]);
                 mx[i % comps] = std::max(mx[i % comps], values[i]);
             }
-            acc["min"] = mn;
-            acc["max"] = mx;
+            // Few of these (one time accessor per clip): nlohmann formats the numbers as before.
+            m_text += ",\"max\":";
+            m_text += json(mx).dump();
+            m_text += ",\"min\":";
+            m_text += json(mn).dump();
         }
+        m_text += ",\"type\":\"";
+        m_text += type;
+        m_text += "\"}";
         const size_t at = m_data.size();
         m_data.resize(at + values.size() * 4);
         if (!values.empty()) std::memcpy(m_data.data() + at, values.data(), values.size() * 4);
-        m_accessors->push_back(std::move(acc));
-        const int index = int(m_accessors->size()) - 1;
+        const int index = m_doc.append_accessor_text(m_text);
         if (!key.empty()) m_constants.emplace(std::move(key), index);
         return index;
     }
@@ -109,8 +127,8 @@ public:
 
 private:
     GltfDocument& m_doc;
-    json* m_accessors = nullptr;
     std::vector<uint8_t> m_data;
+    std::string m_text;  // the accessor being written
     int m_view = 0;
     std::unordered_map<std::string, int> m_constants;  // type + min/max + value bits -> accessor
 };
@@ -138,7 +156,25 @@ bool constant(const std::vector<float>& v, size_t comps) {
     return true;
 }
 
-void add_channel(json& anim, DataBuilder& data, int node, const char* path, std::vector<float> values, size_t comps, LazyTimes& times,
+// One animation's samplers and channels as JSON text, appended to the document by finish().
+struct AnimationText {
+    std::string samplers, channels;
+    size_t count = 0;  // samplers = channels
+    bool empty() const { return count == 0; }
+    // {"channels":[...],"name":...,"samplers":[...]}: nlohmann's (sorted) key order.
+    int finish(GltfDocument& doc, const std::string& name) const {
+        std::string text = "{\"channels\":[";
+        text += channels;
+        text += "],\"name\":";
+        text += json(name).dump(-1, ' ', false, json::error_handler_t::replace);
+        text += ",\"samplers\":[";
+        text += samplers;
+        text += "]}";
+        return doc.append_animation_text(text);
+    }
+};
+
+void add_channel(AnimationText& anim, DataBuilder& data, int node, const char* path, std::vector<float> values, size_t comps, LazyTimes& times,
                  LazyTimes& time0, size_t& channels) {
     int input;
     if (constant(values, comps)) {
@@ -148,20 +184,23 @@ void add_channel(json& anim, DataBuilder& data, int node, const char* path, std:
         input = times.get();
     }
     const int output = data.add(values, comps == 3 ? "VEC3" : "VEC4");
-    // Built key by key: nlohmann's initializer lists copy every element.
-    json& samplers = anim["samplers"];
-    json sampler(json::value_t::object);
-    sampler["input"] = input;
-    sampler["output"] = output;
-    sampler["interpolation"] = "LINEAR";
-    samplers.push_back(std::move(sampler));
-    json target(json::value_t::object);
-    target["node"] = node;
-    target["path"] = path;
-    json channel(json::value_t::object);
-    channel["sampler"] = int(samplers.size()) - 1;
-    channel["target"] = std::move(target);
-    anim["channels"].push_back(std::move(channel));
+    if (anim.count) {
+        anim.samplers.push_back(',');
+        anim.channels.push_back(',');
+    }
+    anim.samplers += "{\"input\":";
+    put_int(anim.samplers, input);
+    anim.samplers += ",\"interpolation\":\"LINEAR\",\"output\":";
+    put_int(anim.samplers, output);
+    anim.samplers.push_back('}');
+    anim.channels += "{\"sampler\":";
+    put_int(anim.channels, int64_t(anim.count));
+    anim.channels += ",\"target\":{\"node\":";
+    put_int(anim.channels, node);
+    anim.channels += ",\"path\":\"";
+    anim.channels += path;
+    anim.channels += "\"}}";
+    ++anim.count;
     ++channels;
 }
 
@@ -241,7 +280,6 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
 void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<const anim::Clip> clips, const Targets& targets,
                   const AnimationGlbOptions& options, Mirror mirror, AnimationGlbReport& report) {
     json& doc = gdoc.json();
-    if (!doc.contains("animations")) doc["animations"] = json::array();
     DataBuilder data(gdoc);
     // Clips are sampled a batch at a time (on options.parallel_for's threads when given), then
     // added one by one: the output is the same whatever the batch and thread count.
@@ -257,7 +295,7 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
             const anim::Clip& clip = clips[first + k];
             SampledClip& sc = sampled[k];
             for (auto& w : sc.warnings) report.warnings.push_back(std::move(w));
-            json anim = {{"name", clip.name}, {"samplers", json::array()}, {"channels", json::array()}};
+            AnimationText anim;
             LazyTimes time_acc{data, std::move(sc.times)};
             LazyTimes time0{data, {0.0f}};
             const size_t nt = size_t(std::max(clip.num_tracks, 0));
@@ -324,17 +362,18 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
                 add_channel(anim, data, targets.root_node, "translation", std::move(rp), 3, racc, time0, report.channels);
                 add_channel(anim, data, targets.root_node, "rotation", std::move(rr), 4, racc, time0, report.channels);
             }
-            if (anim["channels"].empty()) {
+            if (anim.empty()) {
                 report.warnings.push_back(clip.name + ": no channel (no track matched a node); animation left out");
                 continue;
             }
-            doc["animations"].push_back(std::move(anim));
+            anim.finish(gdoc, clip.name);
             ++report.animations;
             sc = {};  // this clip's keys are in the document now
         }
     }
     data.finish();
-    if (doc["animations"].empty()) doc.erase("animations");
+    if (doc.contains("animations") && doc["animations"].is_array() && doc["animations"].empty() && gdoc.animation_count() == 0)
+        doc.erase("animations");
 }
 
 // Local transforms of the skeleton's bones in glTF space, and their world matrices.
