@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "drape/dcx/dcx.h"
 #include "drape/flver/flver.h"
 #include "drape/game/containers.h"
 #include "drape/io/file.h"
@@ -87,22 +88,39 @@ Classified classify(const std::string& file_name) {
     return c;
 }
 
-// What the pre-pass may keep of the items' opened models for the items to take (decompressed
-// member bytes, counted twice for the parsed model beside them); beyond it an item opens its
-// model again. Bounds the memory of a folder of many characters.
-constexpr uint64_t k_opened_model_budget = 96ull << 20;
-
-// The pre-pass: every item's model file opened (read, unpacked, first FLVER parsed) on the
-// pool's threads, the material_key of every material path each names collected (only those
-// MATBINs/MTDs are indexed), and the opened model kept for its item within the budget.
-// Unreadable models add nothing (their item reports them).
-std::vector<std::string> open_models(const std::vector<ItemInputs>& work, const dcx::DecodeOptions& dcx, JobPool& pool,
-                                     std::vector<std::unique_ptr<OpenedModel>>& opened) {
+// The pre-pass, on the pool's threads: every item's model file opened (read, unpacked, first
+// FLVER parsed), the material_key of every material path each names collected (only those
+// MATBINs/MTDs are indexed), and the opened model kept for its item within the budget; beside
+// them, each material binder read and DCX-decompressed (`binders`: the bytes for
+// MaterialLibrary::add_bytes, or the error add_file would have given), which was 10% of a
+// one-job run on one thread before any item could start. Unreadable models add nothing (their
+// item reports them).
+std::vector<std::string> open_models(const std::vector<ItemInputs>& work, const std::vector<fs::path>& libraries, const dcx::DecodeOptions& dcx,
+                                     uint64_t budget, JobPool& pool, std::vector<std::unique_ptr<OpenedModel>>& opened,
+                                     std::vector<Result<std::vector<uint8_t>>>& binders) {
     std::vector<std::set<std::string>> keys(work.size());
     opened.clear();
     opened.resize(work.size());
+    binders.assign(libraries.size(), std::vector<uint8_t>{});
     std::atomic<uint64_t> held{0};
-    pool.run_items(work.size(), [&](size_t i) {
+    // The binders first: the bigger tasks start first.
+    pool.run_items(libraries.size() + work.size(), [&](size_t task) {
+        if (task < libraries.size()) {
+            const fs::path& lib = libraries[task];
+            try {
+                auto bytes = read_file(lib);
+                if (bytes && dcx::is_dcx(*bytes)) {
+                    auto d = dcx::decompress(*bytes, dcx);
+                    if (!d) bytes = std::move(d).error().within(lib.filename().string());
+                    else bytes = std::move(*d);
+                }
+                binders[task] = std::move(bytes);
+            } catch (const std::exception& e) {
+                binders[task] = make_error(std::string("internal error: ") + e.what(), "convert.materials").within(lib.filename().string());
+            }
+            return;
+        }
+        const size_t i = task - libraries.size();
         const ItemInputs& g = work[i];
         if (g.model.empty()) return;
         try {
@@ -115,7 +133,7 @@ std::vector<std::string> open_models(const std::vector<ItemInputs>& work, const 
                 for (const auto& mat : (*o->model)->materials)
                     if (!mat.mtd.empty()) keys[i].insert(matbin::material_key(mat.mtd));
             const uint64_t cost = 2 * o->held_bytes();
-            if (held.fetch_add(cost) + cost <= k_opened_model_budget) opened[i] = std::move(o);
+            if (held.fetch_add(cost) + cost <= budget) opened[i] = std::move(o);
             else held.fetch_sub(cost);
         } catch (...) {
             // What the readers cannot report as a value (an allocation refused for a hostile
@@ -277,11 +295,16 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     // Only the definitions the items' FLVERs name are kept (the rest of the binders is dropped
     // once indexed): a name pre-pass over the models, whose opened models the items then take.
     std::vector<std::unique_ptr<OpenedModel>> opened;
-    std::vector<std::string> names = open_models(work, per_job.dcx, pool, opened);
+    std::vector<Result<std::vector<uint8_t>>> binders;
+    std::vector<std::string> names = open_models(work, material_libraries, per_job.dcx, options.opened_model_budget, pool, opened, binders);
     if (!material_libraries.empty()) cache.materials.keep_only(std::move(names));
-    for (const auto& lib : material_libraries)
-        if (auto a = cache.materials.add_file(lib, per_job.dcx); !a)
-            report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());
+    for (size_t k = 0; k < material_libraries.size(); ++k) {
+        const fs::path& lib = material_libraries[k];
+        Result<void> a = binders[k] ? cache.materials.add_bytes(std::move(*binders[k]), lib.filename().string(), per_job.dcx)
+                                    : Result<void>(binders[k].error());
+        binders[k] = std::vector<uint8_t>{};  // indexed: the decompressed binder is dropped
+        if (!a) report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());
+    }
     report.material_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - materials_t0).count();
     // The biggest items start first (their fan-out then finds the other threads idle sooner);
     // results keep the folder order.

@@ -44,6 +44,10 @@ struct Options {
     // bake_clip names the clip (empty: the first; a sway of the root when the model has none).
     bool bake = false;
     std::string bake_clip;
+    // The material-name pre-pass opens every item's model (decompressed members + parsed FLVER)
+    // and hands it to its item; what it keeps meanwhile is bounded by this many bytes (members
+    // counted twice for the parsed model). An item beyond it opens its model again itself.
+    uint64_t opened_model_budget = 96ull << 20;
 };
 
 // One converted (or failed) character, part, or other group of files.
