@@ -430,3 +430,27 @@ TEST_CASE("anim glb: every key of every c5000 clip equals anim::sample_frame at 
     CHECK(additive >= 1);
     CHECK(keys > 100000);
 }
+
+TEST_CASE("anim: read_clip_set with a parallel_for gives the set read in binder order, whatever order the members run in") {
+    const auto bytes = read_file(test::corpus("er/game/chr/c5000.anibnd.dcx"));
+    REQUIRE(bytes);
+    auto serial = anim::read_clip_set(*bytes, "c5000.anibnd.dcx");
+    REQUIRE(serial);
+    size_t calls = 0;
+    const anim::ParallelFor backwards = [&](size_t n, const std::function<void(size_t)>& task) {
+        ++calls;
+        for (size_t i = n; i-- > 0;) task(i);
+    };
+    auto parallel = anim::read_clip_set(*bytes, "c5000.anibnd.dcx", {}, backwards);
+    REQUIRE(parallel);
+    CHECK(calls == 1);
+    REQUIRE(parallel->clips.size() == serial->clips.size());
+    CHECK(serial->clips.size() >= 60);
+    for (size_t i = 0; i < serial->clips.size(); ++i) {
+        CHECK(parallel->clips[i].name == serial->clips[i].name);
+        CHECK(parallel->clips[i].num_frames == serial->clips[i].num_frames);
+    }
+    REQUIRE(parallel->skeletons.size() == serial->skeletons.size());
+    CHECK(parallel->skeletons[0].bone_names == serial->skeletons[0].bone_names);
+    CHECK(parallel->failures.size() == serial->failures.size());
+}

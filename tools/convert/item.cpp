@@ -341,9 +341,14 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     // ---- skeleton and clips -------------------------------------------------------------
     std::optional<havok::Skeleton> skeleton;
     std::vector<anim::Clip> clips;
+    // The anibnd's members are read and decoded on the pool's idle threads too (c5000's 66 clips
+    // were one thread's work while the other job had finished).
+    anim::ParallelFor members_in_parallel;
+    if (cache.pool && cache.pool->threads() > 1)
+        members_in_parallel = [&cache](size_t n, const std::function<void(size_t)>& task) { cache.pool->parallel_for(n, task); };
     if (!in.main_anibnd.empty()) {
         if (auto b = read_input(r, in, in.main_anibnd)) {
-            auto set = anim::read_clip_set(*b, rel(in, in.main_anibnd), options.dcx);
+            auto set = anim::read_clip_set(*b, rel(in, in.main_anibnd), options.dcx, members_in_parallel);
             if (!set) {
                 r.warnings.push_back(set.error().to_string());
             } else {
@@ -362,7 +367,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             r.warnings.push_back(b.error().to_string());
             continue;
         }
-        auto set = anim::read_clip_set(*b, rel(in, p), options.dcx);
+        auto set = anim::read_clip_set(*b, rel(in, p), options.dcx, members_in_parallel);
         if (!set) {
             r.warnings.push_back(set.error().to_string());
             continue;
