@@ -1196,7 +1196,7 @@ inline void add16(uint8_t* d, const uint8_t* s, const uint8_t* ref) {
 // The long-match form (see copy_match_long): the first 16 bytes as one 16-byte step when
 // r0 >= 16, which in the chunks that take this form is nearly always so.
 inline void add_literals_long(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_t lam, size_t r0) {
-    if (r0 >= 16) {
+    if (__builtin_expect(r0 >= 16, 1)) {
         add16(d, s, ref);
         for (size_t x = 16; x < lam; x += 16) add16(d + x, s + x, ref + x);
         return;
@@ -1280,10 +1280,10 @@ inline void copy_match(uint8_t* d, const uint8_t* src, size_t mu, size_t delta) 
 // step reads only bytes written before it (step size <= delta). May write up to 30 bytes
 // past mu.
 inline void copy_match_long(uint8_t* d, const uint8_t* src, size_t mu, size_t delta) {
-    if (delta >= 16) {
+    if (__builtin_expect(delta >= 16, 1)) {
         copy16(d, src);
         copy16(d + 16, src + 16);
-        if (mu <= 32) return;
+        if (__builtin_expect(mu <= 32, 1)) return;
         if (mu > 64 && delta >= mu) {  // long and not overlapping itself: the library's copy
             std::memcpy(d, src, mu);
             return;
