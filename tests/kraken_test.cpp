@@ -257,6 +257,74 @@ TEST_CASE("kraken: sequential and parallel decoding give the same bytes and repo
     }
 }
 
+// Two threads split a block between its chunks (chunk 1 decodes its arrays while chunk 0
+// runs and waits only before its LZ phase): the first error in stream order must still be the
+// one reported, whichever chunk of a block fails, and chunk 1 must not run when chunk 0 failed.
+TEST_CASE("kraken: chunk-split parallel decoding reports the first failing chunk, as the sequential decoder does") {
+    KrakFile k = load_krak(test::corpus("sekiro/allmaterialbnd.mtdbnd.dcx"));
+    std::vector<size_t> starts;  // block header offsets
+    size_t pos = 0;
+    while (pos + 5 <= k.stream.size()) {
+        starts.push_back(pos);
+        size_t q = ((size_t(k.stream[pos + 2]) << 16 | size_t(k.stream[pos + 3]) << 8 | k.stream[pos + 4]) & 0x3FFFF) + 1;
+        pos += 5 + q;
+    }
+    REQUIRE(starts.size() == 49);
+    auto be3 = [&](size_t at) { return size_t(k.stream[at]) << 16 | size_t(k.stream[at + 1]) << 8 | k.stream[at + 2]; };
+    // Chunk headers (KRAKEN.md 4): chunk 0 right after the quantum header, chunk 1 after
+    // chunk 0's 3-byte header and its S payload bytes.
+    auto chunk1 = [&](size_t b) {
+        size_t h0 = be3(starts[b] + 5);
+        REQUIRE((h0 & 0x800000) != 0);
+        size_t at = starts[b] + 5 + 3 + (h0 & 0x7FFFF);
+        REQUIRE((be3(at) & 0x800000) != 0);
+        return at;
+    };
+    // The byte after an LZ chunk's header (and raw prefix, chunk 0 only) with bit 7 set is
+    // the unsupported flag byte: a fixed, known error (10.1 item 2).
+    auto run = [&](std::initializer_list<size_t> offsets, const std::string& field) {
+        std::vector<uint8_t> bad = k.stream;
+        for (size_t at : offsets) bad[at] |= 0x80;
+        std::vector<uint8_t> o1, o2;
+        auto r1 = decode_guarded(bad, k.size, o1, 1);
+        auto r2 = decode_guarded(bad, k.size, o2, 2);
+        REQUIRE_FALSE(r1);
+        REQUIRE_FALSE(r2);
+        CHECK(r1.error().field == field);
+        CHECK(r1.error().reason == "LZ flag byte (excess bytes) unsupported");
+        CHECK(r1.error().to_string() == r2.error().to_string());
+    };
+    const size_t c0_10 = starts[10] + 5 + 3 + 8, c1_10 = chunk1(10) + 3, c1_9 = chunk1(9) + 3, c0_11 = starts[11] + 5 + 3 + 8;
+    run({c1_10}, "kraken.block[10].chunk[1]");
+    run({c0_10}, "kraken.block[10].chunk[0]");
+    run({c0_10, c1_10}, "kraken.block[10].chunk[0]");
+    run({c1_10, c0_11}, "kraken.block[10].chunk[1]");
+    run({c1_9, c0_10}, "kraken.block[9].chunk[1]");
+    run({c1_10, starts[30] + 5 + 3 + 8}, "kraken.block[10].chunk[1]");
+    // One or two random bytes changed anywhere in the blocks: same bytes or the same error.
+    std::mt19937 rng(20261202);
+    size_t failed = 0;
+    for (int i = 0; i < 120; ++i) {
+        std::vector<uint8_t> m = k.stream;
+        for (int j = 0; j <= i % 2; ++j) {
+            size_t at = 5 + rng() % (m.size() - 5);
+            m[at] ^= uint8_t(1 + rng() % 255);
+        }
+        std::vector<uint8_t> o1, o2;
+        auto r1 = decode_guarded(m, k.size, o1, 1);
+        auto r2 = decode_guarded(m, k.size, o2, 2);
+        REQUIRE(bool(r1) == bool(r2));
+        if (r1) {
+            CHECK(o1 == o2);
+        } else {
+            ++failed;
+            CHECK(r1.error().to_string() == r2.error().to_string());
+        }
+    }
+    MESSAGE("mutants that failed: ", failed, " of 120");
+    CHECK(failed > 30);
+}
+
 // The decoder's scratch memory is kept between calls (and shared by the threads of later
 // calls): a stream that failed halfway, leaving its scratch state and bytes behind, must not
 // change what the next stream decodes to.
