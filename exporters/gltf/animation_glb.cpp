@@ -223,85 +223,6 @@ struct SampledClip {
     std::vector<std::vector<float>> T, R, S;
 };
 
-// A spline clip at its stored frames, track by track and channel by channel over all frames (the
-// same arithmetic as anim::sample_frame per frame, so the same keys). A channel whose curve is
-// constant in every block (three quarters of a game clip's channels) is evaluated once and
-// written as its one key: add_channel writes a constant channel as one key either way.
-void sample_spline_by_track(const anim::Clip& clip, const havok::Skeleton& skel, const std::vector<int32_t>& bones, bool additive, Mirror mirror,
-                            size_t frames, SampledClip& out) {
-    const anim::SplineClip& s = *clip.spline;
-    const int32_t per = s.max_frames_per_block - 1;
-    std::vector<uint32_t> block_of(frames);
-    std::vector<float> u_of(frames);
-    for (size_t k = 0; k < frames; ++k) {  // anim::sample_frame's block and local frame
-        const int32_t frame = std::clamp(int32_t(k), 0, clip.num_frames - 1);
-        const int32_t block = std::min<int32_t>(frame / per, int32_t(s.blocks.size()) - 1);
-        block_of[k] = uint32_t(block);
-        u_of[k] = float(frame - block * per);
-    }
-    const anim::Transform identity{};
-    const size_t nt = bones.size();
-    for (size_t t = 0; t < nt; ++t) {
-        if (bones[t] < 0) continue;
-        const bool has_ref = additive && size_t(bones[t]) < skel.reference_pose.size();
-        const anim::Transform ref = has_ref ? from_havok(skel.reference_pose[size_t(bones[t])]) : anim::Transform{};
-        // The final key of one channel from the track's local transform (only that channel read).
-        auto finish = [&](anim::Transform x) {
-            return has_ref ? anim::apply_additive(clip.blend_hint, ref, x) : x;
-        };
-        const anim::TrackCurves* first = t < s.blocks[0].tracks.size() ? &s.blocks[0].tracks[t] : nullptr;
-        auto curves = [&](uint32_t b) -> const anim::TrackCurves* { return t < s.blocks[b].tracks.size() ? &s.blocks[b].tracks[t] : nullptr; };
-        // Translation and scale.
-        for (int which = 0; which < 2; ++which) {
-            auto curve_of = [&](const anim::TrackCurves* c) -> const anim::VectorCurve* {
-                return c ? (which == 0 ? &c->translation : &c->scale) : nullptr;
-            };
-            auto value = [&](const anim::VectorCurve* c, float u) -> anim::Vec3 {
-                if (!c) return which == 0 ? identity.translation : identity.scale;
-                return anim::evaluate(*c, u);
-            };
-            bool fixed = true;
-            const anim::VectorCurve* c0 = curve_of(first);
-            const anim::Vec3 v0 = value(c0, 0);
-            for (uint32_t b = 0; b < s.blocks.size() && fixed; ++b) {
-                const anim::VectorCurve* c = curve_of(curves(b));
-                if (c && c->spline_mask && !c->points.empty()) fixed = false;
-                else if (std::memcmp(value(c, 0).data(), v0.data(), sizeof v0) != 0) fixed = false;
-            }
-            std::vector<float>& dst = which == 0 ? out.T[t] : out.S[t];
-            const size_t n = fixed ? 1 : frames;
-            for (size_t k = 0; k < n; ++k) {
-                anim::Transform x;
-                (which == 0 ? x.translation : x.scale) = fixed ? v0 : value(curve_of(curves(block_of[k])), u_of[k]);
-                x = finish(x);
-                if (which == 0) {
-                    for (double v : conv_t(mirror, x.translation)) dst.push_back(float(v));
-                } else {
-                    for (float v : x.scale) dst.push_back(v);
-                }
-            }
-        }
-        // Rotation.
-        {
-            auto value = [&](const anim::TrackCurves* c, float u) -> anim::Quat { return c ? anim::evaluate(c->rotation, u) : identity.rotation; };
-            bool fixed = true;
-            const anim::Quat q0 = value(first, 0);
-            for (uint32_t b = 0; b < s.blocks.size() && fixed; ++b) {
-                const anim::TrackCurves* c = curves(b);
-                if (c && c->rotation.is_spline && !c->rotation.points.empty()) fixed = false;
-                else if (std::memcmp(value(c, 0).data(), q0.data(), sizeof q0) != 0) fixed = false;
-            }
-            const size_t n = fixed ? 1 : frames;
-            for (size_t k = 0; k < n; ++k) {
-                anim::Transform x;
-                x.rotation = fixed ? q0 : value(curves(block_of[k]), u_of[k]);
-                x = finish(x);
-                push_quat(out.R[t], conv_q(mirror, x.rotation));
-            }
-        }
-    }
-}
-
 SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, const AnimationGlbOptions& options, Mirror mirror) {
     SampledClip out;
     for (const auto& n : clip.notes) out.warnings.push_back(clip.name + ": " + n);
@@ -337,10 +258,6 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
     if (clip.blend_hint != anim::BlendHint::normal)
         out.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
                                (additive ? " baked onto the reference pose" : " written as stored deltas"));
-    if (!resample && clip.spline && clip.num_frames > 0 && !clip.spline->blocks.empty() && clip.spline->max_frames_per_block >= 2) {
-        sample_spline_by_track(clip, skel, bones, additive, mirror, times.size(), out);
-        return out;
-    }
     for (size_t k = 0; k < times.size(); ++k) {
         if (resample)
             anim::sample_time(clip, times[k], pose);
