@@ -460,7 +460,7 @@ TEST_CASE("runtime corpus: without engine vertices the input conversion runs the
     }
     MESSAGE("c5000 Boar_Tail under a000_002000: particles of maximum distance 0 within " << worst << " m of their skinned vertex; that vertex moves up to " << travel << " m");
     CHECK(travel > 0.2f);   // the clip moves the tail: a frozen particle would fail the next check
-    CHECK(worst < 0.12f);   // measured 0.086
+    CHECK(worst < 0.11f);   // measured 0.086 (0.149 while the conversion passed the last output through)
     drape_instance_destroy(skin);
     drape_instance_destroy(inst);
     drape_cloth_file_destroy(file);
