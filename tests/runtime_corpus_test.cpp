@@ -145,6 +145,9 @@ void check_run(const std::vector<drive::SimStats>& stats, const char* file, cons
         CHECK(s.steps == steps);
         CHECK(s.finite);
         CHECK(s.max_link_stretch <= max_stretch);
+        CHECK(s.max_link_stretch_step < steps);  // where the largest stretch was: a step of the run, a link of the sim
+        CHECK(s.max_link_particles[0] < s.particles);
+        CHECK(s.max_link_particles[1] < s.particles);
         CHECK(s.max_penetration_m <= max_penetration);
         CHECK(s.max_isolated_penetration_m <= k_isolated_penetration_m);
         CHECK(s.max_pinned_error_m == 0.0f);  // pinned particles exactly on their skinned vertices
