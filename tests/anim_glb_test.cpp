@@ -357,3 +357,100 @@ TEST_CASE("anim glb: every corpus clip exports, the Khronos validator finds no e
     cmd.append(modules).append(" node ").append(script.string()).append(files).append(" > ").append((dir / "validator.txt").string()).append(" 2>&1");
     CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "see " << (dir / "validator.txt").string());
 }
+
+TEST_CASE("anim glb: every key of every c5000 clip equals anim::sample_frame at that frame, mirrored on Z (constant channels: one key)") {
+    const auto bytes = read_file(test::corpus("er/game/chr/c5000.anibnd.dcx"));
+    REQUIRE(bytes);
+    auto set = anim::read_clip_set(*bytes, "c5000.anibnd.dcx");
+    REQUIRE(set);
+    REQUIRE(!set->skeletons.empty());
+    REQUIRE(set->clips.size() >= 60);
+    const havok::Skeleton& skel = set->skeletons[0];
+    exporters::AnimationGlbOptions o;
+    o.mirror = exporters::Mirror::z;
+    o.root_motion = false;
+    auto glb = exporters::animation_glb(skel, set->clips, o);
+    REQUIRE(glb);
+    const Parsed p = parse(*glb);
+    size_t clips = 0, keys = 0, spline_clips = 0, additive = 0;
+    for (const auto& clip : set->clips) {
+        CAPTURE(clip.name);
+        const json* a = p.animation(clip.name);
+        REQUIRE(a);
+        ++clips;
+        spline_clips += clip.spline.has_value();
+        additive += clip.blend_hint != anim::BlendHint::normal;
+        const auto bones = anim::tracks_to_bones(clip, skel);
+        size_t mismatches = 0;
+        std::vector<anim::Transform> pose(size_t(clip.num_tracks));
+        std::vector<std::array<std::vector<float>, 3>> out(size_t(clip.num_tracks));  // T, R, S per track
+        for (size_t t = 0; t < bones.size(); ++t) {
+            if (bones[t] < 0) continue;
+            const int node = int(bones[t]) + 1;  // add_skeleton_and_clips: node 0 is the root
+            out[t] = {p.channel(*a, node, "translation"), p.channel(*a, node, "rotation"), p.channel(*a, node, "scale")};
+        }
+        for (int32_t f = 0; f < std::max(clip.num_frames, 1); ++f) {
+            anim::sample_frame(clip, f, pose);
+            for (size_t t = 0; t < bones.size(); ++t) {
+                if (bones[t] < 0) continue;
+                anim::Transform x = pose[t];
+                if (clip.blend_hint != anim::BlendHint::normal) {
+                    const auto& r = skel.reference_pose[size_t(bones[t])];
+                    anim::Transform base;
+                    base.translation = {r.translation[0], r.translation[1], r.translation[2]};
+                    base.rotation = anim::normalize(r.rotation);
+                    base.scale = {r.scale[0], r.scale[1], r.scale[2]};
+                    x = anim::apply_additive(clip.blend_hint, base, x);
+                }
+                const std::array<float, 3> tr = {x.translation[0], x.translation[1], -x.translation[2]};
+                const std::array<float, 4> q = {-x.rotation[0], -x.rotation[1], x.rotation[2], x.rotation[3]};
+                const auto& T = out[t][0];
+                const auto& R = out[t][1];
+                const auto& S = out[t][2];
+                const size_t kt = T.size() == 3 ? 0 : size_t(f), kr = R.size() == 4 ? 0 : size_t(f), ks = S.size() == 3 ? 0 : size_t(f);
+                if (T.size() < kt * 3 + 3 || R.size() < kr * 4 + 4 || S.size() < ks * 3 + 3) {  // a channel short of keys
+                    ++mismatches;
+                    continue;
+                }
+                for (int c = 0; c < 3; ++c) {
+                    mismatches += T[kt * 3 + size_t(c)] != tr[size_t(c)];
+                    mismatches += S[ks * 3 + size_t(c)] != x.scale[size_t(c)];
+                }
+                // The writer keeps neighbouring keys in one hemisphere: q or -q.
+                const bool same = R[kr * 4] == q[0] && R[kr * 4 + 1] == q[1] && R[kr * 4 + 2] == q[2] && R[kr * 4 + 3] == q[3];
+                const bool negated = R[kr * 4] == -q[0] && R[kr * 4 + 1] == -q[1] && R[kr * 4 + 2] == -q[2] && R[kr * 4 + 3] == -q[3];
+                mismatches += !(same || negated);
+                ++keys;
+            }
+        }
+        CHECK(mismatches == 0);
+    }
+    CHECK(clips == set->clips.size());
+    CHECK(spline_clips >= 60);
+    CHECK(additive >= 1);
+    CHECK(keys > 100000);
+}
+
+TEST_CASE("anim: read_clip_set with a parallel_for gives the set read in binder order, whatever order the members run in") {
+    const auto bytes = read_file(test::corpus("er/game/chr/c5000.anibnd.dcx"));
+    REQUIRE(bytes);
+    auto serial = anim::read_clip_set(*bytes, "c5000.anibnd.dcx");
+    REQUIRE(serial);
+    size_t calls = 0;
+    const anim::ParallelFor backwards = [&](size_t n, const std::function<void(size_t)>& task) {
+        ++calls;
+        for (size_t i = n; i-- > 0;) task(i);
+    };
+    auto parallel = anim::read_clip_set(*bytes, "c5000.anibnd.dcx", {}, backwards);
+    REQUIRE(parallel);
+    CHECK(calls == 1);
+    REQUIRE(parallel->clips.size() == serial->clips.size());
+    CHECK(serial->clips.size() >= 60);
+    for (size_t i = 0; i < serial->clips.size(); ++i) {
+        CHECK(parallel->clips[i].name == serial->clips[i].name);
+        CHECK(parallel->clips[i].num_frames == serial->clips[i].num_frames);
+    }
+    REQUIRE(parallel->skeletons.size() == serial->skeletons.size());
+    CHECK(parallel->skeletons[0].bone_names == serial->skeletons[0].bone_names);
+    CHECK(parallel->failures.size() == serial->failures.size());
+}

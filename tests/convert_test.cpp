@@ -443,14 +443,16 @@ TEST_CASE("drape convert: the outputs are byte-identical whatever the job count 
     REQUIRE(fs::is_directory(root));
     const fs::path dir = test::scratch_dir("convert_jobs");
     std::map<std::string, std::vector<uint8_t>> first;
-    for (unsigned jobs : {1u, 2u, 3u}) {
+    // 0: two jobs, and no model kept by the material-name pre-pass (each item opens its own).
+    for (unsigned jobs : {1u, 2u, 3u, 0u}) {
         CAPTURE(jobs);
         convert::Options o;
-        o.jobs = jobs;
+        o.jobs = jobs ? jobs : 2;
+        if (jobs == 0) o.opened_model_budget = 0;
         const fs::path out = dir / ("j" + std::to_string(jobs));
         const auto report = convert::convert_folder(root, out, o);
         CHECK(report.exit_code() == 0);
-        CHECK(report.jobs == jobs);
+        CHECK(report.jobs == o.jobs);
         REQUIRE(report.items.size() == 3);
         std::map<std::string, std::vector<uint8_t>> files;
         for (const auto& e : fs::recursive_directory_iterator(out)) {
@@ -471,4 +473,22 @@ TEST_CASE("drape convert: the outputs are byte-identical whatever the job count 
             CHECK(file.second == first[name]);
         }
     }
+}
+
+TEST_CASE("drape convert: a material binder that does not decompress is reported and the models still convert") {
+    const fs::path dir = test::scratch_dir("convert_bad_matbin");
+    const fs::path in = dir / "game", out = dir / "OUT";
+    test::FlverFixture fx;
+    write_bytes(in / "chr/c1300.chrbnd.dcx", test::make_dcx(test::make_bnd4({{"N:\\c1300\\c1300.flver", fx.build()}})));
+    const auto binder = test::make_dcx(test::make_bnd4({{"N:\\x\\m.matbin", {'M', 'A', 'B', 0}}}));
+    write_bytes(in / "material/allmaterial.matbinbnd.dcx", std::vector<uint8_t>(binder.begin(), binder.begin() + long(binder.size() / 2)));
+    convert::Options o;
+    o.jobs = 2;
+    const auto report = convert::convert_folder(in, out, o);
+    REQUIRE(report.items.size() == 1);
+    CHECK(report.items[0].ok);
+    REQUIRE(report.skipped.size() == 1);
+    CHECK(report.skipped[0].rfind("material/allmaterial.matbinbnd.dcx: ", 0) == 0);
+    CHECK(report.skipped[0].find("allmaterial.matbinbnd.dcx", 20) != std::string::npos);  // the error names the binder
+    CHECK(fs::exists(out / "chr/c1300.glb"));
 }

@@ -136,3 +136,54 @@ TEST_CASE("gltf document: nodes named without an ASCII letter or digit get a nod
     CHECK(!doc["nodes"][3].contains("name"));
     CHECK(drape::exporters::prefix_latin_less_node_names(doc) == 0);  // already prefixed: nothing more
 }
+
+TEST_CASE("gltf document: text elements write the same bytes as the same elements in the tree, and keep their indices") {
+    const std::vector<float> data = {0.0f, 0.5f, 1.0f / 3};
+    const json acc = {{"bufferView", 0}, {"byteOffset", 4}, {"componentType", 5126}, {"count", 2}, {"type", "SCALAR"},
+                      {"min", {0.5f}}, {"max", {1.0f / 3}}};
+    const json anim = {{"name", "clip \xC3\xA9"}, {"samplers", json::array({{{"input", 0}, {"interpolation", "LINEAR"}, {"output", 1}}})},
+                       {"channels", json::array({{{"sampler", 0}, {"target", {{"node", 0}, {"path", "rotation"}}}}})}};
+    auto make = [&](bool as_text) {
+        exporters::GltfDocument doc;
+        doc.json()["nodes"] = json::array({{{"name", "n"}}});
+        const int first = doc.add_accessor(std::span<const float>(data), "SCALAR", 0, true);  // in the tree
+        CHECK(first == 0);
+        if (as_text) {
+            CHECK(doc.append_accessor_text(acc.dump()) == 1);
+            CHECK(doc.append_animation_text(anim.dump()) == 0);
+        } else {
+            doc.json()["accessors"].push_back(acc);
+            doc.json()["animations"] = json::array({anim});
+        }
+        // An accessor added after text accessors follows them (as text itself).
+        CHECK(doc.add_accessor(std::span<const float>(data), "SCALAR") == 2);
+        CHECK(doc.accessor_count() == 3);
+        CHECK(doc.animation_count() == 1);
+        return doc;
+    };
+    const exporters::GltfDocument tree = make(false), text = make(true);
+    CHECK(text.glb() == tree.glb());
+    CHECK(json::parse(text.gltf_text("x.bin")) == json::parse(tree.gltf_text("x.bin")));
+    const json j = json_of(text.glb());
+    REQUIRE(j["accessors"].size() == 3);
+    CHECK(j["accessors"][1] == acc);
+    CHECK(j["accessors"][2]["byteOffset"] == 0);
+    CHECK(j["animations"][0] == anim);
+    CHECK(j["buffers"][0]["byteLength"] == text.bin().size());
+    // The tree's array grown behind the text elements' back: their indices would be wrong.
+    exporters::GltfDocument broken = make(true);
+    broken.json()["accessors"].push_back(acc);
+    CHECK_THROWS_AS(broken.glb(), std::logic_error);
+}
+
+TEST_CASE("gltf document: morph targets refuse a mesh whose POSITION accessor is a text element") {
+    exporters::GltfDocument doc;
+    const std::vector<float> pos = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    doc.json()["accessors"] = json::array();
+    const int a = doc.append_accessor_text(R"({"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"})");
+    doc.json()["meshes"] = json::array({{{"name", "m"}, {"primitives", json::array({{{"attributes", {{"POSITION", a}}}}})}}});
+    std::vector<std::vector<float>> deltas = {pos};
+    auto r = doc.add_morph_targets(0, deltas);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().to_string().find("not in the JSON tree") != std::string::npos);
+}

@@ -115,6 +115,12 @@ TEST_CASE("io: hostile member names never leave the output folder") {
     CHECK(sanitize_member_path("a/./b//c") == "a/b/c");
     CHECK(sanitize_member_path("x:y|z?.txt") == "x_y_z_.txt");
     CHECK(sanitize_member_path("dir/...") == "dir");
+    // A drive is dropped only as the first component kept.
+    CHECK(sanitize_member_path("x/N:/y") == "x/N_/y");
+    CHECK(sanitize_member_path("N:") == "unnamed");
+    CHECK(sanitize_member_path("../N:/y") == "y");
+    CHECK(sanitize_member_path("a \x01" "b. /c") == "a b/c");
+    CHECK(sanitize_member_path("a\\b/c\\") == "a/b/c");
     for (const char* hostile : {"..\\..\\x", "/etc/passwd", "C:\\x", "a/../../b", "\\\\server\\share\\f", "...\\..\\.."}) {
         auto p = safe_join("/tmp/out", hostile);
         REQUIRE(p);

@@ -288,6 +288,11 @@ TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that dec
             auto via_image = image::encode_png(*img);
             REQUIRE(via_image);
             CHECK(via_image->size() == fast);
+            // ... and its pixels (an opaque RGBA image goes through the RGBA -> RGB repacking).
+            const Decoded back = read_png(*via_image);
+            CHECK(back.error == "");
+            CHECK(back.channels == ch);
+            CHECK(back.pixels == px);
             const size_t slow = libdeflate_png_size(px.data(), img->width, img->height, ch);
             fast_total += fast;
             libdeflate_total += slow;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cassert>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -53,10 +54,19 @@ anim::Transform from_havok(const havok::QsTransform& q) {
     return t;
 }
 
+// Integers into JSON text.
+void put_int(std::string& out, int64_t v) {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+}
+
 // Appends accessors to one bufferView of new data, created by finish() (one view for every
-// clip rather than one per accessor). A one-key accessor with the same type and bits as an
-// earlier one is that accessor again: three quarters of a game clip's channels are constant
-// (scale 1, untracked bones), and one accessor each made the JSON four times larger.
+// clip rather than one per accessor), their JSON as text (GltfDocument::append_accessor_text:
+// the same bytes as nlohmann objects would dump to, without building them). A one-key accessor
+// with the same type and bits as an earlier one is that accessor again: three quarters of a game
+// clip's channels are constant (scale 1, untracked bones), and one accessor each made the JSON
+// four times larger.
 class DataBuilder {
 public:
     explicit DataBuilder(GltfDocument& doc) : m_doc(doc) {
@@ -64,7 +74,6 @@ public:
         if (!j.contains("accessors")) j["accessors"] = json::array();
         if (!j.contains("bufferViews")) j["bufferViews"] = json::array();
         m_view = int(j["bufferViews"].size());
-        m_accessors = &j["accessors"];  // std::map nodes: stable while other keys are added
     }
 
     int add(const std::vector<float>& values, const char* type, bool min_max = false) {
@@ -76,26 +85,35 @@ public:
             key.append(reinterpret_cast<const char*>(values.data()), values.size() * 4);
             if (auto it = m_constants.find(key); it != m_constants.end()) return it->second;
         }
-        json acc(json::value_t::object);
-        acc["bufferView"] = m_view;
-        acc["byteOffset"] = m_data.size();
-        acc["componentType"] = k_float;
-        acc["count"] = values.size() / comps;
-        acc["type"] = type;
+        // Keys in nlohmann's (sorted) order: bufferView, byteOffset, componentType, count, max, min, type.
+        m_text.clear();
+        m_text += "{\"bufferView\":";
+        put_int(m_text, m_view);
+        m_text += ",\"byteOffset\":";
+        put_int(m_text, int64_t(m_data.size()));
+        m_text += ",\"componentType\":";
+        put_int(m_text, k_float);
+        m_text += ",\"count\":";
+        put_int(m_text, int64_t(values.size() / comps));
         if (min_max && !values.empty()) {
             std::vector<float> mn(values.begin(), values.begin() + long(comps)), mx = mn;
             for (size_t i = 0; i < values.size(); ++i) {
                 mn[i % comps] = std::min(mn[i % comps], values[i]);
                 mx[i % comps] = std::max(mx[i % comps], values[i]);
             }
-            acc["min"] = mn;
-            acc["max"] = mx;
+            // Few of these (one time accessor per clip): nlohmann formats the numbers as before.
+            m_text += ",\"max\":";
+            m_text += json(mx).dump();
+            m_text += ",\"min\":";
+            m_text += json(mn).dump();
         }
+        m_text += ",\"type\":\"";
+        m_text += type;
+        m_text += "\"}";
         const size_t at = m_data.size();
         m_data.resize(at + values.size() * 4);
         if (!values.empty()) std::memcpy(m_data.data() + at, values.data(), values.size() * 4);
-        m_accessors->push_back(std::move(acc));
-        const int index = int(m_accessors->size()) - 1;
+        const int index = m_doc.append_accessor_text(m_text);
         if (!key.empty()) m_constants.emplace(std::move(key), index);
         return index;
     }
@@ -109,8 +127,8 @@ public:
 
 private:
     GltfDocument& m_doc;
-    json* m_accessors = nullptr;
     std::vector<uint8_t> m_data;
+    std::string m_text;  // the accessor being written
     int m_view = 0;
     std::unordered_map<std::string, int> m_constants;  // type + min/max + value bits -> accessor
 };
@@ -138,7 +156,25 @@ bool constant(const std::vector<float>& v, size_t comps) {
     return true;
 }
 
-void add_channel(json& anim, DataBuilder& data, int node, const char* path, std::vector<float> values, size_t comps, LazyTimes& times,
+// One animation's samplers and channels as JSON text, appended to the document by finish().
+struct AnimationText {
+    std::string samplers, channels;
+    size_t count = 0;  // samplers = channels
+    bool empty() const { return count == 0; }
+    // {"channels":[...],"name":...,"samplers":[...]}: nlohmann's (sorted) key order.
+    int finish(GltfDocument& doc, const std::string& name) const {
+        std::string text = "{\"channels\":[";
+        text += channels;
+        text += "],\"name\":";
+        text += json(name).dump(-1, ' ', false, json::error_handler_t::replace);
+        text += ",\"samplers\":[";
+        text += samplers;
+        text += "]}";
+        return doc.append_animation_text(text);
+    }
+};
+
+void add_channel(AnimationText& anim, DataBuilder& data, int node, const char* path, std::vector<float> values, size_t comps, LazyTimes& times,
                  LazyTimes& time0, size_t& channels) {
     int input;
     if (constant(values, comps)) {
@@ -148,20 +184,23 @@ void add_channel(json& anim, DataBuilder& data, int node, const char* path, std:
         input = times.get();
     }
     const int output = data.add(values, comps == 3 ? "VEC3" : "VEC4");
-    // Built key by key: nlohmann's initializer lists copy every element.
-    json& samplers = anim["samplers"];
-    json sampler(json::value_t::object);
-    sampler["input"] = input;
-    sampler["output"] = output;
-    sampler["interpolation"] = "LINEAR";
-    samplers.push_back(std::move(sampler));
-    json target(json::value_t::object);
-    target["node"] = node;
-    target["path"] = path;
-    json channel(json::value_t::object);
-    channel["sampler"] = int(samplers.size()) - 1;
-    channel["target"] = std::move(target);
-    anim["channels"].push_back(std::move(channel));
+    if (anim.count) {
+        anim.samplers.push_back(',');
+        anim.channels.push_back(',');
+    }
+    anim.samplers += "{\"input\":";
+    put_int(anim.samplers, input);
+    anim.samplers += ",\"interpolation\":\"LINEAR\",\"output\":";
+    put_int(anim.samplers, output);
+    anim.samplers.push_back('}');
+    anim.channels += "{\"sampler\":";
+    put_int(anim.channels, int64_t(anim.count));
+    anim.channels += ",\"target\":{\"node\":";
+    put_int(anim.channels, node);
+    anim.channels += ",\"path\":\"";
+    anim.channels += path;
+    anim.channels += "\"}}";
+    ++anim.count;
     ++channels;
 }
 
@@ -183,6 +222,85 @@ struct SampledClip {
     std::vector<int32_t> bones;  // per track
     std::vector<std::vector<float>> T, R, S;
 };
+
+// A spline clip at its stored frames, track by track and channel by channel over all frames (the
+// same arithmetic as anim::sample_frame per frame, so the same keys). A channel whose curve is
+// constant in every block (three quarters of a game clip's channels) is evaluated once and
+// written as its one key: add_channel writes a constant channel as one key either way.
+void sample_spline_by_track(const anim::Clip& clip, const havok::Skeleton& skel, const std::vector<int32_t>& bones, bool additive, Mirror mirror,
+                            size_t frames, SampledClip& out) {
+    const anim::SplineClip& s = *clip.spline;
+    const int32_t per = s.max_frames_per_block - 1;
+    std::vector<uint32_t> block_of(frames);
+    std::vector<float> u_of(frames);
+    for (size_t k = 0; k < frames; ++k) {  // anim::sample_frame's block and local frame
+        const int32_t frame = std::clamp(int32_t(k), 0, clip.num_frames - 1);
+        const int32_t block = std::min<int32_t>(frame / per, int32_t(s.blocks.size()) - 1);
+        block_of[k] = uint32_t(block);
+        u_of[k] = float(frame - block * per);
+    }
+    const anim::Transform identity{};
+    const size_t nt = bones.size();
+    for (size_t t = 0; t < nt; ++t) {
+        if (bones[t] < 0) continue;
+        const bool has_ref = additive && size_t(bones[t]) < skel.reference_pose.size();
+        const anim::Transform ref = has_ref ? from_havok(skel.reference_pose[size_t(bones[t])]) : anim::Transform{};
+        // The final key of one channel from the track's local transform (only that channel read).
+        auto finish = [&](anim::Transform x) {
+            return has_ref ? anim::apply_additive(clip.blend_hint, ref, x) : x;
+        };
+        const anim::TrackCurves* first = t < s.blocks[0].tracks.size() ? &s.blocks[0].tracks[t] : nullptr;
+        auto curves = [&](uint32_t b) -> const anim::TrackCurves* { return t < s.blocks[b].tracks.size() ? &s.blocks[b].tracks[t] : nullptr; };
+        // Translation and scale.
+        for (int which = 0; which < 2; ++which) {
+            auto curve_of = [&](const anim::TrackCurves* c) -> const anim::VectorCurve* {
+                return c ? (which == 0 ? &c->translation : &c->scale) : nullptr;
+            };
+            auto value = [&](const anim::VectorCurve* c, float u) -> anim::Vec3 {
+                if (!c) return which == 0 ? identity.translation : identity.scale;
+                return anim::evaluate(*c, u);
+            };
+            bool fixed = true;
+            const anim::VectorCurve* c0 = curve_of(first);
+            const anim::Vec3 v0 = value(c0, 0);
+            for (uint32_t b = 0; b < s.blocks.size() && fixed; ++b) {
+                const anim::VectorCurve* c = curve_of(curves(b));
+                if (c && c->spline_mask && !c->points.empty()) fixed = false;
+                else if (std::memcmp(value(c, 0).data(), v0.data(), sizeof v0) != 0) fixed = false;
+            }
+            std::vector<float>& dst = which == 0 ? out.T[t] : out.S[t];
+            const size_t n = fixed ? 1 : frames;
+            for (size_t k = 0; k < n; ++k) {
+                anim::Transform x;
+                (which == 0 ? x.translation : x.scale) = fixed ? v0 : value(curve_of(curves(block_of[k])), u_of[k]);
+                x = finish(x);
+                if (which == 0) {
+                    for (double v : conv_t(mirror, x.translation)) dst.push_back(float(v));
+                } else {
+                    for (float v : x.scale) dst.push_back(v);
+                }
+            }
+        }
+        // Rotation.
+        {
+            auto value = [&](const anim::TrackCurves* c, float u) -> anim::Quat { return c ? anim::evaluate(c->rotation, u) : identity.rotation; };
+            bool fixed = true;
+            const anim::Quat q0 = value(first, 0);
+            for (uint32_t b = 0; b < s.blocks.size() && fixed; ++b) {
+                const anim::TrackCurves* c = curves(b);
+                if (c && c->rotation.is_spline && !c->rotation.points.empty()) fixed = false;
+                else if (std::memcmp(value(c, 0).data(), q0.data(), sizeof q0) != 0) fixed = false;
+            }
+            const size_t n = fixed ? 1 : frames;
+            for (size_t k = 0; k < n; ++k) {
+                anim::Transform x;
+                x.rotation = fixed ? q0 : value(curves(block_of[k]), u_of[k]);
+                x = finish(x);
+                push_quat(out.R[t], conv_q(mirror, x.rotation));
+            }
+        }
+    }
+}
 
 SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, const AnimationGlbOptions& options, Mirror mirror) {
     SampledClip out;
@@ -219,6 +337,10 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
     if (clip.blend_hint != anim::BlendHint::normal)
         out.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
                                (additive ? " baked onto the reference pose" : " written as stored deltas"));
+    if (!resample && clip.spline && clip.num_frames > 0 && !clip.spline->blocks.empty() && clip.spline->max_frames_per_block >= 2) {
+        sample_spline_by_track(clip, skel, bones, additive, mirror, times.size(), out);
+        return out;
+    }
     for (size_t k = 0; k < times.size(); ++k) {
         if (resample)
             anim::sample_time(clip, times[k], pose);
@@ -241,7 +363,6 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
 void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<const anim::Clip> clips, const Targets& targets,
                   const AnimationGlbOptions& options, Mirror mirror, AnimationGlbReport& report) {
     json& doc = gdoc.json();
-    if (!doc.contains("animations")) doc["animations"] = json::array();
     DataBuilder data(gdoc);
     // Clips are sampled a batch at a time (on options.parallel_for's threads when given), then
     // added one by one: the output is the same whatever the batch and thread count.
@@ -257,7 +378,7 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
             const anim::Clip& clip = clips[first + k];
             SampledClip& sc = sampled[k];
             for (auto& w : sc.warnings) report.warnings.push_back(std::move(w));
-            json anim = {{"name", clip.name}, {"samplers", json::array()}, {"channels", json::array()}};
+            AnimationText anim;
             LazyTimes time_acc{data, std::move(sc.times)};
             LazyTimes time0{data, {0.0f}};
             const size_t nt = size_t(std::max(clip.num_tracks, 0));
@@ -324,17 +445,18 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
                 add_channel(anim, data, targets.root_node, "translation", std::move(rp), 3, racc, time0, report.channels);
                 add_channel(anim, data, targets.root_node, "rotation", std::move(rr), 4, racc, time0, report.channels);
             }
-            if (anim["channels"].empty()) {
+            if (anim.empty()) {
                 report.warnings.push_back(clip.name + ": no channel (no track matched a node); animation left out");
                 continue;
             }
-            doc["animations"].push_back(std::move(anim));
+            anim.finish(gdoc, clip.name);
             ++report.animations;
             sc = {};  // this clip's keys are in the document now
         }
     }
     data.finish();
-    if (doc["animations"].empty()) doc.erase("animations");
+    if (doc.contains("animations") && doc["animations"].is_array() && doc["animations"].empty() && gdoc.animation_count() == 0)
+        doc.erase("animations");
 }
 
 // Local transforms of the skeleton's bones in glTF space, and their world matrices.

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 #include <ostream>
+#include <set>
+#include <stdexcept>
 
 namespace drape::exporters {
 
@@ -47,27 +49,57 @@ int GltfDocument::add_view(const void* bytes, size_t size, int target, const std
     return int(m_json["bufferViews"].size()) - 1;
 }
 
-int GltfDocument::add_accessor_bytes(const void* data, size_t bytes, size_t count, int component_type, const char* type, int target) {
-    njson acc = {{"bufferView", add_view(data, bytes, target)}, {"byteOffset", 0}, {"componentType", component_type},
-                {"count", count}, {"type", type}};
+int GltfDocument::append_text(const char* array, TextTail& tail, std::string_view element) {
+    if (tail.count == 0) tail.tree_base = m_json.contains(array) && m_json[array].is_array() ? m_json[array].size() : 0;
+    if (tail.count) tail.text.push_back(',');
+    tail.text.append(element);
+    return int(tail.tree_base + tail.count++);
+}
+
+int GltfDocument::append_accessor_text(std::string_view element) { return append_text("accessors", m_text_accessors, element); }
+int GltfDocument::append_animation_text(std::string_view element) { return append_text("animations", m_text_animations, element); }
+
+size_t GltfDocument::accessor_count() const {
+    return m_text_accessors.count ? m_text_accessors.tree_base + m_text_accessors.count
+                                  : m_json.contains("accessors") ? m_json["accessors"].size() : 0;
+}
+
+size_t GltfDocument::animation_count() const {
+    return m_text_animations.count ? m_text_animations.tree_base + m_text_animations.count
+                                   : m_json.contains("animations") ? m_json["animations"].size() : 0;
+}
+
+int GltfDocument::push_accessor(njson acc) {
+    // After text accessors, as text too: the indices stay in the order of the calls.
+    if (m_text_accessors.count) return append_accessor_text(acc.dump(-1, ' ', false, njson::error_handler_t::replace));
     if (!m_json.contains("accessors")) m_json["accessors"] = njson::array();
     m_json["accessors"].push_back(std::move(acc));
     return int(m_json["accessors"].size()) - 1;
 }
 
+int GltfDocument::add_accessor_bytes(const void* data, size_t bytes, size_t count, int component_type, const char* type, int target,
+                                     const float* min, const float* max) {
+    njson acc = {{"bufferView", add_view(data, bytes, target)}, {"byteOffset", 0}, {"componentType", component_type},
+                {"count", count}, {"type", type}};
+    if (min && max) {
+        const size_t comps = components(type);
+        acc["min"] = std::vector<float>(min, min + comps);
+        acc["max"] = std::vector<float>(max, max + comps);
+    }
+    return push_accessor(std::move(acc));
+}
+
 int GltfDocument::add_accessor(std::span<const float> values, const char* type, int target, bool min_max) {
     const size_t comps = components(type);
-    const int a = add_accessor_bytes(values.data(), values.size() * 4, values.size() / comps, k_gltf_float, type, target);
     if (min_max && values.size() >= comps) {
         std::vector<float> mn(values.begin(), values.begin() + long(comps)), mx = mn;
         for (size_t i = 0; i < values.size(); ++i) {
             mn[i % comps] = std::min(mn[i % comps], values[i]);
             mx[i % comps] = std::max(mx[i % comps], values[i]);
         }
-        m_json["accessors"][size_t(a)]["min"] = mn;
-        m_json["accessors"][size_t(a)]["max"] = mx;
+        return add_accessor_bytes(values.data(), values.size() * 4, values.size() / comps, k_gltf_float, type, target, mn.data(), mx.data());
     }
-    return a;
+    return add_accessor_bytes(values.data(), values.size() * 4, values.size() / comps, k_gltf_float, type, target);
 }
 
 int GltfDocument::add_accessor(std::span<const uint16_t> values, const char* type, int target) {
@@ -107,6 +139,8 @@ Result<void> GltfDocument::add_morph_targets(int mesh, std::span<const std::vect
     njson& m = m_json["meshes"][size_t(mesh)];
     for (auto& prim : m["primitives"]) {
         const int pos = prim["attributes"]["POSITION"].get<int>();
+        if (pos < 0 || !m_json.contains("accessors") || size_t(pos) >= m_json["accessors"].size())
+            return make_error("the POSITION accessor of mesh " + std::to_string(mesh) + " is not in the JSON tree", "gltf.morph_targets");
         const size_t count = m_json["accessors"][size_t(pos)]["count"].get<size_t>();
         for (const auto& d : deltas)
             if (d.size() != count * 3)
@@ -162,25 +196,72 @@ std::string with_buffer(const njson& doc, int indent, size_t bin_size, const std
 
 }  // namespace
 
-std::vector<uint8_t> GltfDocument::glb() const {
-    // Buffers are the document's own: one, the BIN chunk (any "buffers" read by from_glb is replaced).
-    if (m_json.contains("buffers")) {
+// The tree and the text elements as one JSON text, "buffers" being the document's one buffer.
+// Compact text (indent < 0) is written key by key in the tree's (sorted) key order, each array
+// with text elements as its tree elements then the text: the same bytes nlohmann's dump gives for
+// the same elements in the tree. Indented text (.gltf) parses the text elements into a copy.
+std::string GltfDocument::json_text(int indent, const std::string& uri) const {
+    const bool tails = m_text_accessors.count || m_text_animations.count;
+    auto check_base = [&](const char* array, const TextTail& tail) {
+        const size_t tree = m_json.contains(array) && m_json[array].is_array() ? m_json[array].size() : 0;
+        if (tail.count && tree != tail.tree_base)
+            throw std::logic_error(std::string("GltfDocument: json()[\"") + array + "\"] grew after text elements were appended");
+    };
+    check_base("accessors", m_text_accessors);
+    check_base("animations", m_text_animations);
+    if (indent >= 0 || !tails) {
+        if (!tails && !m_json.contains("buffers")) return with_buffer(m_json, indent, m_bin.size(), uri);
         njson doc = m_json;
         doc.erase("buffers");
-        return exporters::write_glb(with_buffer(doc, -1, m_bin.size(), ""), m_bin);
+        for (const auto& [array, tail] : {std::pair<const char*, const TextTail*>{"accessors", &m_text_accessors}, {"animations", &m_text_animations}}) {
+            if (!tail->count) continue;
+            njson elements = njson::parse("[" + tail->text + "]");
+            njson& a = doc[array];
+            if (!a.is_array()) a = njson::array();
+            for (auto& e : elements) a.push_back(std::move(e));
+        }
+        return with_buffer(doc, indent, m_bin.size(), uri);
     }
-    return exporters::write_glb(with_buffer(m_json, -1, m_bin.size(), ""), m_bin);
+    std::set<std::string> keys;
+    for (const auto& [k, v] : m_json.items()) keys.insert(k);
+    keys.erase("buffers");
+    if (m_text_accessors.count) keys.insert("accessors");
+    if (m_text_animations.count) keys.insert("animations");
+    std::string out = "{";
+    for (const std::string& k : keys) {
+        if (out.size() > 1) out.push_back(',');
+        out += njson(k).dump(-1, ' ', false, njson::error_handler_t::replace);
+        out.push_back(':');
+        const TextTail* tail = k == "accessors" ? &m_text_accessors : k == "animations" ? &m_text_animations : nullptr;
+        if (tail && tail->count) {
+            out.push_back('[');
+            if (m_json.contains(k) && m_json[k].is_array())
+                for (const auto& e : m_json[k]) {
+                    out += e.dump(-1, ' ', false, njson::error_handler_t::replace);
+                    out.push_back(',');
+                }
+            out += tail->text;
+            out.push_back(']');
+        } else {
+            out += m_json[k].dump(-1, ' ', false, njson::error_handler_t::replace);
+        }
+    }
+    if (!m_bin.empty()) {
+        njson buffer = {{"byteLength", m_bin.size()}};
+        if (!uri.empty()) buffer["uri"] = uri;
+        out += (out.size() > 1 ? "," : "") + std::string("\"buffers\":[") + buffer.dump() + "]";
+    }
+    out.push_back('}');
+    return out;
+}
+
+std::vector<uint8_t> GltfDocument::glb() const {
+    // Buffers are the document's own: one, the BIN chunk (any "buffers" read by from_glb is replaced).
+    return exporters::write_glb(json_text(-1, ""), m_bin);
 }
 
 bool GltfDocument::write_glb(std::ostream& out) const {
-    std::string js;
-    if (m_json.contains("buffers")) {
-        njson doc = m_json;
-        doc.erase("buffers");
-        js = with_buffer(doc, -1, m_bin.size(), "");
-    } else {
-        js = with_buffer(m_json, -1, m_bin.size(), "");
-    }
+    std::string js = json_text(-1, "");
     while (js.size() % 4) js.push_back(' ');
     const size_t bin_padded = (m_bin.size() + 3) / 4 * 4;
     const size_t total = 12 + 8 + js.size() + (m_bin.empty() ? 0 : 8 + bin_padded);
@@ -204,14 +285,7 @@ bool GltfDocument::write_glb(std::ostream& out) const {
     return bool(out);
 }
 
-std::string GltfDocument::gltf_text(const std::string& bin_uri) const {
-    if (m_json.contains("buffers")) {
-        njson doc = m_json;
-        doc.erase("buffers");
-        return with_buffer(doc, 2, m_bin.size(), bin_uri);
-    }
-    return with_buffer(m_json, 2, m_bin.size(), bin_uri);
-}
+std::string GltfDocument::gltf_text(const std::string& bin_uri) const { return json_text(2, bin_uri); }
 
 Result<Glb> read_glb(Bytes data) {
     ByteReader r(data);

@@ -136,11 +136,11 @@ void build_codes(const uint8_t* lengths, int n, uint16_t* codes) {
     }
 }
 
-struct Match {
-    uint32_t literals;  // literal bytes before the match
-    uint16_t length;
-    uint8_t distance;  // 0: first, 1: second
-};
+// Pass 1 records one step per decision of its pixel loop: 0 for a literal pixel (`unit`
+// bytes), or 1 + distance * (k_max_match + 1) + length for a match. Pass 2 replays the same
+// loop over the steps, so it needs neither literal counts nor a branch per decision.
+constexpr size_t k_match_slots = 2 * (k_max_match + 1);
+static_assert(k_match_slots < 65536);
 
 inline void store64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
 inline uint64_t load64(const uint8_t* p) {
@@ -239,18 +239,31 @@ struct Pass1 {
     uint32_t lit_freq[k_litlen_symbols] = {};
     uint64_t extra_bits = 0;  // of the length codes
     uint64_t dist_uses[2] = {};
-    std::unique_ptr<Match[]> matches;  // `capacity` allocated (not zeroed), `count` used
-    size_t capacity = 0, count = 0;
-    void reserve(size_t n) {
-        std::unique_ptr<Match[]> bigger(new Match[n]);
-        if (count) std::memcpy(bigger.get(), matches.get(), count * sizeof(Match));
-        matches = std::move(bigger);
-        capacity = n;
+    // One per decision; at most one per `unit` bytes, so size / unit + 1 (not zeroed).
+    uint16_t* steps = nullptr;
+    size_t count = 0;
+};
+
+// Memory a thread keeps between calls, up to k_keep_bytes (larger requests are allocated and
+// freed per call): encoding texture after texture then pays no page faults for fresh
+// multi-megabyte buffers, which glibc maps and unmaps per call at these sizes (about 1,100
+// faults per 1024^2 RGB texture, 12% of its encoding time, between this and png.cpp's).
+constexpr size_t k_keep_bytes = size_t(16) << 20;
+struct KeptSteps {
+    std::unique_ptr<uint16_t[]> kept, once;
+    size_t kept_count = 0;
+    uint16_t* get(size_t n) {
+        if (n * sizeof(uint16_t) > k_keep_bytes) {
+            once.reset(new uint16_t[n]);
+            return once.get();
+        }
+        if (kept_count < n) {
+            kept.reset(new uint16_t[n]);
+            kept_count = n;
+        }
+        return kept.get();
     }
-    void add(Match m) {
-        if (count == capacity) reserve(capacity * 2 + 1024);
-        matches[count++] = m;
-    }
+    void done() { once.reset(); }
 };
 
 // Unit: bytes per pixel as a constant (1, 3, 4), or 0 for layout.unit at run time.
@@ -258,7 +271,8 @@ template <size_t Unit>
 void find_matches(const uint8_t* data, size_t size, Layout layout, size_t d0, size_t d1, Pass1& p) {
     const size_t unit = Unit ? Unit : layout.unit;
     const size_t max_len = size_t(k_max_match) - size_t(k_max_match) % unit;
-    size_t lit_start = 0;
+    uint16_t* const steps = p.steps;
+    size_t n = 0;
     const size_t fast_end = size >= 8 ? size - 8 : 0;  // 4- and 8-byte loads stay inside data
     for (size_t row = 0; row < size; row += layout.stride) {
         const size_t row_end = std::min(size, row + layout.stride);
@@ -287,12 +301,14 @@ void find_matches(const uint8_t* data, size_t size, Layout layout, size_t d0, si
                     which = 1;
                 } else {
                     for (size_t k = 0; k < unit; ++k) ++p.lit_freq[data[i + k]];
+                    steps[n++] = 0;
                     i += unit;
                     continue;
                 }
                 if (unit > 1) len -= len % unit;
                 if (len < 3) {
                     for (size_t k = 0; k < unit; ++k) ++p.lit_freq[data[i + k]];
+                    steps[n++] = 0;
                     i += unit;
                     continue;
                 }
@@ -300,13 +316,95 @@ void find_matches(const uint8_t* data, size_t size, Layout layout, size_t d0, si
                 ++p.lit_freq[lc.symbol];
                 p.extra_bits += lc.extra_bits;
                 ++p.dist_uses[which];
-                p.add({uint32_t(i - lit_start), uint16_t(len), uint8_t(which)});
+                steps[n++] = uint16_t(1 + size_t(which) * (k_max_match + 1) + len);
                 i += len;
-                lit_start = i;
             }
         }
         for (; i < row_end; ++i) ++p.lit_freq[data[i]];
     }
+    p.count = n;
+}
+
+// The code words pass 2 writes: each literal's code and bit count, and for every step slot
+// (0: a literal pixel, else a match) the match's whole word, its bit count and how far it
+// advances.
+struct SymbolWords {
+    uint64_t lit_code[256];
+    uint8_t lit_bits[256];
+    uint64_t match_word[1 + k_match_slots];
+    uint8_t match_bits[1 + k_match_slots];
+    uint16_t match_advance[1 + k_match_slots];
+};
+
+// Pass 2: replays find_matches' loop (same rows, same loop bounds) over its steps and writes
+// the bits. Each step is written without a branch on its kind: the literal pixel's word (its
+// `unit` literal codes, at most 4 x 14 bits) and the slot's match word are both formed and
+// the step's kind selects one by a mask; slot 0's match word is empty and advances one unit.
+// Bits go through a 64-bit buffer flushed after every step (at most 7 bits stay), so a step
+// of up to 57 bits always fits. Returns the output position; buf/used hold the pending bits.
+template <size_t Unit>
+uint8_t* write_steps(const uint8_t* data, size_t size, Layout layout, size_t d0, const SymbolWords& w,
+                     const uint16_t* steps, uint8_t* o, uint64_t& buf_io, int& used_io) {
+    const size_t unit = Unit ? Unit : layout.unit;
+    uint64_t buf = buf_io;
+    uint64_t used = uint64_t(used_io);
+    auto flush = [&]() {
+        store64(o, buf);
+        const uint64_t bytes = used >> 3;
+        o += bytes;
+        buf >>= bytes * 8;  // bytes <= 7 (used <= 63 before the flush): a shift below 64
+        used &= 7;
+    };
+    auto put_literal = [&](uint8_t b) {
+        buf |= w.lit_code[b] << used;
+        used += w.lit_bits[b];
+    };
+    const size_t fast_end = size >= 8 ? size - 8 : 0;
+    for (size_t row = 0; row < size; row += layout.stride) {
+        const size_t row_end = std::min(size, row + layout.stride);
+        size_t i = std::min(row + layout.lead, row_end);
+        for (size_t k = row; k < i; ++k) {
+            put_literal(data[k]);
+            flush();
+        }
+        if (d0) {
+            const size_t end = std::min(row_end, fast_end);
+            while (i + unit <= end) {
+                const size_t t = *steps++;
+                uint64_t lw = 0, lb = 0;
+                if constexpr (Unit == 3 || Unit == 4 || Unit == 1) {
+                    for (size_t k = 0; k < Unit; ++k) {
+                        const uint8_t b = data[i + k];
+                        lw |= w.lit_code[b] << lb;
+                        lb += w.lit_bits[b];
+                    }
+                    const uint64_t lit_mask = uint64_t(0) - uint64_t(t == 0);
+                    buf |= (w.match_word[t] | (lw & lit_mask)) << used;
+                    used += w.match_bits[t] + (lb & lit_mask);
+                    flush();
+                } else {  // a run-time unit: literal bytes one by one
+                    if (t == 0) {
+                        for (size_t k = 0; k < unit; ++k) {
+                            put_literal(data[i + k]);
+                            flush();
+                        }
+                    } else {
+                        buf |= w.match_word[t] << used;
+                        used += w.match_bits[t];
+                        flush();
+                    }
+                }
+                i += w.match_advance[t];
+            }
+        }
+        for (; i < row_end; ++i) {
+            put_literal(data[i]);
+            flush();
+        }
+    }
+    buf_io = buf;
+    used_io = int(used);
+    return o;
 }
 
 void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, uint32_t second, std::vector<uint8_t>& out) {
@@ -319,7 +417,8 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
 
     // Pass 1: matches, literal runs and the histogram.
     Pass1 p1;
-    p1.reserve(size / 8 + 16);
+    thread_local KeptSteps kept_steps;
+    p1.steps = kept_steps.get(size / unit + 1);
     switch (unit) {
         case 1: find_matches<1>(data, size, layout, d0, d1, p1); break;
         case 3: find_matches<3>(data, size, layout, d0, d1, p1); break;
@@ -330,8 +429,6 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
     uint32_t dist_freq[k_dist_symbols] = {};
     const uint64_t extra_bits = p1.extra_bits;
     const uint64_t* dist_uses = p1.dist_uses;
-    const Match* matches = p1.matches.get();
-    const size_t match_count = p1.count;
     lit_freq[256] = 1;
 
     int dist_code[2] = {d0 ? dist_code_of(uint32_t(d0)) : 0, d1 ? dist_code_of(uint32_t(d1)) : 0};
@@ -427,74 +524,49 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
             if (s >= 16) w.put(rle[k].extra, k_rle_extra[s - 16]);
             w.flush();
         }
-        // A literal's code and length in one word: code | length << 16.
-        uint32_t lit_word[256];
-        for (int s = 0; s < 256; ++s) lit_word[s] = uint32_t(lit_code[s]) | uint32_t(lit_len[s]) << 16;
-        uint64_t match_tail[2];  // distance code + its extra bits, and their bit count
-        int match_tail_bits[2];
+        SymbolWords words;
+        for (int c = 0; c < 256; ++c) {
+            words.lit_code[c] = lit_code[c];
+            words.lit_bits[c] = lit_len[c];
+        }
+        // Every match as one word per (distance, length): the length code, its extra bits, the
+        // distance code and its extra bits (at most 14 + 5 + 15 + 13 bits). Slot 0 (a literal
+        // pixel) is the empty word that advances by one unit.
+        words.match_word[0] = 0;
+        words.match_bits[0] = 0;
+        words.match_advance[0] = uint16_t(unit);
         for (int k = 0; k < 2; ++k) {
             const int c = dist_code[k];
             const uint32_t d = k ? uint32_t(d1) : uint32_t(d0);
-            match_tail[k] = dist_codes[c] | uint64_t(d - k_dist_base[c]) << dist_len[c];
-            match_tail_bits[k] = dist_len[c] + k_dist_extra[c];
+            const uint64_t tail = dist_codes[c] | uint64_t(d - k_dist_base[c]) << dist_len[c];
+            const int tail_bits = dist_len[c] + k_dist_extra[c];
+            for (int len = 0; len <= k_max_match; ++len) {
+                const size_t slot = 1 + size_t(k) * (k_max_match + 1) + size_t(len);
+                if (len < 3) {  // never recorded
+                    words.match_word[slot] = 0;
+                    words.match_bits[slot] = 0;
+                    words.match_advance[slot] = uint16_t(unit);
+                    continue;
+                }
+                const LengthCode& lc = k_length_codes[size_t(len)];
+                const int head = lit_len[lc.symbol] + lc.extra_bits;
+                words.match_word[slot] = lit_code[lc.symbol] | uint64_t(lc.extra_value) << lit_len[lc.symbol] | tail << head;
+                words.match_bits[slot] = uint8_t(head + tail_bits);
+                words.match_advance[slot] = uint16_t(len);
+            }
         }
-        // The symbols, with the bit buffer in locals (a member buffer next to byte stores is
-        // reloaded after every store: bytes may alias it).
         uint8_t* o = w.release_flushed();
         uint64_t buf = 0;
         int used = 0;
         w.take_pending(buf, used);
-        auto put = [&](uint64_t bits, int count) {
-            buf |= bits << used;
-            used += count;
-        };
-        auto flush = [&]() {
-            store64(o, buf);
-            const int bytes = used >> 3;
-            o += bytes;
-            buf = bytes ? buf >> (bytes * 8) : buf;  // bytes <= 7 here
-            used &= 7;
-        };
-        auto put_literals = [&](const uint8_t* p, size_t n) {
-            size_t k = 0;
-            for (; k + 4 <= n; k += 4) {  // 4 x 14 bits + 7 left over fit one word
-                const uint32_t a = lit_word[p[k]], b = lit_word[p[k + 1]], c = lit_word[p[k + 2]], d = lit_word[p[k + 3]];
-                put(a & 0xFFFF, int(a >> 16));
-                put(b & 0xFFFF, int(b >> 16));
-                put(c & 0xFFFF, int(c >> 16));
-                put(d & 0xFFFF, int(d >> 16));
-                flush();
-            }
-            for (; k < n; ++k) {
-                const uint32_t a = lit_word[p[k]];
-                put(a & 0xFFFF, int(a >> 16));
-            }
-            flush();
-        };
-        // Every match as one word per (distance, length): the length code, its extra bits, the
-        // distance code and its extra bits (at most 14 + 5 + 15 + 13 bits).
-        std::vector<uint64_t> match_word(2 * (k_max_match + 1));
-        std::vector<uint8_t> match_bits(2 * (k_max_match + 1));
-        for (int k = 0; k < 2; ++k)
-            for (int len = 3; len <= k_max_match; ++len) {
-                const LengthCode& lc = k_length_codes[size_t(len)];
-                const int head = lit_len[lc.symbol] + lc.extra_bits;
-                match_word[size_t(k * (k_max_match + 1) + len)] =
-                    lit_code[lc.symbol] | uint64_t(lc.extra_value) << lit_len[lc.symbol] | match_tail[k] << head;
-                match_bits[size_t(k * (k_max_match + 1) + len)] = uint8_t(head + match_tail_bits[k]);
-            }
-        const uint8_t* p = data;
-        for (size_t mi = 0; mi < match_count; ++mi) {
-            const Match& m = matches[mi];
-            put_literals(p, m.literals);
-            p += m.literals;
-            const size_t slot = size_t(m.distance) * (k_max_match + 1) + m.length;
-            put(match_word[slot], match_bits[slot]);
-            flush();
-            p += m.length;
+        switch (unit) {
+            case 1: o = write_steps<1>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
+            case 3: o = write_steps<3>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
+            case 4: o = write_steps<4>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
+            default: o = write_steps<0>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
         }
-        put_literals(p, size_t(data + size - p));
-        put(lit_code[256], lit_len[256]);
+        buf |= uint64_t(lit_code[256]) << used;
+        used += lit_len[256];
         w.resume(o, buf, used);
         uint8_t* end = w.finish();
         // The size was computed from the same lengths; a difference is a bug here, and more
@@ -502,6 +574,7 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
         if (size_t(end - (out.data() + start)) != dynamic_bytes) std::abort();
         out.resize(size_t(end - out.data()));
     }
+    kept_steps.done();
     const uint32_t adler = uint32_t(libdeflate_adler32(1, data, size));
     out.push_back(uint8_t(adler >> 24));
     out.push_back(uint8_t(adler >> 16));

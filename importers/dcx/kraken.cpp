@@ -58,6 +58,14 @@ inline uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | be24(p + 
 inline uint32_t le16(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8; }
 inline uint32_t le24(const uint8_t* p) { return le16(p) | uint32_t(p[2]) << 16; }
 
+inline void copy16(uint8_t* d, const uint8_t* s) {
+#if defined(__SSE2__)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+#else
+    std::memcpy(d, s, 16);
+#endif
+}
+
 inline int zigzag(uint32_t v) { return (v & 1) ? -int((v + 1) >> 1) : int(v >> 1); }
 inline int bitlen(uint32_t x) { return x ? 32 - std::countl_zero(x) : 0; }
 
@@ -953,6 +961,17 @@ bool decode_rle(Ctx& c, const uint8_t* payload, size_t csize, size_t d, uint8_t*
         }
         if (lit > back - front) return c.fail(at(back), "RLE literal copy passes the command cursor");
         if (lit + runs > d - o) return c.fail(at(back), "RLE output exceeds the decoded size " + num(d));
+#if defined(__SSE2__)
+        // The one-byte commands (at most 15 literals and 15 run bytes) as one 16-byte step
+        // each, where the output and the literals have the room: no library call per command.
+        if ((lit | runs) < 16 && d - o >= 32 && back - front >= 16) {
+            copy16(dst + o, k + front);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + o + lit), _mm_set1_epi8(char(run)));
+            front += lit;
+            o += lit + runs;
+            continue;
+        }
+#endif
         std::memcpy(dst + o, k + front, lit);
         front += lit;
         o += lit;
@@ -1146,8 +1165,10 @@ inline uint64_t add_bytes8(uint64_t a, uint64_t b) {
 }
 
 // Bytes the fast command loop keeps free before the chunk end: its 16-byte steps may write
-// up to 15 bytes past a command's literals and match.
+// up to 15 bytes past a command's literals and match (up to 30 past a match in the
+// long-match form, whose first 32 bytes go unconditionally).
 constexpr size_t k_lz_margin = 32;
+
 
 // Mode 0 literals: d[i] = s[i] + ref[i] for i < lam, ref = d - r0 (r0 >= 8). The first 16
 // bytes go as two 8-byte steps whatever lam is (also for lam = 0: the match overwrites them),
@@ -1161,6 +1182,26 @@ inline void add8(uint8_t* d, const uint8_t* s, const uint8_t* ref) {
 #else
     store_le64(d, add_bytes8(load_le64(s), load_le64(ref)));
 #endif
+}
+inline void add16(uint8_t* d, const uint8_t* s, const uint8_t* ref) {
+#if defined(__SSE2__)
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ref));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm_add_epi8(a, b));
+#else
+    add8(d, s, ref);
+    add8(d + 8, s + 8, ref + 8);
+#endif
+}
+// The long-match form (see copy_match_long): the first 16 bytes as one 16-byte step when
+// r0 >= 16, which in the chunks that take this form is nearly always so.
+inline void add_literals_long(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_t lam, size_t r0) {
+    if (__builtin_expect(r0 >= 16, 1)) {
+        add16(d, s, ref);
+        for (size_t x = 16; x < lam; x += 16) add16(d + x, s + x, ref + x);
+        return;
+    }
+    for (size_t x = 0; x < 16 || x < lam; x += 8) add8(d + x, s + x, ref + x);
 }
 inline void add_literals(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_t lam, size_t r0) {
     add8(d, s, ref);
@@ -1188,7 +1229,7 @@ inline void add_literals(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_
 // A command's lam literals at d, in 16-byte steps that may write up to 15 bytes past d + lam
 // (the callers' limits leave that room): copied in raw mode (1), added to the bytes r0 back in
 // delta mode. Both LZ loops (checked and trusted) write literals through this.
-template <int Mode>
+template <int Mode, bool Long = false>
 __attribute__((always_inline)) inline void write_literals(uint8_t* d, const uint8_t* s, size_t lam, size_t r0) {
     if constexpr (Mode == 1) {
         std::memcpy(d, s, 16);
@@ -1199,6 +1240,8 @@ __attribute__((always_inline)) inline void write_literals(uint8_t* d, const uint
                 for (size_t x = 16; x < lam; x += 16) std::memcpy(d + x, s + x, 16);
             }
         }
+    } else if constexpr (Long) {
+        add_literals_long(d, s, d - r0, lam, r0);
     } else {
         add_literals(d, s, d - r0, lam, r0);
     }
@@ -1227,6 +1270,34 @@ inline void copy_match(uint8_t* d, const uint8_t* src, size_t mu, size_t delta) 
             x += 8;
         } while (x < mu);
     }
+}
+
+// The long-match form of copy_match, for chunks where many matches are longer than 16 bytes
+// (Elden Ring's emevd: a third of its matches, mostly 17-32 bytes at distances of 16 or more,
+// where copy_match's length test mispredicts): when delta >= 16 the first 32 bytes go as two
+// 16-byte steps whatever mu is, so a match of up to 32 bytes takes no length-dependent
+// branch; the rest in 16-byte steps. When delta < 16, 8-byte steps (at least 16 bytes). Each
+// step reads only bytes written before it (step size <= delta). May write up to 30 bytes
+// past mu.
+inline void copy_match_long(uint8_t* d, const uint8_t* src, size_t mu, size_t delta) {
+    if (__builtin_expect(delta >= 16, 1)) {
+        copy16(d, src);
+        copy16(d + 16, src + 16);
+        if (__builtin_expect(mu <= 32, 1)) return;
+        if (mu > 64 && delta >= mu) {  // long and not overlapping itself: the library's copy
+            std::memcpy(d, src, mu);
+            return;
+        }
+        size_t x = 32;
+        do {
+            copy16(d + x, src + x);
+            x += 16;
+        } while (x < mu);
+        return;
+    }
+    std::memcpy(d, src, 8);
+    std::memcpy(d + 8, src + 8, 8);
+    for (size_t x = 16; x < mu; x += 8) std::memcpy(d + x, src + x, 8);
 }
 
 struct LzState {
@@ -1322,7 +1393,7 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
 // before the chunk end (lz_execute: the last 16 commands of the chunk write at least 32 bytes
 // and all of them together no more than the chunk holds). Pointer-based and out of line so
 // that its state stays in registers. Same stopping rule and state as lz_fast.
-template <int Mode, bool CheckEnd>
+template <int Mode, bool CheckEnd, bool Long>
 __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, const size_t limit, const size_t W,
                                             const uint8_t* const cmd, const size_t nc, const uint8_t* const lit,
                                             const uint32_t* const dist, const uint32_t* const lens) {
@@ -1349,14 +1420,18 @@ __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, cons
         }
         if (delta > size_t(op - wbase) + lam) break;
         uint8_t* m = op + lam;
-        write_literals<Mode>(op, sp, lam, r0);
+        write_literals<Mode, Long>(op, sp, lam, r0);
         sp += lam;
         r2 = pick_ge(sel, 2, r1, r2);
         r1 = pick_ge(sel, 1, r0, r1);
         r0 = delta;
         dp += (sel + 1) >> 2;  // sel == 3
         lp = lq;
-        copy_match(m, m - delta, mu, delta);
+        if constexpr (Long) {
+            copy_match_long(m, m - delta, mu, delta);
+        } else {
+            copy_match(m, m - delta, mu, delta);
+        }
         op = m + mu;
     }
     (void)op_end;
@@ -1367,17 +1442,18 @@ __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, cons
 // True when the commands take exactly nd new distances and nl long lengths (KRAKEN.md 10.3:
 // selector 3, literal code 3, match code 15). Also gives the commands' short lengths summed
 // (literal codes 0-2 as themselves, match codes 0-14 as code + 2, match code 15 as its 14):
-// with the long lengths added, that is the output all commands write. A counting pass
+// with the long lengths added, that is the output all commands write, and the count of long
+// matches (match code 15: more than 16 bytes), which picks the copy form. A counting pass
 // (vectorisable, no ordering question) that lets the fast loop drop its per-command checks.
-bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl, size_t& short_sum) {
-    size_t need_d = 0, need_l = 0, sum = 0;
+bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl, size_t& short_sum, size_t& long_matches) {
+    size_t need_d = 0, need_l = 0, sum = 0, need_m = 0;
     size_t i = 0;
 #if defined(__SSE2__)
     // 16 commands per step: byte masks of the three conditions, summed by psadbw.
     const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
     const __m128i c0 = _mm_set1_epi8(char(0xC0)), m3 = _mm_set1_epi8(3), m3c = _mm_set1_epi8(0x3C);
     const __m128i m0f = _mm_set1_epi8(0x0F), two = _mm_set1_epi8(2);
-    __m128i acc_d = zero, acc_l = zero, acc_s = zero;
+    __m128i acc_d = zero, acc_l = zero, acc_s = zero, acc_m = zero;
     for (; i + 16 <= nc; i += 16) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cmd + i));
         const __m128i d = _mm_cmpeq_epi8(_mm_max_epu8(v, c0), v);  // v >= 0xC0
@@ -1385,6 +1461,7 @@ bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl, size_t
         const __m128i l2 = _mm_cmpeq_epi8(_mm_and_si128(v, m3c), m3c);
         acc_d = _mm_add_epi64(acc_d, _mm_sad_epu8(_mm_and_si128(d, one), zero));
         acc_l = _mm_add_epi64(acc_l, _mm_sad_epu8(_mm_sub_epi8(zero, _mm_add_epi8(l1, l2)), zero));
+        acc_m = _mm_add_epi64(acc_m, _mm_sad_epu8(_mm_sub_epi8(zero, l2), zero));
         // lc (0 when 3) + mc + 2 (14 when 15: mc + 2 - 3); l1/l2 are -1 where long.
         const __m128i lc = _mm_andnot_si128(l1, _mm_and_si128(v, m3));
         const __m128i mc = _mm_and_si128(_mm_srli_epi16(v, 2), m0f);
@@ -1398,15 +1475,19 @@ bool lz_counts_match(const uint8_t* cmd, size_t nc, size_t nd, size_t nl, size_t
     need_l = size_t(t[0] + t[1]);
     _mm_store_si128(reinterpret_cast<__m128i*>(t), acc_s);
     sum = size_t(t[0] + t[1]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(t), acc_m);
+    need_m = size_t(t[0] + t[1]);
 #endif
     for (; i < nc; ++i) {
         const unsigned b = cmd[i];
         const unsigned lc = b & 3, mc = (b >> 2) & 15;
         need_d += b >= 0xC0;
         need_l += size_t(lc == 3) + size_t(mc == 15);
+        need_m += size_t(mc == 15);
         sum += (lc == 3 ? 0 : lc) + (mc == 15 ? 14 : mc + 2);
     }
     short_sum = sum;
+    long_matches = need_m;
     return need_d == nd && need_l == nl;
 }
 
@@ -1537,20 +1618,24 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
     // the lengths and distances there are, only the output end and the window are checked per
     // command; literals are checked once afterwards, and if they ran out the chunk is decoded
     // again from its start by the checked loops below (which then report the precise error).
-    size_t short_sum = 0;
-    if (E - o > k_lz_margin && lz_counts_match(cmd, nc, nd, nl, short_sum) && lz_distances_valid(dist, nd)) {
+    size_t short_sum = 0, long_matches = 0;
+    if (E - o > k_lz_margin && lz_counts_match(cmd, nc, nd, nl, short_sum, long_matches) && lz_distances_valid(dist, nd)) {
         LzFast f{o, li, di, ni, r0, r1, r2};
         // Commands [0, nc - 16) without the output-end check when all commands together write
         // no more than the chunk holds: the last 16 write at least 2 bytes each, so the ones
         // before end at least 32 bytes (k_lz_margin) before the chunk end.
         static_assert(2 * k_lz_tail >= k_lz_margin);
+        // The long-match copy form when more than one command in 8 has a match of over 16
+        // bytes (emevd: 36%; the character binders: 2-4%, where the short form is faster).
+        const bool long_form = long_matches * 8 > nc;
         size_t cj = 0;
         bool all_before_tail = true;  // phase A skipped, or it ran every command it was given
         if (nc > k_lz_tail && uint64_t(short_sum) + lz_sum(lens, nl) <= uint64_t(E - o)) {
-            cj = lz_trusted<Mode, false>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens);
+            cj = long_form ? lz_trusted<Mode, false, true>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens)
+                           : lz_trusted<Mode, false, false>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens);
             all_before_tail = cj == nc - k_lz_tail;
         }
-        if (all_before_tail) cj += lz_trusted<Mode, true>(f, out, E - k_lz_margin, W, cmd + cj, nc - cj, lit, dist, lens);
+        if (all_before_tail) cj += lz_trusted<Mode, true, false>(f, out, E - k_lz_margin, W, cmd + cj, nc - cj, lit, dist, lens);
         if (f.li <= nlit) {
             ci = cj;
             o = f.o, li = f.li, di = f.di, ni = f.ni, r0 = f.r0, r1 = f.r1, r2 = f.r2;

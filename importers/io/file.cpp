@@ -74,33 +74,27 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const void* da
 
 std::string sanitize_member_path(std::string_view name) {
     // Split on both separators; drop drive letters ("N:"), empty, "." and ".." components.
-    std::vector<std::string> parts;
-    std::string cur;
-    auto flush = [&] {
-        std::string p;
+    // One pass over views of the components (a binder index names thousands of members: the
+    // character-by-character strings of each component were 4% of `drape convert`).
+    std::string out, p;
+    out.reserve(name.size());
+    size_t start = 0;
+    for (size_t i = 0; i <= name.size(); ++i) {
+        if (i < name.size() && name[i] != '\\' && name[i] != '/') continue;
+        const std::string_view cur = name.substr(start, i - start);
+        start = i + 1;
+        p.clear();
         for (char c : cur) {
             unsigned char u = static_cast<unsigned char>(c);
             if (u < 0x20 || u == 0x7F) continue;  // NUL and control characters
-            if (c == '<' || c == '>' || c == ':' || c == '"' || c == '|' || c == '?' || c == '*') {
-                p += '_';
-                continue;
-            }
-            p += c;
+            if (c == '<' || c == '>' || c == ':' || c == '"' || c == '|' || c == '?' || c == '*') c = '_';
+            p.push_back(c);
         }
         // Trailing dots and spaces are not portable (Windows strips them).
         while (!p.empty() && (p.back() == '.' || p.back() == ' ')) p.pop_back();
-        bool drive = cur.size() == 2 && cur[1] == ':' && parts.empty();
-        if (!p.empty() && p != "." && p != ".." && !drive) parts.push_back(p);
-        cur.clear();
-    };
-    for (char c : name) {
-        if (c == '\\' || c == '/') flush();
-        else cur += c;
-    }
-    flush();
-    std::string out;
-    for (auto& p : parts) {
-        if (!out.empty()) out += '/';
+        const bool drive = cur.size() == 2 && cur[1] == ':' && out.empty();  // the first component kept
+        if (p.empty() || p == "." || p == ".." || drive) continue;
+        if (!out.empty()) out.push_back('/');
         out += p;
     }
     return out.empty() ? "unnamed" : out;

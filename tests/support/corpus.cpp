@@ -31,10 +31,13 @@ namespace {
 // named folder (a converted er/game, a baked c5000) must not delete each other's files, so every
 // process has its own root, removed when it exits (DRAPE_KEEP_SCRATCH=1 keeps it for a look).
 const std::filesystem::path& process_scratch_root() {
-    static const std::filesystem::path root = [] {
-        auto r = std::filesystem::path(DRAPE_BINARY_DIR) / "test-scratch" / ("p" + std::to_string(::getpid()));
+    // Never destroyed: the exit handler below runs after the static destructors of objects
+    // constructed after its registration, and this path is one of them (its initialiser
+    // registers the handler), so a static path would be freed before the handler reads it.
+    static const std::filesystem::path* const root = [] {
+        auto* r = new std::filesystem::path(std::filesystem::path(DRAPE_BINARY_DIR) / "test-scratch" / ("p" + std::to_string(::getpid())));
         std::error_code ec;
-        std::filesystem::remove_all(r, ec);  // a stale root of an earlier process with this pid
+        std::filesystem::remove_all(*r, ec);  // a stale root of an earlier process with this pid
         std::atexit([] {
             const char* keep = std::getenv("DRAPE_KEEP_SCRATCH");
             if (keep && *keep && std::string(keep) != "0") return;
@@ -43,7 +46,7 @@ const std::filesystem::path& process_scratch_root() {
         });
         return r;
     }();
-    return root;
+    return *root;
 }
 }  // namespace
 

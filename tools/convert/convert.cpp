@@ -2,6 +2,8 @@
 #include "drape/convert/convert.h"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -9,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "drape/dcx/dcx.h"
 #include "drape/flver/flver.h"
 #include "drape/game/containers.h"
 #include "drape/io/file.h"
@@ -85,25 +88,63 @@ Classified classify(const std::string& file_name) {
     return c;
 }
 
-// The material_key of every material path the items' models name (first FLVER of each model
-// file, as convert_item takes it); unreadable models add nothing (their item reports them).
-std::vector<std::string> material_names_of(const std::vector<ItemInputs>& work, const dcx::DecodeOptions& dcx) {
-    std::set<std::string> keys;
-    for (const auto& g : work) {
-        if (g.model.empty()) continue;
-        auto bytes = read_file(g.model);
-        if (!bytes) continue;
-        std::vector<Error> errors;
-        const auto members = game::open_members_lenient(*bytes, g.model.filename().string(), dcx, errors);
-        for (const auto& m : members) {
-            if (!flver::is_flver(m.bytes)) continue;
-            if (auto model = flver::read_flver(m.bytes))
-                for (const auto& mat : model->materials)
-                    if (!mat.mtd.empty()) keys.insert(matbin::material_key(mat.mtd));
-            break;
+// The pre-pass, on the pool's threads: every item's model file opened (read, unpacked, first
+// FLVER parsed), the material_key of every material path each names collected (only those
+// MATBINs/MTDs are indexed), and the opened model kept for its item within the budget; beside
+// them, each material binder read and DCX-decompressed (`binders`: the bytes for
+// MaterialLibrary::add_bytes, or the error add_file would have given), which was 10% of a
+// one-job run on one thread before any item could start. Unreadable models add nothing (their
+// item reports them).
+std::vector<std::string> open_models(const std::vector<ItemInputs>& work, const std::vector<fs::path>& libraries, const dcx::DecodeOptions& dcx,
+                                     uint64_t budget, JobPool& pool, std::vector<std::unique_ptr<OpenedModel>>& opened,
+                                     std::vector<Result<std::vector<uint8_t>>>& binders) {
+    std::vector<std::set<std::string>> keys(work.size());
+    opened.clear();
+    opened.resize(work.size());
+    binders.assign(libraries.size(), std::vector<uint8_t>{});
+    std::atomic<uint64_t> held{0};
+    // The binders first: the bigger tasks start first.
+    pool.run_items(libraries.size() + work.size(), [&](size_t task) {
+        if (task < libraries.size()) {
+            const fs::path& lib = libraries[task];
+            try {
+                auto bytes = read_file(lib);
+                if (bytes && dcx::is_dcx(*bytes)) {
+                    auto d = dcx::decompress(*bytes, dcx);
+                    if (!d) bytes = std::move(d).error().within(lib.filename().string());
+                    else bytes = std::move(*d);
+                }
+                binders[task] = std::move(bytes);
+            } catch (const std::exception& e) {
+                binders[task] = make_error(std::string("internal error: ") + e.what(), "convert.materials").within(lib.filename().string());
+            }
+            return;
         }
-    }
-    return {keys.begin(), keys.end()};
+        const size_t i = task - libraries.size();
+        const ItemInputs& g = work[i];
+        if (g.model.empty()) return;
+        try {
+            auto bytes = read_file(g.model);
+            if (!bytes) return;
+            std::error_code ec;
+            const std::string label = fs::relative(g.model, g.base.empty() ? "." : g.base, ec).generic_string();
+            auto o = std::make_unique<OpenedModel>(open_model(std::move(*bytes), label, dcx));
+            if (o->model && *o->model)
+                for (const auto& mat : (*o->model)->materials)
+                    if (!mat.mtd.empty()) keys[i].insert(matbin::material_key(mat.mtd));
+            const uint64_t cost = 2 * o->held_bytes();
+            if (held.fetch_add(cost) + cost <= budget) opened[i] = std::move(o);
+            else held.fetch_sub(cost);
+        } catch (...) {
+            // What the readers cannot report as a value (an allocation refused for a hostile
+            // size): the item opens its model itself and fails alone, with its one-line error.
+            keys[i].clear();
+            opened[i].reset();
+        }
+    });
+    std::set<std::string> all;
+    for (auto& k : keys) all.merge(k);
+    return {all.begin(), all.end()};
 }
 
 bool wanted(const Options& o, const std::string& key) {
@@ -249,13 +290,21 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     std::mutex progress_mutex;
     size_t done = 0;
     SharedCache cache;
+    JobPool pool(jobs);
     const auto materials_t0 = std::chrono::steady_clock::now();
     // Only the definitions the items' FLVERs name are kept (the rest of the binders is dropped
-    // once indexed): a name pre-pass over the models.
-    if (!material_libraries.empty()) cache.materials.keep_only(material_names_of(work, per_job.dcx));
-    for (const auto& lib : material_libraries)
-        if (auto a = cache.materials.add_file(lib, per_job.dcx); !a)
-            report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());
+    // once indexed): a name pre-pass over the models, whose opened models the items then take.
+    std::vector<std::unique_ptr<OpenedModel>> opened;
+    std::vector<Result<std::vector<uint8_t>>> binders;
+    std::vector<std::string> names = open_models(work, material_libraries, per_job.dcx, options.opened_model_budget, pool, opened, binders);
+    if (!material_libraries.empty()) cache.materials.keep_only(std::move(names));
+    for (size_t k = 0; k < material_libraries.size(); ++k) {
+        const fs::path& lib = material_libraries[k];
+        Result<void> a = binders[k] ? cache.materials.add_bytes(std::move(*binders[k]), lib.filename().string(), per_job.dcx)
+                                    : Result<void>(binders[k].error());
+        binders[k] = std::vector<uint8_t>{};  // indexed: the decompressed binder is dropped
+        if (!a) report.skipped.push_back(fs::relative(lib, base.empty() ? "." : base, ec).generic_string() + ": " + a.error().to_string());
+    }
     report.material_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - materials_t0).count();
     // The biggest items start first (their fan-out then finds the other threads idle sooner);
     // results keep the folder order.
@@ -272,7 +321,6 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
         for (const auto& p : work[i].clip_anibnds) weight[i] += size_of(p);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
-    JobPool pool(jobs);
     cache.pool = &pool;
     pool.run_items(work.size(), [&](size_t k) {
         const size_t i = order[k];
@@ -282,7 +330,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
         // cannot (an allocation refused for a hostile size, a task of the item that threw on
         // another thread) fails this item alone, with its one-line error.
         try {
-            r = convert_item(work[i], out, per_job, cache);
+            r = convert_item(work[i], out, per_job, cache, opened[i].get());
         } catch (const std::exception& e) {
             r = ItemResult{};
             r.name = work[i].name;
@@ -294,6 +342,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
             r.folder = work[i].folder;
             r.error = "internal error: an exception that is not a std::exception";
         }
+        opened[i].reset();  // what the item left of its opened model
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
         report.items[i] = std::move(r);
         std::lock_guard<std::mutex> lock(progress_mutex);

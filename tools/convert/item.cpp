@@ -180,7 +180,27 @@ Result<std::vector<uint8_t>> read_input(ItemResult& r, const ItemInputs& in, con
 
 }  // namespace
 
-ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options& options, SharedCache& cache) {
+uint64_t OpenedModel::held_bytes() const {
+    uint64_t n = 0;
+    for (const auto& m : members) n += m.bytes.size();
+    return n;
+}
+
+OpenedModel open_model(std::vector<uint8_t> file, const std::string& label, const dcx::DecodeOptions& dcx) {
+    OpenedModel o;
+    o.file_bytes = file.size();
+    o.members = game::open_members_lenient(file, label, dcx, o.errors);
+    file = {};
+    for (size_t i = 0; i < o.members.size(); ++i)
+        if (flver::is_flver(o.members[i].bytes)) {
+            o.flver = i;
+            o.model = flver::read_flver(o.members[i].bytes);
+            break;
+        }
+    return o;
+}
+
+ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options& options, SharedCache& cache, OpenedModel* opened) {
     ItemResult r;
     r.name = in.name;
     r.folder = in.folder;
@@ -208,26 +228,31 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     std::vector<game::Member> members;
     std::optional<flver::Model> model;
     if (!in.model.empty()) {
-        auto bytes = read_input(r, in, in.model);
-        if (!bytes) return fail(bytes.error());
-        std::vector<Error> errors;
-        members = game::open_members_lenient(*bytes, rel(in, in.model), options.dcx, errors);
-        bytes->clear();
+        OpenedModel own;
+        if (opened) {  // opened by the pre-pass: counted as read here
+            r.inputs.push_back(rel(in, in.model));
+            r.input_bytes += opened->file_bytes;
+        } else {
+            auto bytes = read_input(r, in, in.model);
+            if (!bytes) return fail(bytes.error());
+            own = open_model(std::move(*bytes), rel(in, in.model), options.dcx);
+            opened = &own;
+        }
+        members = std::move(opened->members);
+        const std::vector<Error> errors = std::move(opened->errors);
         for (const auto& e : errors) r.warnings.push_back("skipped: " + e.to_string());
-        const game::Member* fm = nullptr;
-        for (const auto& m : members)
-            if (flver::is_flver(m.bytes)) {
-                if (!fm) fm = &m;
-                else r.warnings.push_back(m.name + ": another FLVER in the binder; not converted");
-            }
-        if (!fm) {
+        if (opened->flver == SIZE_MAX) {
             if (!errors.empty()) return fail(errors.front());
             return fail(make_error("no FLVER inside", "convert.model").within(rel(in, in.model)));
         }
+        const game::Member& fm = members[opened->flver];
+        for (size_t i = opened->flver + 1; i < members.size(); ++i)
+            if (flver::is_flver(members[i].bytes)) r.warnings.push_back(members[i].name + ": another FLVER in the binder; not converted");
         clock.lap("unpack");
-        auto m = flver::read_flver(fm->bytes);
-        if (!m) return fail(std::move(m.error().within(leaf_name(fm->name)).within(rel(in, in.model))));
+        Result<flver::Model>& m = *opened->model;
+        if (!m) return fail(std::move(m.error().within(leaf_name(fm.name)).within(rel(in, in.model))));
         model = std::move(*m);
+        opened->model.reset();
         clock.lap("flver");
     }
 
@@ -316,9 +341,14 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     // ---- skeleton and clips -------------------------------------------------------------
     std::optional<havok::Skeleton> skeleton;
     std::vector<anim::Clip> clips;
+    // The anibnd's members are read and decoded on the pool's idle threads too (c5000's 66 clips
+    // were one thread's work while the other job had finished).
+    anim::ParallelFor members_in_parallel;
+    if (cache.pool && cache.pool->threads() > 1)
+        members_in_parallel = [&cache](size_t n, const std::function<void(size_t)>& task) { cache.pool->parallel_for(n, task); };
     if (!in.main_anibnd.empty()) {
         if (auto b = read_input(r, in, in.main_anibnd)) {
-            auto set = anim::read_clip_set(*b, rel(in, in.main_anibnd), options.dcx);
+            auto set = anim::read_clip_set(*b, rel(in, in.main_anibnd), options.dcx, members_in_parallel);
             if (!set) {
                 r.warnings.push_back(set.error().to_string());
             } else {
@@ -337,7 +367,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             r.warnings.push_back(b.error().to_string());
             continue;
         }
-        auto set = anim::read_clip_set(*b, rel(in, p), options.dcx);
+        auto set = anim::read_clip_set(*b, rel(in, p), options.dcx, members_in_parallel);
         if (!set) {
             r.warnings.push_back(set.error().to_string());
             continue;

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "drape/convert/convert.h"
+#include "drape/flver/flver.h"
+#include "drape/game/containers.h"
 #include "drape/havok/animation.h"
 #include "drape/io/error.h"
 #include "drape/matbin/matbin.h"
@@ -43,7 +45,23 @@ struct SharedCache {
     matbin::MaterialLibrary materials;
 };
 
-ItemResult convert_item(const ItemInputs& in, const std::filesystem::path& out, const Options& options, SharedCache& cache);
+// An item's model file read, unpacked (binder layers, DCX) and its first FLVER parsed: once, by
+// convert_folder's material-name pre-pass, which hands it to the item (no second decompression
+// and parse of the model).
+struct OpenedModel {
+    uint64_t file_bytes = 0;           // size of the model file as read
+    std::vector<game::Member> members;  // every member, decompressed
+    std::vector<Error> errors;          // layers that could not be opened (skipped)
+    size_t flver = SIZE_MAX;            // index of the first FLVER member, SIZE_MAX = none
+    std::optional<Result<flver::Model>> model;  // that FLVER parsed (empty when there is none)
+    uint64_t held_bytes() const;        // decompressed member bytes (what keeping it costs, roughly)
+};
+OpenedModel open_model(std::vector<uint8_t> file, const std::string& label, const dcx::DecodeOptions& dcx);
+
+// Converts one item. `opened`, when given, is its model file already opened by open_model (the
+// item takes its contents); otherwise the item reads and opens the model file itself.
+ItemResult convert_item(const ItemInputs& in, const std::filesystem::path& out, const Options& options, SharedCache& cache,
+                        OpenedModel* opened = nullptr);
 nlohmann::ordered_json item_json(const ItemResult& r);
 
 // Writes `path` through a temporary file in the same folder and a rename, so that an

@@ -19,6 +19,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -74,6 +75,19 @@ public:
     // A PNG embedded in the buffer; returns the image index.
     int add_png_image(const std::string& name, std::span<const uint8_t> png);
 
+    // Bulk elements as JSON text (the clip builder: tens of thousands of accessors, samplers and
+    // channels, which as nlohmann objects made building, dumping and freeing the tree half of
+    // `drape convert`'s glTF time). `element` is one complete JSON value, written as given after
+    // the tree's own elements of that array; returns its index in the array. Once an array has
+    // text elements, add_accessor/add_view (for "accessors") append as text too, and the tree's
+    // own array must not grow directly (json()["accessors"].push_back): glb() and write_glb()
+    // throw std::logic_error when it did. json() does not show text elements; from_glb of the
+    // written bytes does.
+    int append_accessor_text(std::string_view element);
+    int append_animation_text(std::string_view element);
+    size_t accessor_count() const;   // tree + text
+    size_t animation_count() const;  // tree + text
+
     // Index of the node / mesh of that name, -1 when none (first match).
     int node_by_name(const std::string& name) const;
     int mesh_by_name(const std::string& name) const;
@@ -94,9 +108,20 @@ public:
     static Result<GltfDocument> from_glb(Bytes data);
 
 private:
-    int add_accessor_bytes(const void* data, size_t bytes, size_t count, int component_type, const char* type, int target);
+    // Elements of a top-level array kept as text: `text` is the elements joined by commas; they
+    // follow the first `tree_base` elements of the tree's array.
+    struct TextTail {
+        std::string text;
+        size_t count = 0, tree_base = 0;
+    };
+    int append_text(const char* array, TextTail& tail, std::string_view element);
+    int push_accessor(nlohmann::json accessor);
+    std::string json_text(int indent, const std::string& uri) const;
+    int add_accessor_bytes(const void* data, size_t bytes, size_t count, int component_type, const char* type, int target,
+                           const float* min = nullptr, const float* max = nullptr);
     nlohmann::json m_json;
     std::vector<uint8_t> m_bin;
+    TextTail m_text_accessors, m_text_animations;
 };
 
 }  // namespace drape::exporters

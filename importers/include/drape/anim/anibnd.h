@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,11 @@ std::string clip_name_from_path(std::string_view path);
 // `name` names the input in errors and is the clip name of a single file. The call fails only
 // when the container itself is unreadable; member errors go to ClipSet::failures.
 Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::DecodeOptions& dcx_options = {});
+// The same, the Havok members read and their clips decoded as parallel_for(n, task) runs them
+// (task(i) for every i in [0, n), on any threads; it returns once all ran). The set is the same
+// whatever the threads: each member's clips, skeletons and failures are merged in binder order.
+using ParallelFor = std::function<void(size_t, const std::function<void(size_t)>&)>;
+Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::DecodeOptions& dcx_options, const ParallelFor& parallel_for);
 
 // The failure of the member that holds the set's skeleton (a member named skeleton*.hkx), when
 // that member did not read; nullptr otherwise. Lets a caller say why a binder that has a

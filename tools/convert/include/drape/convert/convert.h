@@ -44,6 +44,10 @@ struct Options {
     // bake_clip names the clip (empty: the first; a sway of the root when the model has none).
     bool bake = false;
     std::string bake_clip;
+    // The material-name pre-pass opens every item's model (decompressed members + parsed FLVER)
+    // and hands it to its item; what it keeps meanwhile is bounded by this many bytes (members
+    // counted twice for the parsed model). An item beyond it opens its model again itself.
+    uint64_t opened_model_budget = 96ull << 20;
 };
 
 // One converted (or failed) character, part, or other group of files.
@@ -73,7 +77,7 @@ struct Report {
     uint64_t input_bytes = 0;
     double seconds = 0;
     unsigned jobs = 1;
-    double material_seconds = 0;  // reading and indexing the MATBIN / MTD binders, once per run
+    double material_seconds = 0;  // the model pre-pass (every item's model opened, on the jobs) and indexing the MATBIN / MTD binders, once per run
 
     size_t failed() const;
     // 0: every item converted; 1: some failed (or nothing was found to convert).
