@@ -270,8 +270,14 @@ TEST_CASE("bake runtime: Blender plays c5000 baked and unbaked to the same frame
             }
         }
         CHECK(others == 16);
+        // The farthest is the rider's mantle (Kngiht_Mant, c5000_BD_Mant): from its skinned shape,
+        // spread behind the rider, it falls and slides down the boar's body capsules, as far as
+        // its local range lets it (the file's maximum distances reach 3.43 m); measured 1.71 m at
+        // frame 10 and 2.10 m at frame 25 (the runtime alone, driven the same way: 2.1-2.2 m
+        // after 40-55 steps, 3.8 m after 300, with no link stretched past 0.85).
         MESSAGE("c5000 frame " << (f ? 25 : 10) << ": cloth meshes up to " << cloth_max << " m from their skinned place");
         CHECK(cloth_max > 0.01);
+        CHECK(cloth_max < 2.6);
     }
 }
 

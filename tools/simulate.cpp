@@ -147,7 +147,9 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
                 const auto& s = (*stats)[i];
                 std::cout << (i ? ", " : "") << "{\"cloth\": " << json_string(s.cloth) << ", \"sim\": " << json_string(s.sim)
                           << ", \"particles\": " << s.particles << ", \"steps\": " << s.steps << ", \"finite\": " << (s.finite ? "true" : "false")
-                          << ", \"max_link_stretch\": " << s.max_link_stretch << ", \"max_penetration_m\": " << s.max_penetration_m
+                          << ", \"max_link_stretch\": " << s.max_link_stretch << ", \"max_link_stretch_step\": " << s.max_link_stretch_step
+                          << ", \"max_link_particles\": [" << s.max_link_particles[0] << ", " << s.max_link_particles[1] << "]"
+                          << ", \"max_penetration_m\": " << s.max_penetration_m
                           << ", \"max_isolated_penetration_m\": " << s.max_isolated_penetration_m << ", \"max_pinned_error_m\": " << s.max_pinned_error_m << ", \"ns_per_step\": " << s.ns_per_step
                           << ", \"simulated\": " << (s.simulated ? "true" : "false") << "}";
             }
@@ -155,7 +157,8 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
         } else {
             for (const auto& s : *stats)
                 std::cout << s.cloth << " / " << s.sim << ": " << s.particles << " particles, " << s.steps << " steps, "
-                          << (s.finite ? "finite" : "NOT FINITE") << ", max link stretch " << s.max_link_stretch << ", max penetration "
+                          << (s.finite ? "finite" : "NOT FINITE") << ", max link stretch " << s.max_link_stretch << " (step " << s.max_link_stretch_step
+                          << ", particles " << s.max_link_particles[0] << "-" << s.max_link_particles[1] << "), max penetration "
                           << s.max_penetration_m << " m (" << s.max_isolated_penetration_m << " m clear of other collidables), pinned error " << s.max_pinned_error_m << " m, " << s.ns_per_step << " ns/step"
                           << (s.simulated ? "" : " (no simulate kernel in this build)") << "\n";
         }

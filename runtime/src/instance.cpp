@@ -300,6 +300,15 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
                 if (di.has_normals) from.n = di.n;
                 if (di.has_tangents) from.t = di.t;
                 if (c.from_buffer != c.to_buffer) run_convert(from, to);
+                // No vertices from the engine: the file's own skin of the mesh (its `_Skin` state)
+                // stands in for the engine's, so the rest of the state reads the skinned mesh.
+                if (!di.has_positions && c.from_buffer != c.to_buffer)
+                    for (uint32_t oi : c.display_skins) {
+                        const Operator& skin = m.operators[oi];
+                        const DeformOp& d = m.deforms[skin.payload];
+                        if (skin.kind == OpKind::object_space_skin) run_object_space_skin(d, inst.transforms, to, inst.scratch);
+                        else run_bone_space_skin(d, inst.transforms, to, inst.scratch);
+                    }
                 break;
             }
             case OpKind::output_convert: {

@@ -694,6 +694,22 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
         }
         m.states.push_back(std::move(state));
     }
+    // The display skins of each input conversion (ConvertOp::display_skins): the `_Skin` state's
+    // skins of its user buffer, when the shadow holds every vertex they write.
+    for (const State& st : m.states) {
+        if (st.name != "_Skin") continue;
+        for (const Operator& op : m.operators) {
+            if (op.kind != OpKind::input_convert) continue;
+            ConvertOp& c = m.converts[op.payload];
+            if (m.buffers[c.to_buffer].num_vertices < m.buffers[c.from_buffer].num_vertices) continue;
+            for (uint32_t oi : st.operators) {
+                const Operator& skin = m.operators[oi];
+                if ((skin.kind == OpKind::object_space_skin || skin.kind == OpKind::bone_space_skin) &&
+                    m.deforms[skin.payload].output_buffer == c.from_buffer)
+                    c.display_skins.push_back(oi);
+            }
+        }
+    }
     std::sort(m.driven_bones.begin(), m.driven_bones.end());
     m.driven_bones.erase(std::unique(m.driven_bones.begin(), m.driven_bones.end()), m.driven_bones.end());
     return true;

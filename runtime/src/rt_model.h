@@ -121,6 +121,12 @@ struct GatherOp {
 
 struct ConvertOp {
     uint32_t from_buffer = 0, to_buffer = 0;  // input: user -> shadow; output: shadow -> user
+    // Input conversions only: the skin operators (operator indices, object or bone space, in
+    // state order) of the file's `_Skin` state that write the user buffer. When the engine hands
+    // no display vertices, the conversion runs them into the shadow after the copy, so the
+    // vertices no operator of the simulated state writes are the skinned mesh (seed 000: the game
+    // hands the cloth the mesh it has skinned) instead of the previous step's output.
+    std::vector<uint32_t> display_skins;
 };
 
 struct VertexFramesOp {

@@ -362,7 +362,11 @@ Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const 
                     const float* a = &ps.xyz[size_t(ps.links[l][0]) * 3];
                     const float* b = &ps.xyz[size_t(ps.links[l][1]) * 3];
                     const float d = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-                    if (ps.rest[l] > 1e-6f) st.max_link_stretch = std::max(st.max_link_stretch, (d - ps.rest[l]) / ps.rest[l]);
+                    if (ps.rest[l] > 1e-6f && (d - ps.rest[l]) / ps.rest[l] > st.max_link_stretch) {
+                        st.max_link_stretch = (d - ps.rest[l]) / ps.rest[l];
+                        st.max_link_stretch_step = step;
+                        st.max_link_particles[0] = ps.links[l][0], st.max_link_particles[1] = ps.links[l][1];
+                    }
                 }
                 if (!ps.pinned.empty()) {
                     ps.ref_xyz.resize(size_t(drape_cloth_buffer_vertex_count(file.get(), c, ps.ref_buffer)) * 3);

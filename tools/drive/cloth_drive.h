@@ -49,6 +49,10 @@ struct SimStats {
     uint32_t particles = 0, steps = 0;
     bool finite = true;               // every position finite after every step
     float max_link_stretch = 0;       // largest (length - rest) / rest of a standard/stretch link over the run
+    // Where it was: the step (0-based) and the link's two particles (particle_a, particle_b as
+    // stored), for finding what drives it (drape simulate --json prints them).
+    uint32_t max_link_stretch_step = 0;
+    uint32_t max_link_particles[2] = {0, 0};
     float max_penetration_m = 0;      // deepest particle inside a file collidable it collides with (after a step)
     // The same among particles clear of every other collidable they collide with (farther than
     // their radius + 1e-5 m from its hull): a particle wedged where two collidables overlap is

@@ -159,7 +159,11 @@ DRAPE_API drape_result drape_instance_set_buffer_matrices(drape_instance* instan
                                                           const float* world_from_mesh, const float* mesh_from_world);
 /* Display vertices the engine has already skinned (seed 000: the game hands the cloth the mesh
  * it has skinned; the input-convert operators read them). xyz triples in mesh space, `count`
- * must equal the buffer's vertex count; normals/tangents may be NULL. Kept until replaced. */
+ * must equal the buffer's vertex count; normals/tangents may be NULL. Kept until replaced.
+ * Until a buffer's positions are handed in, its input conversion skins the buffer itself with
+ * the file's own skin of that mesh (the skin operators of the cloth data's `_Skin` state, the
+ * same bones and weights as the model's), at the cost of one display skin per step; a buffer
+ * that state does not skin gets the buffer's previous output. */
 DRAPE_API drape_result drape_instance_set_display_vertices(drape_instance* instance, uint32_t buffer, uint32_t count,
                                                            const float* positions, const float* normals,
                                                            const float* tangents);
