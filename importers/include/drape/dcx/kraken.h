@@ -13,8 +13,7 @@ namespace drape::kraken {
 // 0x4C, without the zero padding): left-over input is an error. Never writes outside `out`
 // (on failure its contents are unspecified). Blocks whose header sets the restart bit start
 // independent runs of blocks, decoded in parallel on up to `jobs` threads (0 = every core,
-// 1 = sequential; a run of one two-chunk block is split between its chunks: the second
-// chunk's arrays decode while the first chunk runs, its LZ phase after it); the result is the same for every `jobs`, including which error is reported
+// 1 = sequential); the result is the same for every `jobs`, including which error is reported
 // (the first in stream order). Thread-safe: no shared state between calls.
 //
 // Errors: Error::offset is the byte offset in `in`; Error::field names where decoding failed:
