@@ -1,6 +1,7 @@
 // The fast zlib encoder of fast_deflate.h: matches at two fixed distances, one dynamic
 // Huffman block sized exactly before it is written, stored blocks when those are smaller.
 #include "drape/exporters/fast_deflate.h"
+#include "kept_buffer.h"
 
 #include <libdeflate.h>
 
@@ -244,27 +245,7 @@ struct Pass1 {
     size_t count = 0;
 };
 
-// Memory a thread keeps between calls, up to k_keep_bytes (larger requests are allocated and
-// freed per call): encoding texture after texture then pays no page faults for fresh
-// multi-megabyte buffers, which glibc maps and unmaps per call at these sizes (about 1,100
-// faults per 1024^2 RGB texture, 12% of its encoding time, between this and png.cpp's).
-constexpr size_t k_keep_bytes = size_t(16) << 20;
-struct KeptSteps {
-    std::unique_ptr<uint16_t[]> kept, once;
-    size_t kept_count = 0;
-    uint16_t* get(size_t n) {
-        if (n * sizeof(uint16_t) > k_keep_bytes) {
-            once.reset(new uint16_t[n]);
-            return once.get();
-        }
-        if (kept_count < n) {
-            kept.reset(new uint16_t[n]);
-            kept_count = n;
-        }
-        return kept.get();
-    }
-    void done() { once.reset(); }
-};
+using KeptSteps = image_detail::KeptBuffer<uint16_t>;  // per thread, see kept_buffer.h
 
 // Unit: bytes per pixel as a constant (1, 3, 4), or 0 for layout.unit at run time.
 template <size_t Unit>

@@ -1,5 +1,6 @@
 // PNG and Radiance HDR writers, and TPF texture export.
 #include "drape/exporters/png.h"
+#include "kept_buffer.h"
 
 #include <libdeflate.h>
 
@@ -126,26 +127,7 @@ bool all_opaque(const uint8_t* rgba, size_t n) {
     return all == 255;
 }
 
-// The filtered scanlines' memory, kept by each thread between calls up to 16 MiB (larger images
-// allocate and free theirs per call): texture after texture then pays no page faults for a
-// fresh multi-megabyte buffer, which glibc maps and unmaps per call at these sizes (768 faults
-// for a 1024^2 RGB texture, about 9% of its encoding time).
-struct KeptBytes {
-    std::unique_ptr<uint8_t[]> kept, once;
-    size_t kept_size = 0;
-    uint8_t* get(size_t n) {
-        if (n > (size_t(16) << 20)) {
-            once.reset(new uint8_t[n]);
-            return once.get();
-        }
-        if (kept_size < n) {
-            kept.reset(new uint8_t[n]);
-            kept_size = n;
-        }
-        return kept.get();
-    }
-    void done() { once.reset(); }
-};
+using KeptBytes = image_detail::KeptBuffer<uint8_t>;  // the filtered scanlines, per thread (kept_buffer.h)
 
 void put_be32_at(uint8_t* p, uint32_t v) {
     p[0] = uint8_t(v >> 24);
