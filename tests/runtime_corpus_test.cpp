@@ -130,6 +130,44 @@ const anim::Clip& clip_named(const anim::ClipSet& set, const char* name) {
     return *clip;
 }
 
+// c5000's exported cloth file, loaded into the runtime, with its clip set and the clip of that
+// name (all REQUIRED); the loaded file is destroyed with the fixture.
+struct C5000UnderClip {
+    Exported e;
+    anim::ClipSet clips;
+    const anim::Clip* clip = nullptr;
+    schema::ClothFileCheck v;
+    drape_cloth_file* file = nullptr;
+
+    explicit C5000UnderClip(const char* clip_name) {
+        require_corpus();
+        const CorpusCloth& c = k_cloths[3];
+        REQUIRE(std::string(c.file) == "er/game/chr/c5000.chrbnd.dcx");
+        e = export_corpus(c);
+        clips = c5000_clip_set();
+        clip = &clip_named(clips, clip_name);
+        v = schema::verify_cloth_file(e.bytes.data(), e.bytes.size());
+        REQUIRE(v.ok());
+        drape_error err;
+        REQUIRE(drape_cloth_file_load(e.bytes.data(), e.bytes.size(), &file, &err) == DRAPE_RESULT_OK);
+    }
+    ~C5000UnderClip() { drape_cloth_file_destroy(file); }
+    C5000UnderClip(const C5000UnderClip&) = delete;
+    C5000UnderClip& operator=(const C5000UnderClip&) = delete;
+
+    // A transform-set driver of cloth data `cd`, matched by bone name to the clip's skeleton.
+    drive::TransformSetDriver driver(uint32_t cd) const {
+        const uint32_t nt = drape_cloth_transform_count(file, cd);
+        std::vector<std::string> names(nt);
+        for (uint32_t i = 0; i < nt; ++i) names[i] = drape_cloth_transform_name(file, cd, i);
+        return drive::TransformSetDriver(names, e.skeleton ? &*e.skeleton : nullptr, {}, &clips.skeletons[0], clip);
+    }
+};
+
+float distance3(const float* a, const float* b) {
+    return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
 void check_run(const std::vector<drive::SimStats>& stats, const char* file, const char* clip, float max_stretch, float max_penetration,
                uint32_t steps) {
     float stretch = 0, penetration = 0, isolated = 0;
@@ -328,23 +366,14 @@ TEST_CASE("runtime corpus: reset runs the file's _preAtoS_ and _curAtoS_ states,
     // (skin the display, gather it into the previous positions / the particles). Without them the
     // free particles of c5000's tail started on reference vertices no operator of S writes (the
     // bind pose), 53 rest lengths from the pinned ones at the first frame of a000_000000.
-    require_corpus();
-    const CorpusCloth& c = k_cloths[3];
-    REQUIRE(std::string(c.file) == "er/game/chr/c5000.chrbnd.dcx");
-    const Exported e = export_corpus(c);
-    const anim::ClipSet clips = c5000_clip_set();
-    const anim::Clip* clip = &clip_named(clips, "a000_000000");
-    const auto v = schema::verify_cloth_file(e.bytes.data(), e.bytes.size());
-    REQUIRE(v.ok());
+    const C5000UnderClip fx("a000_000000");
+    drape_cloth_file* const file = fx.file;
+    const auto& v = fx.v;
     drape_error err;
-    drape_cloth_file* file = nullptr;
-    REQUIRE(drape_cloth_file_load(e.bytes.data(), e.bytes.size(), &file, &err) == DRAPE_RESULT_OK);
     size_t checked = 0, tails = 0;
     for (uint32_t cd = 0; cd < drape_cloth_data_count(file); ++cd) {
         const uint32_t nt = drape_cloth_transform_count(file, cd);
-        std::vector<std::string> names(nt);
-        for (uint32_t i = 0; i < nt; ++i) names[i] = drape_cloth_transform_name(file, cd, i);
-        drive::TransformSetDriver driver(names, e.skeleton ? &*e.skeleton : nullptr, {}, &clips.skeletons[0], clip);
+        drive::TransformSetDriver driver = fx.driver(cd);
         std::vector<float> pose(size_t(nt) * 16 + 16);
         driver.pose_at(0, pose.data());
         drape_instance_def def = drape_default_instance_def();
@@ -365,7 +394,7 @@ TEST_CASE("runtime corpus: reset runs the file's _preAtoS_ and _curAtoS_ states,
                 for (const auto* k : *l->links()) {
                     const float* a = &xyz[size_t(k->particle_a()) * 3];
                     const float* b = &xyz[size_t(k->particle_b()) * 3];
-                    const float d = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+                    const float d = distance3(a, b);
                     if (k->rest_length() > 1e-6f) worst = std::max(worst, std::fabs(d - k->rest_length()) / k->rest_length());
                 }
             }
@@ -381,8 +410,7 @@ TEST_CASE("runtime corpus: reset runs the file's _preAtoS_ and _curAtoS_ states,
         }
         drape_instance_destroy(inst);
     }
-    drape_cloth_file_destroy(file);
-    CHECK(checked == c.sims);
+    CHECK(checked == k_cloths[3].sims);
     CHECK(tails == 1);
 }
 
@@ -395,25 +423,16 @@ TEST_CASE("runtime corpus: without engine vertices the input conversion runs the
     // Each step, those particles must be near the vertex the file's `_Skin` state gives for the
     // same bones (the state's links move them after the local range: measured up to 8.6 cm; the vertex
     // itself travels 1.16 m).
-    require_corpus();
-    const CorpusCloth& c = k_cloths[3];
-    REQUIRE(std::string(c.file) == "er/game/chr/c5000.chrbnd.dcx");
-    const Exported e = export_corpus(c);
-    const anim::ClipSet clips = c5000_clip_set();
-    const anim::Clip* clip = &clip_named(clips, "a000_002000");
-    const auto v = schema::verify_cloth_file(e.bytes.data(), e.bytes.size());
-    REQUIRE(v.ok());
+    const C5000UnderClip fx("a000_002000");
+    drape_cloth_file* const file = fx.file;
+    const auto& v = fx.v;
     drape_error err;
-    drape_cloth_file* file = nullptr;
-    REQUIRE(drape_cloth_file_load(e.bytes.data(), e.bytes.size(), &file, &err) == DRAPE_RESULT_OK);
     uint32_t cd = UINT32_MAX;
     for (uint32_t k = 0; k < drape_cloth_data_count(file); ++k)
         if (std::string(drape_cloth_data_name(file, k)) == "Boar_Tail") cd = k;
     REQUIRE(cd != UINT32_MAX);
     const uint32_t nt = drape_cloth_transform_count(file, cd);
-    std::vector<std::string> names(nt);
-    for (uint32_t i = 0; i < nt; ++i) names[i] = drape_cloth_transform_name(file, cd, i);
-    drive::TransformSetDriver driver(names, e.skeleton ? &*e.skeleton : nullptr, {}, &clips.skeletons[0], clip);
+    drive::TransformSetDriver driver = fx.driver(cd);
     CHECK(driver.matched() == nt);
     // The particles of maximum distance 0 and their reference vertices.
     const cloth_fb::SimClothData* sd = v.file->cloth_datas()->Get(cd)->sim_cloth_datas()->Get(0);
@@ -454,17 +473,16 @@ TEST_CASE("runtime corpus: without engine vertices the input conversion runs the
         for (const auto& pv : held) {
             const float* p = &xyz[size_t(pv[0]) * 3];
             const float* q = &skinned[size_t(pv[1]) * 3];
-            worst = std::max(worst, std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2])));
+            worst = std::max(worst, distance3(p, q));
         }
         // How far the first held vertex moves with the clip (what a frozen particle would lag).
         const float* q = &skinned[size_t(held[0][1]) * 3];
         if (step == 0) first = {q[0], q[1], q[2]};
-        travel = std::max(travel, std::sqrt((q[0] - first[0]) * (q[0] - first[0]) + (q[1] - first[1]) * (q[1] - first[1]) + (q[2] - first[2]) * (q[2] - first[2])));
+        travel = std::max(travel, distance3(q, first.data()));
     }
     MESSAGE("c5000 Boar_Tail under a000_002000: particles of maximum distance 0 within " << worst << " m of their skinned vertex; that vertex moves up to " << travel << " m");
     CHECK(travel > 0.2f);   // the clip moves the tail: a frozen particle would fail the next check
     CHECK(worst < 0.11f);   // measured 0.086 (0.149 while the conversion passed the last output through)
     drape_instance_destroy(skin);
     drape_instance_destroy(inst);
-    drape_cloth_file_destroy(file);
 }
