@@ -4,6 +4,8 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "corpus.h"
 #include "drape/bnd/bnd4.h"
@@ -44,6 +46,31 @@ std::string error_of(const Result<Material>& r) { return r ? std::string("(no er
 
 void put_u32(std::vector<uint8_t>& b, size_t at, uint32_t v) { std::memcpy(&b[at], &v, 4); }
 void put_u64(std::vector<uint8_t>& b, size_t at, uint64_t v) { std::memcpy(&b[at], &v, 8); }
+
+
+// The member path the game's matbinbnds give a character material (stem: its file name
+// without the extension).
+std::string chr_matbin_path(const std::string& stem) {
+    return "N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\" + stem + ".matbin";
+}
+
+// A matbinbnd (BND4 "07D7R6", format 0x74) holding the members in order, ids 0, 1, ...
+std::vector<uint8_t> matbin_binder(const std::vector<std::pair<std::string, std::vector<uint8_t>>>& members) {
+    bnd::Binder b;
+    b.format = 0x74;
+    b.version = "07D7R6";
+    std::vector<Bytes> payloads;
+    for (size_t i = 0; i < members.size(); ++i) {
+        bnd::Entry e;
+        e.name = members[i].first;
+        e.id = int32_t(i);
+        b.entries.push_back(e);
+        payloads.push_back(Bytes(members[i].second));
+    }
+    auto bytes = bnd::write_bnd4(b, payloads);
+    REQUIRE(bytes);
+    return std::move(*bytes);
+}
 
 }  // namespace
 
@@ -231,22 +258,12 @@ TEST_CASE("matbin: material_key strips folders, extension and case") {
 }
 
 TEST_CASE("matbin: library indexes a binder, parses on lookup, reports bad members with their chain") {
-    bnd::Binder b;
-    b.format = 0x74;
-    b.version = "07D7R6";
     auto good = test::make_matbin(small_matbin());
     auto broken = good;
     broken[0] = 'X';
-    bnd::Entry e1, e2;
-    e1.name = "N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\C[c9999]_Body.matbin";
-    e1.id = 0;
-    e2.name = "N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\C[c9999]_Broken.matbin";
-    e2.id = 1;
-    b.entries = {e1, e2};
-    auto bytes = bnd::write_bnd4(b, {Bytes(good), Bytes(broken)});
-    REQUIRE(bytes);
+    auto bytes = matbin_binder({{chr_matbin_path("C[c9999]_Body"), good}, {chr_matbin_path("C[c9999]_Broken"), broken}});
     MaterialLibrary lib;
-    REQUIRE(lib.add_bytes(std::move(*bytes), "test.matbinbnd"));
+    REQUIRE(lib.add_bytes(std::move(bytes), "test.matbinbnd"));
     CHECK(lib.size() == 2);
     auto found = lib.find("N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c9999]_Body.matxml");
     REQUIRE(found);
@@ -350,28 +367,19 @@ TEST_CASE("matbin: corpus values equal the bytes read by hand") {
 
 TEST_CASE("matbin: keep_only indexes just the named definitions and they read as without it") {
     // Synthetic: two members, one kept.
-    bnd::Binder b;
-    b.format = 0x74;
-    b.version = "07D7R6";
     auto good = test::make_matbin(small_matbin());
-    bnd::Entry e1, e2;
-    e1.name = "N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\C[c9999]_Body.matbin";
-    e1.id = 0;
-    e2.name = "N:\\GR\\data\\INTERROOT_win64\\material\\matbin\\Chr\\matxml\\C[c9999]_Other.matbin";
-    e2.id = 1;
-    b.entries = {e1, e2};
-    auto bytes = bnd::write_bnd4(b, {Bytes(good), Bytes(good)});
-    REQUIRE(bytes);
+    const std::string body = chr_matbin_path("C[c9999]_Body");
+    auto bytes = matbin_binder({{body, good}, {chr_matbin_path("C[c9999]_Other"), good}});
     MaterialLibrary lib;
     lib.keep_only({"c[c9999]_body"});
-    REQUIRE(lib.add_bytes(std::move(*bytes), "test.matbinbnd"));
+    REQUIRE(lib.add_bytes(std::move(bytes), "test.matbinbnd"));
     CHECK(lib.size() == 1);
     CHECK(lib.sources() == std::vector<std::string>{"test.matbinbnd"});
     auto found = lib.find("N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c9999]_Body.matxml");
     REQUIRE(found);
     REQUIRE(*found != nullptr);
     CHECK((*found)->samplers.size() == 2);
-    CHECK((*found)->member == e1.name);
+    CHECK((*found)->member == body);
     auto other = lib.find("C[c9999]_Other.matxml");
     REQUIRE(other);
     CHECK(*other == nullptr);

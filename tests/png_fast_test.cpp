@@ -19,18 +19,12 @@
 #include "drape/game/loaders.h"
 #include "drape/tpf/bc.h"
 #include "drape/tpf/tpf.h"
+#include "lcg.h"
 
 using namespace drape;
 
 namespace {
 
-struct Rng {
-    uint64_t s;
-    uint32_t next() {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        return uint32_t(s >> 33);
-    }
-};
 
 // Inflates a zlib stream with zlib; empty on any error (the size must be exact).
 std::vector<uint8_t> inflate_zlib(const std::vector<uint8_t>& z, size_t expected) {
@@ -152,7 +146,7 @@ size_t libdeflate_png_size(const uint8_t* pixels, uint32_t w, uint32_t h, uint32
 }  // namespace
 
 TEST_CASE("fast deflate: raw streams inflate in zlib and libdeflate to the input") {
-    Rng rng{7};
+    test::Lcg rng{7};
     std::vector<std::vector<uint8_t>> inputs;
     inputs.push_back({0});
     inputs.push_back({1, 2});
@@ -160,14 +154,14 @@ TEST_CASE("fast deflate: raw streams inflate in zlib and libdeflate to the input
     inputs.push_back(std::vector<uint8_t>(8, 9));
     inputs.push_back(std::vector<uint8_t>(100000, 0xAB));  // runs longer than 258, many blocks of matches
     std::vector<uint8_t> noise(200000);
-    for (auto& b : noise) b = uint8_t(rng.next());
+    for (auto& b : noise) b = uint8_t(rng.next31());
     inputs.push_back(noise);  // stored blocks (over 65535 bytes: several)
     std::vector<uint8_t> mixed(50001);
-    for (size_t i = 0; i < mixed.size(); ++i) mixed[i] = (i / 300) % 2 ? uint8_t(rng.next()) : uint8_t(i % 7);
+    for (size_t i = 0; i < mixed.size(); ++i) mixed[i] = (i / 300) % 2 ? uint8_t(rng.next31()) : uint8_t(i % 7);
     inputs.push_back(mixed);
     std::vector<uint8_t> skewed(70000);  // a few very common literals and many rare ones: long codes
     for (size_t i = 0; i < skewed.size(); ++i) {
-        const uint32_t r = rng.next();
+        const uint32_t r = rng.next31();
         skewed[i] = (r & 1023) == 0 ? uint8_t(r >> 12) : uint8_t((r >> 20) & 3);
     }
     inputs.push_back(skewed);
@@ -207,14 +201,14 @@ TEST_CASE("fast deflate: raw streams inflate in zlib and libdeflate to the input
 }
 
 TEST_CASE("fast deflate: synthetic PNG edge cases read back exactly") {
-    Rng rng{11};
+    test::Lcg rng{11};
     int images = 0;
     for (uint32_t ch = 1; ch <= 4; ++ch) {
         // 1x1 up to widths around the 3-byte minimum match, a word, and odd widths.
         for (uint32_t w : {1u, 2u, 3u, 5u, 7u, 8u, 9u, 31u, 86u, 87u, 255u, 1023u})
             for (uint32_t h : {1u, 2u, 9u}) {
                 std::vector<uint8_t> same(size_t(w) * h * ch, 0x5A), noise(size_t(w) * h * ch), blocks(size_t(w) * h * ch);
-                for (auto& b : noise) b = uint8_t(rng.next());
+                for (auto& b : noise) b = uint8_t(rng.next31());
                 // BC-like: 4x4 tiles of two colours.
                 for (uint32_t y = 0; y < h; ++y)
                     for (uint32_t x = 0; x < w; ++x)

@@ -110,6 +110,15 @@ Exported export_corpus(const CorpusCloth& c) {
 
 void require_corpus() { REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir()); }
 
+// The cloth container of a corpus cloth file, REQUIRED to load and read.
+hcl::ClothContainer read_corpus_cloth(const CorpusCloth& c) {
+    auto f = test::load_hkx(c.file, c.member);
+    REQUIRE_MESSAGE(bool(f), c.file);
+    auto cloth = hcl::read_cloth(*f);
+    REQUIRE_MESSAGE(bool(cloth), c.file);
+    return std::move(*cloth);
+}
+
 // c5000's clip set (its anibnd in the corpus, REQUIRED to read with a skeleton), for the tests
 // that drive c5000's cloth by its own clips.
 anim::ClipSet c5000_clip_set() {
@@ -271,10 +280,8 @@ TEST_CASE("runtime corpus: standard and compressible link stiffness is stored di
     require_corpus();
     size_t sets = 0;
     for (const auto& c : k_cloths) {
-        auto f = test::load_hkx(c.file, c.member);
-        REQUIRE(bool(f));
-        auto cloth = hcl::read_cloth(*f);
-        REQUIRE(bool(cloth));
+        const hcl::ClothContainer cloth_container = read_corpus_cloth(c);
+        const hcl::ClothContainer* cloth = &cloth_container;
         for (const auto& cd : cloth->cloth_datas)
             for (const auto& sc : cd.sim_cloths)
                 for (const auto& cs : sc.static_constraint_sets) {
@@ -307,10 +314,8 @@ TEST_CASE("runtime corpus: bend stiffness links weigh the wings hB/(hA+hB) summi
     require_corpus();
     size_t links = 0, close = 0, sets = 0;
     for (const auto& c : k_cloths) {
-        auto f = test::load_hkx(c.file, c.member);
-        REQUIRE(bool(f));
-        auto cloth = hcl::read_cloth(*f);
-        REQUIRE(bool(cloth));
+        const hcl::ClothContainer cloth_container = read_corpus_cloth(c);
+        const hcl::ClothContainer* cloth = &cloth_container;
         for (const auto& cd : cloth->cloth_datas)
             for (const auto& sc : cd.sim_cloths) {
                 REQUIRE(!sc.poses.empty());

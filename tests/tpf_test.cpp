@@ -37,6 +37,7 @@
 #include "drape/io/file.h"
 #include "drape/tpf/bc.h"
 #include "drape/tpf/tpf.h"
+#include "lcg.h"
 #include "tpf_fixture.h"
 
 using namespace drape;
@@ -337,14 +338,6 @@ TEST_CASE("tpf: systex export names are unique and safe") {
 
 namespace {
 
-struct Lcg {
-    uint64_t s;
-    uint8_t next() {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        return uint8_t(s >> 56);
-    }
-};
-
 struct RandomCase {
     std::string label;
     test::DdsSpec spec;
@@ -420,7 +413,7 @@ TEST_CASE("tpf: random blocks of every Pillow-supported format decode as Pillow 
         int tolerance;
     };
     std::vector<Job> jobs;
-    Lcg rng{12345};
+    test::Lcg rng{12345};
     const uint32_t sizes[2][2] = {{64, 32}, {10, 6}};
     for (auto& c : cases) {
         for (auto& wh : sizes) {
@@ -429,7 +422,7 @@ TEST_CASE("tpf: random blocks of every Pillow-supported format decode as Pillow 
             spec.height = wh[1];
             const uint32_t units = c.block ? ((wh[0] + 3) / 4) * ((wh[1] + 3) / 4) : wh[0] * wh[1];
             std::vector<uint8_t> data(size_t(units) * c.unit);
-            for (auto& b : data) b = rng.next();
+            for (auto& b : data) b = rng.next_byte();
             if (c.block)
                 for (uint32_t u = 0; u < units; ++u) shape_block(c.kind, &data[size_t(u) * c.unit], u);
             auto file = test::make_dds(spec, data);
@@ -940,12 +933,12 @@ TEST_CASE("decode: one test per error message") {
 
 TEST_CASE("png: 8-bit L, LA, RGB, RGBA and 16-bit images read back in Pillow") {
     const fs::path dir = test::scratch_dir("png_roundtrip");
-    Lcg rng{99};
+    test::Lcg rng{99};
     std::vector<std::vector<uint8_t>> pixels;
     for (uint32_t ch = 1; ch <= 4; ++ch) {
         std::vector<uint8_t> p(size_t(37) * 23 * ch);
         // Smooth gradients plus noise exercise every filter type.
-        for (size_t i = 0; i < p.size(); ++i) p[i] = uint8_t((i / ch) % 37 * 3 + (i / (37 * ch)) * 5 + (rng.next() & 7));
+        for (size_t i = 0; i < p.size(); ++i) p[i] = uint8_t((i / ch) % 37 * 3 + (i / (37 * ch)) * 5 + (rng.next_byte() & 7));
         auto png = image::encode_png(p.data(), 37, 23, ch);
         REQUIRE(png);
         write_bytes(dir / ("c" + std::to_string(ch) + ".png"), *png);
