@@ -156,8 +156,16 @@ Result<void> MaterialLibrary::add_bytes(std::vector<uint8_t> bytes, std::string 
     return {};
 }
 
-Result<void> MaterialLibrary::add_file(const std::filesystem::path& path, const dcx::DecodeOptions& options) {
+Result<std::vector<uint8_t>> MaterialLibrary::read_binder(const std::filesystem::path& path, const dcx::DecodeOptions& options) {
     auto bytes = read_file(path);
+    if (!bytes || !dcx::is_dcx(*bytes)) return bytes;
+    auto d = dcx::decompress(*bytes, options);
+    if (!d) return std::move(d).error().within(path.filename().string());
+    return d;
+}
+
+Result<void> MaterialLibrary::add_file(const std::filesystem::path& path, const dcx::DecodeOptions& options) {
+    auto bytes = read_binder(path, options);
     if (!bytes) return std::move(bytes).error();
     return add_bytes(std::move(*bytes), path.filename().string(), options);
 }

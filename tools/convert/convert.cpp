@@ -108,13 +108,7 @@ std::vector<std::string> open_models(const std::vector<ItemInputs>& work, const 
         if (task < libraries.size()) {
             const fs::path& lib = libraries[task];
             try {
-                auto bytes = read_file(lib);
-                if (bytes && dcx::is_dcx(*bytes)) {
-                    auto d = dcx::decompress(*bytes, dcx);
-                    if (!d) bytes = std::move(d).error().within(lib.filename().string());
-                    else bytes = std::move(*d);
-                }
-                binders[task] = std::move(bytes);
+                binders[task] = matbin::MaterialLibrary::read_binder(lib, dcx);
             } catch (const std::exception& e) {
                 binders[task] = make_error(std::string("internal error: ") + e.what(), "convert.materials").within(lib.filename().string());
             }

@@ -95,6 +95,10 @@ public:
     // loose .matbin / .mtd). `name` is used in errors and by `sources()`.
     Result<void> add_bytes(std::vector<uint8_t> bytes, std::string name, const dcx::DecodeOptions& options = {});
     Result<void> add_file(const std::filesystem::path& path, const dcx::DecodeOptions& options = {});
+    // What add_file does before add_bytes: the file read and, when it is DCX, decompressed
+    // (errors name the file). Touches no library, so a caller may run it for several binders
+    // on its own threads and hand each result to add_bytes (with the file name as `name`).
+    static Result<std::vector<uint8_t>> read_binder(const std::filesystem::path& path, const dcx::DecodeOptions& options = {});
 
     // The definition files of a game: in `dir` and in its `material/` and `mtd/` folders:
     // `*.matbinbnd.dcx`, `*.mtdbnd.dcx` (and the same without `.dcx`), sorted by name so the
