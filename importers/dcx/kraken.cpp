@@ -23,6 +23,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <smmintrin.h>
+#endif
 
 namespace drape::kraken {
 namespace {
@@ -1439,6 +1442,131 @@ __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, cons
     return size_t(cp - cmd);
 }
 
+// The long-match form of lz_trusted without the output-end check (its only use), written for
+// the commands of the chunks that take it (emevd: 98% with a literal code of 0-2, a third with
+// a long match, half reusing the last distance): a literal code of 3 (a listed length) is a
+// branch taken by 1-2% of the commands instead of a select in every one; the window check is
+// one compare of the match's offset from the window start against its distance; the match and
+// (delta mode) the literals go as the first 32 / 16 bytes unconditionally when the distances
+// allow (copy_match_long, add_literals_long). Same stopping rule and state as lz_trusted.
+//
+// On x86-64 with SSE4.1 (checked at run time; the build targets baseline x86-64) the three
+// recent distances live in one vector register: the command's new distance goes into lane 3,
+// and one byte shuffle chosen by the selector puts the distance used in lane 0 and the other
+// two in the order of KRAKEN.md 10.3 behind it (sel 0: r0 r1 r2; 1: r1 r0 r2; 2: r2 r0 r1;
+// 3: new r0 r1). That replaces the six selects and three register moves of the scalar form,
+// whose state GCC could not keep in registers with the loop's other pointers (it spilled the
+// distance cursor).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DRAPE_KRAKEN_RECENT_SHUFFLE 1
+alignas(16) constexpr uint8_t k_recent_shuffle[4][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15},
+    {8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15},
+    {12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+};
+#define DRAPE_KRAKEN_TARGET_SHUFFLE __attribute__((target("sse4.1")))
+#else
+#define DRAPE_KRAKEN_TARGET_SHUFFLE
+#endif
+
+template <int Mode, bool Shuffle>
+__attribute__((noinline)) DRAPE_KRAKEN_TARGET_SHUFFLE size_t lz_trusted_long(LzFast& st, uint8_t* const out, const size_t W,
+                                                                           const uint8_t* const cmd, const size_t nc,
+                                                                           const uint8_t* const lit, const uint32_t* const dist,
+                                                                           const uint32_t* const lens) {
+    uint8_t* op = out + st.o;
+    const uint8_t* const wbase = out + W;
+    const uint8_t* sp = lit + st.li;
+    const uint32_t* dp = dist + st.di;
+    const uint32_t* lp = lens + st.ni;
+    size_t r0 = st.r0, r1 = st.r1, r2 = st.r2;
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+    // Recent distances are below 2^32 (KRAKEN.md 10.4), so 32-bit lanes hold them.
+    __m128i rv = _mm_setr_epi32(int(uint32_t(r0)), int(uint32_t(r1)), int(uint32_t(r2)), 0);
+#endif
+    const uint8_t* cp = cmd;
+    const uint8_t* const ce = cmd + nc;
+    for (; cp < ce; ++cp) {
+        const size_t cb = *cp;
+        size_t lam = cb & 3;
+        const uint32_t* lq = lp;
+        uint32_t lnext = *lp;  // the match's listed length when mc == 15 (lens[nl] is readable slack)
+        if (__builtin_expect(lam == 3, 0)) {
+            lam = lnext;
+            lnext = *++lq;
+        }
+        const size_t mc = (cb >> 2) & 15, sel = cb >> 6;
+        const size_t mu = pick_eq(mc, 15, 14 + size_t(lnext), mc + 2);
+        size_t delta;
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+        if constexpr (Shuffle) {
+            // Lane 3 keeps the distance that leaves the set (r2 for sel 3), so that a command
+            // that fails the window check can be undone (below).
+            rv = _mm_shuffle_epi8(_mm_insert_epi32(rv, int(*dp), 3),
+                                  _mm_load_si128(reinterpret_cast<const __m128i*>(k_recent_shuffle[sel])));
+            delta = uint32_t(_mm_cvtsi128_si32(rv));
+        } else
+#endif
+        {
+            const size_t near = pick_eq(sel, 1, r1, r0), far = pick_eq(sel, 3, *dp, r2);
+            delta = pick_ge(sel, 2, far, near);
+        }
+        uint8_t* const m = op + lam;
+        if (size_t(m - wbase) < delta) {
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+            if constexpr (Shuffle) {  // undo the shuffle: r0 is known; r1, r2 from their lanes
+                alignas(16) uint32_t v[4];
+                _mm_store_si128(reinterpret_cast<__m128i*>(v), rv);
+                switch (sel) {
+                case 0: r1 = v[1], r2 = v[2]; break;  // r0 r1 r2 new
+                case 1: r1 = v[0], r2 = v[2]; break;  // r1 r0 r2 new
+                case 2: r1 = v[2], r2 = v[0]; break;  // r2 r0 r1 new
+                default: r1 = v[2], r2 = v[3]; break; // new r0 r1 r2
+                }
+            }
+#endif
+            break;
+        }
+        lp = lq + ((mc + 1) >> 4);  // mc == 15
+        write_literals<Mode, true>(op, sp, lam, r0);
+        sp += lam;
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+        if constexpr (!Shuffle)
+#endif
+        {
+            r2 = pick_ge(sel, 2, r1, r2);
+            r1 = pick_ge(sel, 1, r0, r1);
+        }
+        r0 = delta;
+        dp += (sel + 1) >> 2;  // sel == 3
+        copy_match_long(m, m - delta, mu, delta);
+        op = m + mu;
+    }
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+    if constexpr (Shuffle) {
+        if (cp == ce) {  // a command that broke out restored r1, r2 itself
+            r1 = uint32_t(_mm_extract_epi32(rv, 1));
+            r2 = uint32_t(_mm_extract_epi32(rv, 2));
+        }
+    }
+#endif
+    st = {size_t(op - out), size_t(sp - lit), size_t(dp - dist), size_t(lp - lens), r0, r1, r2};
+    return size_t(cp - cmd);
+}
+
+std::atomic<bool> g_cpu_extensions{true};  // set_cpu_extensions
+
+// Whether to run the shuffle form of lz_trusted_long: the CPU has SSE4.1 and it is allowed.
+bool recent_shuffle_supported() {
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+    static const bool cpu = __builtin_cpu_supports("sse4.1");
+    return cpu && g_cpu_extensions.load(std::memory_order_relaxed);
+#else
+    return false;
+#endif
+}
+
 // True when the commands take exactly nd new distances and nl long lengths (KRAKEN.md 10.3:
 // selector 3, literal code 3, match code 15). Also gives the commands' short lengths summed
 // (literal codes 0-2 as themselves, match codes 0-14 as code + 2, match code 15 as its 14):
@@ -1631,7 +1759,8 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
         size_t cj = 0;
         bool all_before_tail = true;  // phase A skipped, or it ran every command it was given
         if (nc > k_lz_tail && uint64_t(short_sum) + lz_sum(lens, nl) <= uint64_t(E - o)) {
-            cj = long_form ? lz_trusted<Mode, false, true>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens)
+            cj = long_form ? (recent_shuffle_supported() ? lz_trusted_long<Mode, true>(f, out, W, cmd, nc - k_lz_tail, lit, dist, lens)
+                                                         : lz_trusted_long<Mode, false>(f, out, W, cmd, nc - k_lz_tail, lit, dist, lens))
                            : lz_trusted<Mode, false, false>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens);
             all_before_tail = cj == nc - k_lz_tail;
         }
@@ -2016,6 +2145,8 @@ Result<void> decode_blocks(Bytes in, const std::vector<BlockInfo>& blocks, size_
 }
 
 }  // namespace
+
+bool set_cpu_extensions(bool enabled) { return g_cpu_extensions.exchange(enabled); }
 
 const char* codec_name(unsigned decoder_type) {
     switch (decoder_type) {

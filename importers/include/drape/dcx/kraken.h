@@ -38,6 +38,13 @@ Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs = 1);
 // headers only); the blocks outside the range are not decoded, so their errors go unseen.
 Result<void> decompress_range(Bytes in, size_t total, size_t offset, std::span<uint8_t> out, unsigned jobs = 1);
 
+// Whether the decoder may use instruction-set extensions beyond the build's baseline when the CPU
+// has them (today: SSE4.1 for the recent-distance step of one LZ command loop on x86-64).
+// Enabled by default; the output is the same either way. For tests and A/B timing: sets the
+// choice for every later call in the process (calls running meanwhile may see either) and
+// returns the previous setting.
+bool set_cpu_extensions(bool enabled);
+
 // The Oodle codec of a decoder type (KRAKEN.md 0.2, 3.2): "Kraken" (6), "LZNA" (5),
 // "Mermaid/Selkie" (10), "BitKnit" (11), "Leviathan" (12); nullptr for any other value.
 const char* codec_name(unsigned decoder_type);
