@@ -1199,10 +1199,10 @@ inline size_t pick_ge(size_t x, size_t k, size_t a, size_t b) {
 constexpr size_t k_lz_margin = 32;
 
 
-// Mode 0 literals: d[i] = s[i] + ref[i] for i < lam, ref = d - r0 (r0 >= 8). The first 16
-// bytes go as two 8-byte steps whatever lam is (also for lam = 0: the match overwrites them),
-// the rest in steps of 16 when r0 >= 16, else 8; each step reads only bytes written before
-// it. May write up to 15 bytes past lam (and read as far past s and ref).
+// Mode 0 literals: d[i] = s[i] + ref[i] for i < lam, ref = d - r0 (r0 >= 8). Up to 8 bytes as
+// one 8-byte step, else the first 16 as two 8-byte steps (also for lam = 0: the match
+// overwrites them), the rest in steps of 16 when r0 >= 16, else 8; each step reads only bytes
+// written before it. May write up to 15 bytes past lam (and read as far past s and ref).
 inline void add8(uint8_t* d, const uint8_t* s, const uint8_t* ref) {
 #if defined(__SSE2__)
     __m128i a = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s));
@@ -1256,6 +1256,10 @@ inline void add_literals_long(uint8_t* d, const uint8_t* s, const uint8_t* ref, 
     for (size_t x = 0; x < 16 || x < lam; x += 8) add8(d + x, s + x, ref + x);
 }
 inline void add_literals(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_t lam, size_t r0) {
+    if (lam <= 8) {  // one 8-byte step: a wider load of the bytes r0 back waits on recent stores (add_literals_long)
+        add8(d, s, ref);
+        return;
+    }
     add8(d, s, ref);
     add8(d + 8, s + 8, ref + 8);
     if (lam <= 16) return;
