@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -181,6 +183,111 @@ public:
 private:
     std::unique_ptr<Arena> m_arena;
 };
+
+// ----------------------------------------------------------------------------------------
+// Helper threads for parallel decoding, kept between calls. A parallel call used to start and
+// join its threads every time; a kept helper that has just finished a task keeps polling for
+// the next one for a short while (k_helper_spin) before it sleeps, so back-to-back calls (a
+// folder of files, the benchmark) find it running instead of waking a halted vCPU, and pay no
+// thread start. A call takes free helpers from the pool (starting new ones when none is free)
+// and returns them when their task is done; at most k_kept_helpers idle helpers are kept.
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+constexpr auto k_helper_spin = std::chrono::microseconds(200);
+
+class Helper {
+public:
+    Helper() : m_thread([this] { loop(); }) {}
+    ~Helper() {
+        m_quit.store(true);
+        post(nullptr);
+        m_thread.join();
+    }
+    Helper(const Helper&) = delete;
+    Helper& operator=(const Helper&) = delete;
+
+    // Runs `task` on this helper; wait() returns once it has finished.
+    void run(const std::function<void()>* task) {
+        m_done.store(false, std::memory_order_relaxed);
+        post(task);
+    }
+    void wait() {
+        const auto until = std::chrono::steady_clock::now() + k_helper_spin;
+        while (!m_done.load(std::memory_order_acquire)) {
+            if (std::chrono::steady_clock::now() > until) {
+                m_done.wait(false, std::memory_order_acquire);
+                break;
+            }
+            cpu_relax();
+        }
+    }
+
+private:
+    void post(const std::function<void()>* task) {
+        m_task.store(task, std::memory_order_release);
+        m_gen.fetch_add(1, std::memory_order_release);
+        m_gen.notify_one();
+    }
+    void loop() {
+        unsigned seen = 0;
+        for (;;) {
+            auto until = std::chrono::steady_clock::now() + k_helper_spin;
+            unsigned g;
+            while ((g = m_gen.load(std::memory_order_acquire)) == seen) {
+                if (std::chrono::steady_clock::now() > until) {
+                    m_gen.wait(seen, std::memory_order_acquire);
+                    until = std::chrono::steady_clock::now() + k_helper_spin;
+                }
+                cpu_relax();
+            }
+            seen = g;
+            if (m_quit.load()) return;
+            const std::function<void()>* task = m_task.load(std::memory_order_acquire);
+            if (task) (*task)();
+            m_done.store(true, std::memory_order_release);
+            m_done.notify_one();
+        }
+    }
+
+    std::atomic<unsigned> m_gen{0};  // incremented per post; the helper runs m_task when it changes
+    std::atomic<const std::function<void()>*> m_task{nullptr};
+    std::atomic<bool> m_done{true}, m_quit{false};
+    std::thread m_thread;  // last: starts after the fields above exist
+};
+
+class HelperPool {
+public:
+    std::unique_ptr<Helper> take() {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (!m_free.empty()) {
+                std::unique_ptr<Helper> h = std::move(m_free.back());
+                m_free.pop_back();
+                return h;
+            }
+        }
+        return std::make_unique<Helper>();
+    }
+    void give(std::unique_ptr<Helper> h) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_free.size() < k_kept_helpers) m_free.push_back(std::move(h));
+    }
+
+private:
+    static constexpr size_t k_kept_helpers = 8;
+    std::mutex m_mutex;
+    std::vector<std::unique_ptr<Helper>> m_free;
+};
+
+HelperPool& helper_pool() {
+    static HelperPool pool;
+    return pool;
+}
 
 // ----------------------------------------------------------------------------------------
 // Decoding context: error state and the path of names for error fields.
@@ -2169,11 +2276,18 @@ Result<void> decode_blocks(Bytes in, const std::vector<BlockInfo>& blocks, size_
             }
         }
     };
-    std::vector<std::thread> threads;
-    threads.reserve(nthreads - 1);
-    for (size_t t = 1; t < nthreads; ++t) threads.emplace_back(worker);
+    const std::function<void()> task = worker;
+    std::vector<std::unique_ptr<Helper>> helpers;
+    helpers.reserve(nthreads - 1);
+    for (size_t t = 1; t < nthreads; ++t) {
+        helpers.push_back(helper_pool().take());
+        helpers.back()->run(&task);
+    }
     worker();
-    for (auto& t : threads) t.join();
+    for (auto& h : helpers) {
+        h->wait();
+        helper_pool().give(std::move(h));
+    }
     if (first_bad.load() < nseg) return errors[first_bad.load()];
     return {};
 }
