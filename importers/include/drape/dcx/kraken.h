@@ -14,7 +14,9 @@ namespace drape::kraken {
 // (on failure its contents are unspecified). Blocks whose header sets the restart bit start
 // independent runs of blocks, decoded in parallel on up to `jobs` threads (0 = every core,
 // 1 = sequential); the result is the same for every `jobs`, including which error is reported
-// (the first in stream order). Thread-safe: no shared state between calls.
+// (the first in stream order). Thread-safe: calls share only pools of scratch memory and of
+// helper threads, which a parallel call takes and gives back; the helpers are kept for later
+// calls (each polls for about 200 us after its task before it sleeps) and joined at exit.
 //
 // Errors: Error::offset is the byte offset in `in`; Error::field names where decoding failed:
 //   kraken.block[B].header / .raw / .quantum        block framing (KRAKEN.md 3)
