@@ -199,6 +199,7 @@ inline void cpu_relax() {
 }
 
 constexpr auto k_helper_spin = std::chrono::microseconds(200);
+constexpr auto k_caller_yield = std::chrono::microseconds(2000);
 
 class Helper {
 public:
@@ -216,14 +217,21 @@ public:
         m_done.store(false, std::memory_order_relaxed);
         post(task);
     }
+    // The caller has finished its own share and has nothing else to do: it polls for k_helper_spin,
+    // then yields its core for up to k_caller_yield more (the helper's last block can take longer
+    // than the poll, and a sleeping caller pays a wake-up), then sleeps.
     void wait() {
-        const auto until = std::chrono::steady_clock::now() + k_helper_spin;
+        const auto start = std::chrono::steady_clock::now();
         while (!m_done.load(std::memory_order_acquire)) {
-            if (std::chrono::steady_clock::now() > until) {
+            const auto waited = std::chrono::steady_clock::now() - start;
+            if (waited > k_helper_spin + k_caller_yield) {
                 m_done.wait(false, std::memory_order_acquire);
                 break;
             }
-            cpu_relax();
+            if (waited > k_helper_spin)
+                std::this_thread::yield();
+            else
+                cpu_relax();
         }
     }
 
