@@ -1616,6 +1616,7 @@ alignas(16) constexpr uint8_t k_recent_shuffle[4][16] = {
 };
 #define DRAPE_KRAKEN_TARGET_SHUFFLE __attribute__((target("sse4.1")))
 #else
+#define DRAPE_KRAKEN_RECENT_SHUFFLE 0
 #define DRAPE_KRAKEN_TARGET_SHUFFLE
 #endif
 
