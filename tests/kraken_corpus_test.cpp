@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
@@ -21,6 +22,11 @@
 #include "drape/dcx/kraken.h"
 #include "drape/dcx/member.h"
 #include "sha256.h"
+
+#if defined(__unix__)
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 using namespace drape;
 
@@ -130,6 +136,31 @@ TEST_CASE("kraken corpus: the same digests without CPU extensions beyond the bas
     kraken::set_cpu_extensions(before);
     CHECK(checked == 3);
 }
+
+#if defined(__unix__)
+TEST_CASE("kraken corpus: a parallel decode in a child of fork() after parallel decodes in the parent") {
+    // Parallel calls keep helper threads; a forked child has none of them and must not wait on
+    // them (it would hang: the child kills itself after 30 s, which fails the test).
+    const char* rel = "er/game/chr/c3061.chrbnd.dcx";
+    Stream s = load(rel);
+    REQUIRE(decode_over(s, 0x00, 2) == expected().at(rel).sha256);  // the parent now keeps a helper
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        alarm(30);
+        std::vector<uint8_t> out(s.size);
+        const bool ok = bool(kraken::decompress(s.stream, out, 2)) &&
+                        test::sha256_hex(Bytes(out.data(), out.size())) == expected().at(rel).sha256;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(decode_over(s, 0xA5, 2) == expected().at(rel).sha256);  // and the parent's helpers still work
+}
+#endif
 
 TEST_CASE("kraken corpus: dcx::decompress into a reused Buffer equals the vector form, file after file") {
     dcx::Buffer buf;

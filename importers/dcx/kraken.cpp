@@ -18,6 +18,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
 #include <string>
 #include <thread>
 #include <vector>
@@ -268,8 +271,24 @@ private:
     std::thread m_thread;  // last: starts after the fields above exist
 };
 
+class HelperPool;
+HelperPool& helper_pool_instance();
+
 class HelperPool {
 public:
+#if defined(__unix__) || defined(__APPLE__)
+    // A child of fork() has none of the parent's helper threads: it forgets the kept ones
+    // (leaked, not destroyed: their threads do not exist there) and starts its own.
+    HelperPool() {
+        pthread_atfork([] { helper_pool_instance().m_mutex.lock(); }, [] { helper_pool_instance().m_mutex.unlock(); },
+                       [] {
+                           HelperPool& p = helper_pool_instance();
+                           for (auto& h : p.m_free) (void)h.release();
+                           p.m_free.clear();
+                           p.m_mutex.unlock();
+                       });
+    }
+#endif
     std::unique_ptr<Helper> take() {
         {
             std::lock_guard<std::mutex> lock(m_mutex);
@@ -292,10 +311,11 @@ private:
     std::vector<std::unique_ptr<Helper>> m_free;
 };
 
-HelperPool& helper_pool() {
+HelperPool& helper_pool_instance() {
     static HelperPool pool;
     return pool;
 }
+HelperPool& helper_pool() { return helper_pool_instance(); }
 
 // ----------------------------------------------------------------------------------------
 // Decoding context: error state and the path of names for error fields.
