@@ -16,7 +16,8 @@ namespace drape::kraken {
 // 1 = sequential); the result is the same for every `jobs`, including which error is reported
 // (the first in stream order). Thread-safe: calls share only pools of scratch memory and of
 // helper threads, which a parallel call takes and gives back; the helpers are kept for later
-// calls (each polls for about 200 us after its task before it sleeps) and joined at exit.
+// calls (each polls for about 200 us after its task before it sleeps) and joined at exit; a
+// child of fork() starts its own.
 //
 // Errors: Error::offset is the byte offset in `in`; Error::field names where decoding failed:
 //   kraken.block[B].header / .raw / .quantum        block framing (KRAKEN.md 3)
