@@ -1372,7 +1372,7 @@ inline void add4(uint8_t* d, const uint8_t* s, const uint8_t* ref) {
 // commands have 0-2) as one 4- or 8-byte step: the bytes r0 back were mostly written by the
 // last few commands, and a load no wider than needed is more often inside one earlier store,
 // which the CPU can forward to it; a 16-byte load there spans several stores and waits for them
-// to reach the cache (measured: 1.04-1.05x on the whole emevd decode). Longer runs: the first
+// to reach the cache (measured: 1.06-1.08x on the whole emevd decode). Longer runs: the first
 // 16 bytes as one 16-byte step when r0 >= 16, which in these chunks is nearly always so.
 inline void add_literals_long(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_t lam, size_t r0) {
     if (__builtin_expect(lam <= 4, 1)) {
@@ -1565,7 +1565,7 @@ size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t 
 // before the chunk end (lz_execute: the last 16 commands of the chunk write at least 32 bytes
 // and all of them together no more than the chunk holds). Pointer-based and out of line so
 // that its state stays in registers. Same stopping rule and state as lz_fast.
-template <int Mode, bool CheckEnd, bool Long>
+template <int Mode, bool CheckEnd>
 __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, const size_t limit, const size_t W,
                                             const uint8_t* const cmd, const size_t nc, const uint8_t* const lit,
                                             const uint32_t* const dist, const uint32_t* const lens) {
@@ -1592,18 +1592,14 @@ __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, cons
         }
         if (delta > size_t(op - wbase) + lam) break;
         uint8_t* m = op + lam;
-        write_literals<Mode, Long>(op, sp, lam, r0);
+        write_literals<Mode>(op, sp, lam, r0);
         sp += lam;
         r2 = pick_ge(sel, 2, r1, r2);
         r1 = pick_ge(sel, 1, r0, r1);
         r0 = delta;
         dp += (sel + 1) >> 2;  // sel == 3
         lp = lq;
-        if constexpr (Long) {
-            copy_match_long(m, m - delta, mu, delta);
-        } else {
-            copy_match(m, m - delta, mu, delta);
-        }
+        copy_match(m, m - delta, mu, delta);
         op = m + mu;
     }
     (void)op_end;
@@ -1931,10 +1927,10 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
         if (nc > k_lz_tail && uint64_t(short_sum) + lz_sum(lens, nl) <= uint64_t(E - o)) {
             cj = long_form ? (recent_shuffle_supported() ? lz_trusted_long<Mode, true>(f, out, W, cmd, nc - k_lz_tail, lit, dist, lens)
                                                          : lz_trusted_long<Mode, false>(f, out, W, cmd, nc - k_lz_tail, lit, dist, lens))
-                           : lz_trusted<Mode, false, false>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens);
+                           : lz_trusted<Mode, false>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens);
             all_before_tail = cj == nc - k_lz_tail;
         }
-        if (all_before_tail) cj += lz_trusted<Mode, true, false>(f, out, E - k_lz_margin, W, cmd + cj, nc - cj, lit, dist, lens);
+        if (all_before_tail) cj += lz_trusted<Mode, true>(f, out, E - k_lz_margin, W, cmd + cj, nc - cj, lit, dist, lens);
         if (f.li <= nlit) {
             ci = cj;
             o = f.o, li = f.li, di = f.di, ni = f.ni, r0 = f.r0, r1 = f.r1, r2 = f.r2;
