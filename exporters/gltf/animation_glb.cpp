@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <unordered_map>
 
 namespace drape::exporters {
@@ -151,8 +152,11 @@ struct Targets {
 
 // True when every key equals the first (within float bits).
 bool constant(const std::vector<float>& v, size_t comps) {
-    for (size_t i = comps; i < v.size(); ++i)
-        if (v[i] != v[i % comps]) return false;
+    size_t c = 0;  // i % comps, without a division per key
+    for (size_t i = comps; i < v.size(); ++i) {
+        if (v[i] != v[c]) return false;
+        if (++c == comps) c = 0;
+    }
     return true;
 }
 
@@ -274,6 +278,13 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
             for (float v : x.scale) S[t].push_back(v);
         }
     }
+    // A constant channel keeps its one key (add_channel writes it so): checked here, on the
+    // sampling threads, rather than in the serial commit.
+    for (size_t t = 0; t < nt; ++t) {
+        if (constant(T[t], 3)) T[t].resize(std::min<size_t>(T[t].size(), 3));
+        if (constant(R[t], 4)) R[t].resize(std::min<size_t>(R[t].size(), 4));
+        if (constant(S[t], 3)) S[t].resize(std::min<size_t>(S[t].size(), 3));
+    }
     return out;
 }
 
@@ -281,19 +292,25 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
                   const AnimationGlbOptions& options, Mirror mirror, AnimationGlbReport& report) {
     json& doc = gdoc.json();
     DataBuilder data(gdoc);
-    // Clips are sampled a batch at a time (on options.parallel_for's threads when given), then
-    // added one by one: the output is the same whatever the batch and thread count.
-    const size_t batch = std::max<size_t>(1, options.parallel_for ? options.parallel_batch : 1);
+    // Clips are sampled a window at a time (on options.parallel_for's threads when given) and
+    // committed to the document strictly in clip order: whichever thread finishes the clip
+    // whose turn it is commits it and every following clip already sampled, so the (serial)
+    // commit runs beside the sampling of the window's other clips instead of after it, and the
+    // output is the same whatever the window and thread count. A window bounds the sampled
+    // clips held at once.
+    const size_t window = std::max<size_t>(1, options.parallel_for ? 2 * options.parallel_batch : 1);
     std::vector<SampledClip> sampled;
-    for (size_t first = 0; first < clips.size(); first += batch) {
-        const size_t count = std::min(batch, clips.size() - first);
+    std::mutex commit_mutex;
+    std::vector<uint8_t> ready;
+    size_t next_commit = 0;
+    bool committing = false;
+    for (size_t first = 0; first < clips.size(); first += window) {
+        const size_t count = std::min(window, clips.size() - first);
         sampled.assign(count, {});
-        const std::function<void(size_t)> sample_one = [&](size_t k) { sampled[k] = sample_clip(clips[first + k], skel, options, mirror); };
-        if (options.parallel_for && count > 1) options.parallel_for(count, sample_one);
-        else for (size_t k = 0; k < count; ++k) sample_one(k);
-        for (size_t k = 0; k < count; ++k) {
-            const anim::Clip& clip = clips[first + k];
-            SampledClip& sc = sampled[k];
+        ready.assign(count, 0);
+        const auto commit = [&](size_t k) {
+            const anim::Clip& clip = clips[k];
+            SampledClip& sc = sampled[k - first];
             for (auto& w : sc.warnings) report.warnings.push_back(std::move(w));
             AnimationText anim;
             LazyTimes time_acc{data, std::move(sc.times)};
@@ -364,12 +381,29 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
             }
             if (anim.empty()) {
                 report.warnings.push_back(clip.name + ": no channel (no track matched a node); animation left out");
-                continue;
+                sc = {};
+                return;
             }
             anim.finish(gdoc, clip.name);
             ++report.animations;
             sc = {};  // this clip's keys are in the document now
-        }
+        };
+        const std::function<void(size_t)> sample_one = [&](size_t j) {
+            sampled[j] = sample_clip(clips[first + j], skel, options, mirror);
+            std::unique_lock<std::mutex> lock(commit_mutex);
+            ready[j] = 1;
+            if (committing) return;  // the committing thread takes this clip when its turn comes
+            committing = true;
+            while (next_commit < first + count && ready[next_commit - first]) {
+                lock.unlock();
+                commit(next_commit);
+                lock.lock();
+                ++next_commit;
+            }
+            committing = false;
+        };
+        if (options.parallel_for && count > 1) options.parallel_for(count, sample_one);
+        else for (size_t j = 0; j < count; ++j) sample_one(j);
     }
     data.finish();
     if (doc.contains("animations") && doc["animations"].is_array() && doc["animations"].empty() && gdoc.animation_count() == 0)
