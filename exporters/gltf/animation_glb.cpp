@@ -251,31 +251,77 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
     T.resize(nt);
     R.resize(nt);
     S.resize(nt);
-    for (size_t t = 0; t < nt; ++t) {
-        T[t].reserve(times.size() * 3);
-        R[t].reserve(times.size() * 4);
-        S[t].reserve(times.size() * 3);
-    }
     out.bones = anim::tracks_to_bones(clip, skel);
     const auto& bones = out.bones;
+    const size_t nk = times.size();
+    // Channels whose curve is a stored constant (or identity) with the same bits in every block
+    // of a spline clip: anim::sample_frame returns the very same floats for them at every frame,
+    // so every key of the channel equals its first (what add_channel then writes as the one key).
+    // Only frame 0 of such a channel is converted and kept; three quarters of a game clip's
+    // channels are such. The frames are still sampled whole, so the other channels' keys are
+    // anim::sample_frame's as before.
+    std::vector<uint8_t> fixed(nt, 0);  // bit 0 translation, 1 rotation, 2 scale
+    if (!resample && clip.spline && !clip.spline->blocks.empty()) {
+        const auto& blocks = clip.spline->blocks;
+        for (size_t t = 0; t < nt; ++t) {
+            if (bones[t] < 0) continue;
+            bool in_every_block = true;
+            for (const auto& b : blocks) in_every_block = in_every_block && t < b.tracks.size();
+            if (!in_every_block) continue;
+            const anim::TrackCurves& first_block = blocks[0].tracks[t];
+            auto same_vector = [&](const anim::VectorCurve& c, const anim::VectorCurve& c0) {
+                return (!c.spline_mask || c.points.empty()) && std::memcmp(c.constant.data(), c0.constant.data(), sizeof c.constant) == 0;
+            };
+            bool ft = true, fr = true, fs = true;
+            for (const auto& b : blocks) {
+                const anim::TrackCurves& c = b.tracks[t];
+                ft = ft && same_vector(c.translation, first_block.translation);
+                fs = fs && same_vector(c.scale, first_block.scale);
+                fr = fr && (!c.rotation.is_spline || c.rotation.points.empty()) &&
+                     std::memcmp(c.rotation.constant.data(), first_block.rotation.constant.data(), sizeof c.rotation.constant) == 0;
+            }
+            fixed[t] = uint8_t((ft ? 1 : 0) | (fr ? 2 : 0) | (fs ? 4 : 0));
+        }
+    }
+    for (size_t t = 0; t < nt; ++t) {  // every key written in place below (no push_back per value)
+        if (bones[t] < 0) continue;
+        T[t].resize(fixed[t] & 1 ? 3 : nk * 3);
+        R[t].resize(fixed[t] & 2 ? 4 : nk * 4);
+        S[t].resize(fixed[t] & 4 ? 3 : nk * 3);
+    }
     const bool additive = clip.blend_hint != anim::BlendHint::normal && options.bake_additive;
     if (clip.blend_hint != anim::BlendHint::normal)
         out.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
                                (additive ? " baked onto the reference pose" : " written as stored deltas"));
-    for (size_t k = 0; k < times.size(); ++k) {
+    for (size_t k = 0; k < nk; ++k) {
         if (resample)
             anim::sample_time(clip, times[k], pose);
         else
             anim::sample_frame(clip, int32_t(k), pose);
         for (size_t t = 0; t < nt; ++t) {
             if (bones[t] < 0) continue;
+            const uint8_t keep = k == 0 ? 7 : uint8_t(~fixed[t] & 7);  // the channels that take this key
+            if (!keep) continue;
             anim::Transform x = pose[t];
             if (additive && size_t(bones[t]) < skel.reference_pose.size())
                 x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
-            const V3 p = conv_t(mirror, x.translation);
-            for (double v : p) T[t].push_back(float(v));
-            push_quat(R[t], conv_q(mirror, x.rotation));
-            for (float v : x.scale) S[t].push_back(v);
+            if (keep & 1) {
+                const V3 p = conv_t(mirror, x.translation);
+                float* tk = T[t].data() + k * 3;
+                for (int c = 0; c < 3; ++c) tk[c] = float(p[size_t(c)]);
+            }
+            if (keep & 2) {
+                Q q = conv_q(mirror, x.rotation);
+                float* rk = R[t].data() + k * 4;
+                // Neighbouring keys in one hemisphere, as push_quat keeps them.
+                if (k > 0 && rk[-4] * q[0] + rk[-3] * q[1] + rk[-2] * q[2] + rk[-1] * q[3] < 0)
+                    for (auto& v : q) v = -v;
+                for (int c = 0; c < 4; ++c) rk[c] = float(q[size_t(c)]);
+            }
+            if (keep & 4) {
+                float* sk = S[t].data() + k * 3;
+                for (int c = 0; c < 3; ++c) sk[c] = x.scale[size_t(c)];
+            }
         }
     }
     // A constant channel keeps its one key (add_channel writes it so): checked here, on the
