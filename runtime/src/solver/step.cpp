@@ -4,6 +4,7 @@
 // integrate (Verlet with damping and gravity, plus the action's forces), then the passes in the
 // execution order, solve_iterations times. Collision uses the collidables after they are moved
 // (seed 000, "Elden Ring").
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
@@ -691,10 +692,36 @@ ShapeLanes<V> shape_lanes(const WorldShape& w, float max_particle_radius = -1) {
     return l;
 }
 
+// What a contact does: the game's collision pass (push out, friction), or the opt-in
+// depenetration (StepInputs::depenetration_rounds: only particles deeper than
+// k_depenetration_slack, moved out with their previous position, no friction).
+enum class Contact : uint8_t { game, depenetrate };
+
+// The depth test of a contact: inside below 0 for the game, below -k_depenetration_slack for
+// the depenetration.
+template <Contact C, class V>
+inline V contact_threshold() {
+    if constexpr (C == Contact::depenetrate) return splat_v<V>(-k_depenetration_slack);
+    else return splat_v<V>(0.0f);
+}
+
 // Pushes lanes out of a surface given per lane the outward unit normal n and the signed
 // distance `dist` (negative inside), then takes `friction` of the tangential motion off.
-template <class V, class M>
+// Depenetration: the previous position moves by the same offset (the velocity is kept) and
+// `friction` is not read.
+template <class V, class M, Contact C = Contact::game>
 inline void push_out(V& px, V& py, V& pz, V& qx, V& qy, V& qz, V nx, V ny, V nz, V dist, V friction, M inside) {
+    if constexpr (C == Contact::depenetrate) {
+        (void)friction;
+        const V ox = nx * dist, oy = ny * dist, oz = nz * dist;
+        qx = select(inside, qx - ox, qx);
+        qy = select(inside, qy - oy, qy);
+        qz = select(inside, qz - oz, qz);
+        px = select(inside, px - ox, px);
+        py = select(inside, py - oy, py);
+        pz = select(inside, pz - oz, pz);
+        return;
+    }
     const V npx = px - nx * dist, npy = py - ny * dist, npz = pz - nz * dist;
     const V vx = npx - qx, vy = npy - qy, vz = npz - qz;
     const V vn = (vx * nx + vy * ny) + vz * nz;
@@ -707,16 +734,17 @@ inline void push_out(V& px, V& py, V& pz, V& qx, V& qy, V& qz, V nx, V ny, V nz,
     pz = select(inside, npz, pz);
 }
 
-template <class V, class M>
+template <class V, class M, Contact C = Contact::game>
 inline bool collide_lanes(const ShapeLanes<V>& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
     const V zero = splat_v<V>(0.0f), one = splat_v<V>(1.0f);
+    const V threshold = contact_threshold<C, V>();
     if (w.kind == ShapeKind::plane) {
         // ((x*px + y*py) + z*pz) + w, then the particle's radius.
         const V nx = w.c0x, ny = w.c0y, nz = w.c0z;
         const V d = (((px * nx + py * ny) + pz * nz) + w.r0) - radius;
-        const M inside = mask_and(active, lt(d, zero));
+        const M inside = mask_and(active, lt(d, threshold));
         if (!any(inside)) return false;
-        push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, d, friction, inside);
+        push_out<V, M, C>(px, py, pz, qx, qy, qz, nx, ny, nz, d, friction, inside);
         return true;
     }
     const V ax = px - w.c0x, ay = py - w.c0y, az = pz - w.c0z;
@@ -745,9 +773,9 @@ inline bool collide_lanes(const ShapeLanes<V>& w, V& px, V& py, V& pz, V& qx, V&
         const V nx = select(on_sphere, sx * isl, cnx), ny = select(on_sphere, sy * isl, cny), nz = select(on_sphere, sz * isl, cnz);
         const V dist = select(on_sphere, sl - sr, cd) - radius;
         const M valid = select_mask(on_sphere, gt(sl, zero), has_y);
-        const M inside = mask_and(mask_and(active, valid), lt(dist, zero));
+        const M inside = mask_and(mask_and(active, valid), lt(dist, threshold));
         if (!any(inside)) return false;
-        push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, dist, friction, inside);
+        push_out<V, M, C>(px, py, pz, qx, qy, qz, nx, ny, nz, dist, friction, inside);
         return true;
     }
     // Sphere and capsule (and a tapered capsule reduced to its bigger sphere): the closest point
@@ -764,11 +792,13 @@ inline bool collide_lanes(const ShapeLanes<V>& w, V& px, V& py, V& pz, V& qx, V&
     }
     const V d2 = (ex * ex + ey * ey) + ez * ez;
     const V rr = r + radius;
-    const M inside = mask_and(mask_and(active, lt(d2, rr * rr)), gt(d2, zero));
+    V limit = rr;  // inside when |e| < rr (the game), |e| < rr - slack (depenetration)
+    if constexpr (C == Contact::depenetrate) limit = vmax(rr + threshold, zero);
+    const M inside = mask_and(mask_and(active, lt(d2, limit * limit)), gt(d2, zero));
     if (!any(inside)) return false;
     const V d = vsqrt(d2);
     const V id = select(inside, one / d, zero);
-    push_out<V, M>(px, py, pz, qx, qy, qz, ex * id, ey * id, ez * id, d - rr, friction, inside);
+    push_out<V, M, C>(px, py, pz, qx, qy, qz, ex * id, ey * id, ez * id, d - rr, friction, inside);
     return true;
 }
 
@@ -781,7 +811,9 @@ namespace {
 // Convex geometry: a union of tetrahedra, four planes each (column k = plane k, outward normal
 // and offset, in the shape's frame). A particle inside a tetrahedron (every plane distance below
 // its radius) leaves through the plane it is least deep behind. Scalar: only 63 Elden Ring shapes.
+template <Contact C = Contact::game>
 bool collide_convex(const Shape& sh, const CollidableState& cs, Float4& p, Float4& q, float radius, float friction) {
+    const float threshold = contact_threshold<C, float>();
     const Matrix4 to_shape = mul(sh.local_from_world, cs.world_to_local);
     bool moved = false;
     for (uint32_t t = 0; t < sh.tetrahedra_count; ++t) {
@@ -792,7 +824,7 @@ bool collide_convex(const Shape& sh, const CollidableState& cs, Float4& p, Float
         int best_k = -1;
         for (int k = 0; k < 4; ++k) {
             const float d = plane_distance(*pl[k], lp) - radius;
-            if (!(d < 0)) {
+            if (!(d < threshold)) {
                 best_k = -1;
                 break;
             }
@@ -808,7 +840,7 @@ bool collide_convex(const Shape& sh, const CollidableState& cs, Float4& p, Float
                         dot3(Float4{to_shape.c1.x, to_shape.c1.y, to_shape.c1.z, 0}, ln),
                         dot3(Float4{to_shape.c2.x, to_shape.c2.y, to_shape.c2.z, 0}, ln), 0};
         float px = p.x, py = p.y, pz = p.z, qx = q.x, qy = q.y, qz = q.z;
-        push_out<float, bool>(px, py, pz, qx, qy, qz, wn.x, wn.y, wn.z, best, friction, true);
+        push_out<float, bool, C>(px, py, pz, qx, qy, qz, wn.x, wn.y, wn.z, best, friction, true);
         p.x = px; p.y = py; p.z = pz;
         q.x = qx; q.y = qy; q.z = qz;
         moved = true;
@@ -836,11 +868,25 @@ inline bool lanes_on(const Setup& s, uint32_t i, bool all, uint32_t bit, uint32_
 #endif
 }
 
+// The particle groups (four particles each) a depenetration round visits, as a bit set: round 0
+// visits every group, each later round the groups the one before moved. Particle indices are
+// 16-bit in the files, so 16,385 groups cover every cloth; a larger one visits every group in
+// every round.
+constexpr uint32_t k_group_set_words = (65536 / 4 + 1 + 63) / 64;
+struct GroupSet {
+    uint64_t bits[k_group_set_words];
+};
+
 // Collidables first..end-1 (none convex geometry) on every particle, four particles at a time:
 // each group is transposed once for all of them and written back only when one moved it. A
 // particle meets the collidables in their order, as in the sequential loop; particles are
 // independent of each other, so the loop order over them does not matter.
-void collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end) {
+// Depenetration: only the groups of `todo` (every group when nullptr), each group moved added to
+// `moved_groups` (when not nullptr); true when one moved.
+template <Contact C = Contact::game>
+bool collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end, const GroupSet* todo = nullptr,
+                    GroupSet* moved_groups = nullptr) {
+    bool any_group = false;
     constexpr uint32_t chunk = 8;
     Float4* p = st.positions;
     Float4* q = st.previous_positions;
@@ -859,11 +905,12 @@ void collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end) {
             ++count;
         }
         if (count == 0) continue;
-        for (uint32_t i = 0; i < s.padded_count; i += 4) {
+        // One group: true when a collidable moved one of its particles.
+        auto group = [&](uint32_t i) {
             alignas(16) uint32_t m[chunk][4];
             bool any_on = false;
             for (uint32_t c = 0; c < count; ++c) any_on |= on[c] = lanes_on(s, i, all[c], bits[c], m[c]);
-            if (!any_on) continue;
+            if (!any_on) return false;
             F4 px, py, pz, pw, qx, qy, qz, qw;
             transpose(p[i], p[i + 1], p[i + 2], p[i + 3], px, py, pz, pw);
             bool have_q = false;  // previous positions are transposed when a lane passes a box
@@ -883,12 +930,78 @@ void collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end) {
                     transpose(q[i], q[i + 1], q[i + 2], q[i + 3], qx, qy, qz, qw);
                     have_q = true;
                 }
-                moved |= collide_lanes<F4, M4>(w[c], px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), active);
+                moved |= collide_lanes<F4, M4, C>(w[c], px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), active);
             }
-            if (!moved) continue;  // nothing inside: the particles are as they were
+            if (!moved) return false;  // nothing inside: the particles are as they were
             untranspose(px, py, pz, pw, p[i], p[i + 1], p[i + 2], p[i + 3]);
             untranspose(qx, qy, qz, qw, q[i], q[i + 1], q[i + 2], q[i + 3]);
+            return true;
+        };
+        if constexpr (C == Contact::game) {
+            for (uint32_t i = 0; i < s.padded_count; i += 4) group(i);
+        } else {
+            const uint32_t groups = s.padded_count / 4;
+            if (todo == nullptr) {
+                for (uint32_t g = 0; g < groups; ++g)
+                    if (group(4 * g)) {
+                        any_group = true;
+                        if (moved_groups) moved_groups->bits[g >> 6] |= uint64_t(1) << (g & 63);
+                    }
+            } else {
+                for (uint32_t wd = 0; wd < k_group_set_words; ++wd)
+                    for (uint64_t b = todo->bits[wd]; b != 0; b &= b - 1) {
+                        const uint32_t g = wd * 64 + uint32_t(std::countr_zero(b));
+                        if (group(4 * g)) {
+                            any_group = true;
+                            if (moved_groups) moved_groups->bits[wd] |= uint64_t(1) << (g & 63);
+                        }
+                    }
+            }
         }
+    }
+    return any_group;
+}
+
+// The opt-in depenetration (StepInputs::depenetration_rounds; not the game's arithmetic): after
+// the step, the particles still deeper than k_depenetration_slack inside a collidable they
+// collide with are moved out to its surface (hull plus particle radius) along the collision
+// pass's normal, with their previous position, without friction. A round meets every enabled
+// collidable in order (convex geometry too); the next round visits only the groups the last one
+// moved, until a round moves nothing or `rounds` ran. Where nothing is inside, one round reads
+// every group and writes none.
+void depenetrate(const Setup& s, State& st, uint32_t rounds) {
+    const uint32_t total = st.collidable_count + st.runtime_collidable_count;
+    const uint32_t groups = s.padded_count / 4;
+    const bool tracked = groups <= k_group_set_words * 64;
+    GroupSet sets[2];
+    GroupSet* todo = nullptr;  // round 0: every group
+    for (uint32_t round = 0; round < rounds; ++round) {
+        GroupSet& moved = sets[round & 1];
+        std::memset(moved.bits, 0, sizeof moved.bits);
+        GroupSet* record = tracked ? &moved : nullptr;
+        bool any_moved = false;
+        uint32_t pending = 0;
+        for (uint32_t k = 0; k <= total; ++k) {
+            const bool convex = k < total && st.collidables[k].enabled && st.collidables[k].shape &&
+                                st.collidables[k].shape->kind == ShapeKind::convex_geometry;
+            if (k < total && !convex) continue;
+            any_moved |= collide_groups<Contact::depenetrate>(s, st, pending, k, todo, record);
+            pending = k + 1;
+            if (k == total) break;
+            const CollidableState& cs = st.collidables[k];
+            const uint32_t bit = k < 32 ? (1u << k) : 0u;
+            for (uint32_t g = 0; g < groups; ++g) {
+                if (todo && !((todo->bits[g >> 6] >> (g & 63)) & 1u)) continue;
+                for (uint32_t i = 4 * g; i < 4 * g + 4 && i < s.particle_count; ++i)
+                    if (s.dynamic_mask[i] && (cs.all_particles || (s.collision_mask[i] & bit)) &&
+                        collide_convex<Contact::depenetrate>(*cs.shape, cs, st.positions[i], st.previous_positions[i], s.radius[i], 0.0f)) {
+                        any_moved = true;
+                        if (record) record->bits[g >> 6] |= uint64_t(1) << (g & 63);
+                    }
+            }
+        }
+        if (!any_moved) return;
+        todo = record;  // untracked (a cloth of more than 65,540 particles): every group again
     }
 }
 
@@ -1081,6 +1194,7 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
             }
         }
     }
+    if (in.depenetration_rounds) depenetrate(s, st, in.depenetration_rounds);
     compute_normals(s, st);
 }
 
