@@ -394,6 +394,10 @@ struct State {
     VolumeState* volumes = nullptr;
     uint32_t volume_count = 0;
     float* scratch = nullptr;              // per-particle scratch (normal accumulation)
+    // Depenetration (StepInputs::depenetration_rounds): the four-particle groups the last
+    // collision pass moved, one bit each (group_words words); written only while it is on.
+    uint64_t* collision_moved = nullptr;
+    uint32_t group_words = 0;
     bool started = false;                  // false until the first notify
     size_t bytes = 0;
     Float4 wind_sample_point;              // where this step's wind fields were sampled

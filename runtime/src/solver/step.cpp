@@ -52,6 +52,8 @@ bool layout_state(const Setup& s, const StateOptions& o, Arena& a, State& st) {
     st.volume_count = s.volume_set_count;
     st.volumes = a.take<VolumeState>(s.volume_set_count);
     st.scratch = a.take<float>(4 * size_t(s.padded_count));
+    st.group_words = (s.padded_count / 4 + 63) / 64;
+    st.collision_moved = a.take<uint64_t>(st.group_words);
     return !a.overflowed();
 }
 
@@ -1027,11 +1029,12 @@ DRAPE_COLLIDE_INLINE bool collide_group(const Setup& s, Float4* p, Float4* q, co
 // rejects nothing and only costs, so after eight blocks in a row it did not reject it runs on
 // every eighth block only, until one is rejected.
 //
-// Depenetration: only the groups of `todo` (every group when nullptr), each group moved added to
-// `moved_groups` (when not nullptr); true when one moved.
+// Each group moved is added to `moved_groups` (a bit per group, when not nullptr; the game's pass
+// records them for the depenetration). Depenetration: only the groups of `todo` (`todo_words`
+// words; every group when nullptr); true when one moved.
 template <Contact C = Contact::game>
-bool collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end, const GroupSet* todo = nullptr,
-                    GroupSet* moved_groups = nullptr) {
+bool collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end, const uint64_t* todo = nullptr,
+                    uint32_t todo_words = 0, uint64_t* moved_groups = nullptr) {
     bool any_group = false;
     Float4* p = st.positions;
     Float4* q = st.previous_positions;
@@ -1066,23 +1069,23 @@ bool collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end, con
                     ++not_rejected;
                 }
                 for (uint32_t j = i; j < i + 16; j += 4)
-                    if (collide_group<C>(s, p, q, ch, j, cand) && C == Contact::depenetrate) {
+                    if (collide_group<C>(s, p, q, ch, j, cand) && (C == Contact::depenetrate || moved_groups)) {
                         any_group = true;
-                        if (moved_groups) moved_groups->bits[j >> 8] |= uint64_t(1) << ((j >> 2) & 63);
+                        if (moved_groups) moved_groups[j >> 8] |= uint64_t(1) << ((j >> 2) & 63);
                     }
             }
             for (; i < n; i += 4)
-                if (collide_group<C>(s, p, q, ch, i, every) && C == Contact::depenetrate) {
+                if (collide_group<C>(s, p, q, ch, i, every) && (C == Contact::depenetrate || moved_groups)) {
                     any_group = true;
-                    if (moved_groups) moved_groups->bits[i >> 8] |= uint64_t(1) << ((i >> 2) & 63);
+                    if (moved_groups) moved_groups[i >> 8] |= uint64_t(1) << ((i >> 2) & 63);
                 }
         } else {
-            for (uint32_t wd = 0; wd < k_group_set_words; ++wd)
-                for (uint64_t b = todo->bits[wd]; b != 0; b &= b - 1) {
+            for (uint32_t wd = 0; wd < todo_words; ++wd)
+                for (uint64_t b = todo[wd]; b != 0; b &= b - 1) {
                     const uint32_t g = wd * 64 + uint32_t(std::countr_zero(b));
                     if (collide_group<C>(s, p, q, ch, 4 * g, every)) {
                         any_group = true;
-                        if (moved_groups) moved_groups->bits[wd] |= uint64_t(1) << (g & 63);
+                        if (moved_groups) moved_groups[wd] |= uint64_t(1) << (g & 63);
                     }
                 }
         }
@@ -1095,36 +1098,44 @@ bool collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end, con
 // collide with are moved out to its surface (hull plus particle radius) along the collision
 // pass's normal, with their previous position, without friction. A round meets every enabled
 // collidable in order (convex geometry too); the next round visits only the groups the last one
-// moved, until a round moves nothing or `rounds` ran. Where nothing is inside, one round reads
-// every group and writes none.
-void depenetrate(const Setup& s, State& st, uint32_t rounds) {
+// moved, until a round moves nothing or `rounds` ran.
+// Round 0: when the step's last pass was the collision pass (`after_collision`), only the groups
+// it moved (State::collision_moved): a particle it left where it was is outside every
+// collidable by the pass's own test, so only a moved one can be inside (wedged: pushed by a later
+// collidable into an earlier one). Otherwise round 0 visits every group.
+void depenetrate(const Setup& s, State& st, uint32_t rounds, bool after_collision) {
     const uint32_t total = st.collidable_count + st.runtime_collidable_count;
     const uint32_t groups = s.padded_count / 4;
-    const bool tracked = groups <= k_group_set_words * 64;
+    const bool tracked = st.group_words <= k_group_set_words;
     GroupSet sets[2];
-    GroupSet* todo = nullptr;  // round 0: every group
+    const uint64_t* todo = after_collision ? st.collision_moved : nullptr;
+    if (todo) {
+        bool any = false;
+        for (uint32_t w = 0; w < st.group_words; ++w) any |= todo[w] != 0;
+        if (!any) return;  // the collision pass moved nothing: nothing is inside
+    }
     for (uint32_t round = 0; round < rounds; ++round) {
         GroupSet& moved = sets[round & 1];
-        std::memset(moved.bits, 0, sizeof moved.bits);
-        GroupSet* record = tracked ? &moved : nullptr;
+        uint64_t* record = tracked ? moved.bits : nullptr;
+        if (record) std::memset(record, 0, sizeof(uint64_t) * st.group_words);
         bool any_moved = false;
         uint32_t pending = 0;
         for (uint32_t k = 0; k <= total; ++k) {
             const bool convex = k < total && st.collidables[k].enabled && st.collidables[k].shape &&
                                 st.collidables[k].shape->kind == ShapeKind::convex_geometry;
             if (k < total && !convex) continue;
-            any_moved |= collide_groups<Contact::depenetrate>(s, st, pending, k, todo, record);
+            any_moved |= collide_groups<Contact::depenetrate>(s, st, pending, k, todo, st.group_words, record);
             pending = k + 1;
             if (k == total) break;
             const CollidableState& cs = st.collidables[k];
             const uint32_t bit = k < 32 ? (1u << k) : 0u;
             for (uint32_t g = 0; g < groups; ++g) {
-                if (todo && !((todo->bits[g >> 6] >> (g & 63)) & 1u)) continue;
+                if (todo && !((todo[g >> 6] >> (g & 63)) & 1u)) continue;
                 for (uint32_t i = 4 * g; i < 4 * g + 4 && i < s.particle_count; ++i)
                     if (s.dynamic_mask[i] && (cs.all_particles || (s.collision_mask[i] & bit)) &&
                         collide_convex<Contact::depenetrate>(*cs.shape, cs, st.positions[i], st.previous_positions[i], s.radius[i], 0.0f)) {
                         any_moved = true;
-                        if (record) record->bits[g >> 6] |= uint64_t(1) << (g & 63);
+                        if (record) record[g >> 6] |= uint64_t(1) << (g & 63);
                     }
             }
         }
@@ -1133,10 +1144,16 @@ void depenetrate(const Setup& s, State& st, uint32_t rounds) {
     }
 }
 
-void collide(const Setup& s, State& st, SolveMode mode) {
+// `moved_groups` (nullptr, or State::collision_moved while the depenetration is on): cleared,
+// then a bit set for each four-particle group a collidable moved.
+void collide(const Setup& s, State& st, SolveMode mode, uint64_t* moved_groups) {
     const uint32_t total = st.collidable_count + st.runtime_collidable_count;
     Float4* p = st.positions;
     Float4* q = st.previous_positions;
+    if (moved_groups) std::memset(moved_groups, 0, sizeof(uint64_t) * st.group_words);
+    auto mark = [moved_groups](uint32_t i) {
+        if (moved_groups) moved_groups[i >> 8] |= uint64_t(1) << ((i >> 2) & 63);
+    };
     uint32_t pending = 0;  // scheduled mode: collidables pending..k-1 still to run as groups
     for (uint32_t k = 0; k < total; ++k) {
         const CollidableState& cs = st.collidables[k];
@@ -1144,11 +1161,12 @@ void collide(const Setup& s, State& st, SolveMode mode) {
         const uint32_t bit = k < 32 ? (1u << k) : 0u;
         const bool all = cs.all_particles;
         if (cs.shape->kind == ShapeKind::convex_geometry) {
-            if (mode != SolveMode::sequential) collide_groups(s, st, pending, k);
+            if (mode != SolveMode::sequential) collide_groups(s, st, pending, k, nullptr, 0, moved_groups);
             pending = k + 1;
             for (uint32_t i = 0; i < s.particle_count; ++i)
-                if (s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit)))
-                    collide_convex(*cs.shape, cs, p[i], q[i], s.radius[i], s.friction[i]);
+                if (s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit)) &&
+                    collide_convex(*cs.shape, cs, p[i], q[i], s.radius[i], s.friction[i]))
+                    mark(i);
             continue;
         }
         if (mode != SolveMode::sequential) continue;  // runs in collide_groups
@@ -1157,12 +1175,12 @@ void collide(const Setup& s, State& st, SolveMode mode) {
             const bool active = s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit));
             if (!active) continue;
             float px = p[i].x, py = p[i].y, pz = p[i].z, qx = q[i].x, qy = q[i].y, qz = q[i].z;
-            collide_lanes<float, bool>(w, px, py, pz, qx, qy, qz, s.radius[i], s.friction[i], true);
+            if (collide_lanes<float, bool>(w, px, py, pz, qx, qy, qz, s.radius[i], s.friction[i], true)) mark(i);
             p[i].x = px; p[i].y = py; p[i].z = pz;
             q[i].x = qx; q[i].y = qy; q[i].z = qz;
         }
     }
-    if (mode != SolveMode::sequential) collide_groups(s, st, pending, total);
+    if (mode != SolveMode::sequential) collide_groups(s, st, pending, total, nullptr, 0, moved_groups);
 }
 
 // Verlet: v = (p - q) * damping; q = p; p = (p + v) + a * h^2, a = gravity (+ force * inv_mass).
@@ -1317,12 +1335,17 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
                         solve_volume(v, st.volumes[v.state_index], s, st.positions);
                         break;
                     }
-                    case PassKind::collision: if (!in.skip_collision) collide(s, st, in.mode); break;
+                    case PassKind::collision:
+                        if (!in.skip_collision) collide(s, st, in.mode, in.depenetration_rounds ? st.collision_moved : nullptr);
+                        break;
                 }
             }
         }
     }
-    if (in.depenetration_rounds) depenetrate(s, st, in.depenetration_rounds);
+    if (in.depenetration_rounds) {
+        const bool after_collision = !in.skip_collision && s.pass_count > 0 && s.passes[s.pass_count - 1].kind == PassKind::collision;
+        depenetrate(s, st, in.depenetration_rounds, after_collision);
+    }
     compute_normals(s, st);
 }
 
