@@ -12,6 +12,10 @@
 #include <cstring>
 #include <memory>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace drape::image {
 
 namespace {
@@ -242,7 +246,10 @@ struct Pass1 {
     uint64_t dist_uses[2] = {};
     // One per decision; at most one per `unit` bytes, so size / unit + 1 (not zeroed).
     uint16_t* steps = nullptr;
-    size_t count = 0;
+    // The steps of the rows from byte `split` on start at `second` (find_matches_masked takes
+    // two halves of the rows at once); find_matches leaves split 0 and second = steps.
+    size_t split = 0;
+    uint16_t* second = nullptr;
 };
 
 using KeptSteps = image_detail::KeptBuffer<uint16_t>;  // per thread, see kept_buffer.h
@@ -303,7 +310,155 @@ void find_matches(const uint8_t* data, size_t size, Layout layout, size_t d0, si
         }
         for (; i < row_end; ++i) ++p.lit_freq[data[i]];
     }
-    p.count = n;
+    p.split = 0;
+    p.second = steps;
+}
+
+// Pass 1 for image rows: per row, one bit per byte says whether that byte equals the byte d0
+// back, another whether it equals the byte d1 back (16 bytes per SSE2 compare), so the match
+// length at a position is the count of trailing ones of the bits from there (one 8-byte load
+// and a shift per candidate) instead of byte compares. Both candidates are measured and the
+// longer taken (the first on a tie). Same loop bounds and step coding as find_matches.
+class RowMasks {
+public:
+    explicit RowMasks(size_t stride) : bytes_((stride >> 3) + 32), bits_(2 * bytes_) {}
+    // Bits of row [row, row + len) of data: bit k of `m0` says data[row + k] == data[row + k - d0]
+    // (0 where row + k < d0); `m1` the same for d1 (all 0 when d1 is 0).
+    void build(const uint8_t* data, size_t row, size_t len, size_t d0, size_t d1) {
+        uint8_t* m0 = bits_.data();
+        uint8_t* m1 = m0 + bytes_;
+        std::memset(m0, 0, 2 * bytes_);
+        const uint8_t* p = data + row;
+        size_t k = 0;
+        if (row >= d0 && (!d1 || row >= d1)) {
+#if defined(__SSE2__)
+            for (; k + 16 <= len; k += 16) {
+                const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
+                const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k - d0));
+                const uint16_t e0 = uint16_t(_mm_movemask_epi8(_mm_cmpeq_epi8(c, a)));
+                std::memcpy(m0 + (k >> 3), &e0, 2);
+                if (d1) {
+                    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k - d1));
+                    const uint16_t e1 = uint16_t(_mm_movemask_epi8(_mm_cmpeq_epi8(c, b)));
+                    std::memcpy(m1 + (k >> 3), &e1, 2);
+                }
+            }
+#endif
+        }
+        for (; k < len; ++k) {  // the first row, a row's last bytes, no SSE2
+            const size_t at = row + k;
+            const bool e0 = at >= d0 && data[at] == data[at - d0];
+            const bool e1 = d1 && at >= d1 && data[at] == data[at - d1];
+            m0[k >> 3] = uint8_t(m0[k >> 3] | uint8_t(e0) << (k & 7));
+            m1[k >> 3] = uint8_t(m1[k >> 3] | uint8_t(e1) << (k & 7));
+        }
+    }
+    // Equal bytes from row offset k on against d0 (which 0) or d1 (which 1); exact up to the
+    // row's end (the bits past it are 0). One load covers 56 bytes; longer runs loop.
+    [[gnu::always_inline]] size_t run(int which, size_t k) const {
+        const uint8_t* m = bits_.data() + size_t(which) * bytes_;
+        const size_t c = ones_from(m, k);
+        return c < 56 ? c : long_run(m, k);
+    }
+
+private:
+    [[gnu::always_inline]] static size_t ones_from(const uint8_t* m, size_t k) {
+        const uint64_t ones = load64(m + (k >> 3)) >> (k & 7);
+        return size_t(__builtin_ctzll(~ones | (uint64_t(1) << 56)));  // the input is never 0
+    }
+    [[gnu::noinline]] static size_t long_run(const uint8_t* m, size_t k) {
+        size_t n = 56;
+        for (;;) {
+            const size_t c = ones_from(m, k + n);
+            n += c;
+            if (c < 56) return n;
+        }
+    }
+
+    size_t bytes_;
+    std::vector<uint8_t> bits_;
+};
+
+// The rows are taken in two halves at once (row k of the top half, then row k of the bottom
+// half, one step of each in turn): a match step's length feeds the next step's position
+// through loads, a shift, a bit scan and compares (about 25 cycles), and two independent
+// chains run in the time of one. The bottom half's steps go to their own array (Pass1::second).
+template <size_t Unit>
+void find_matches_masked(const uint8_t* data, size_t size, Layout layout, size_t d0, size_t d1, Pass1& p) {
+    const size_t unit = Unit ? Unit : layout.unit;
+    const size_t max_len = size_t(k_max_match) - size_t(k_max_match) % unit;
+    // A run of equal bytes (capped at 258) -> the whole units in it, or 0 when under 3 bytes.
+    uint16_t whole[k_max_match + 1];
+    for (size_t r = 0; r <= size_t(k_max_match); ++r) {
+        const size_t w = std::min(r, max_len) - std::min(r, max_len) % unit;
+        whole[r] = uint16_t(w >= 3 ? w : 0);
+    }
+    const size_t fast_end = size >= 8 ? size - 8 : 0;  // the bounds of find_matches (pass 2 replays them)
+    // Literal bytes counted in four tables (by byte of the pixel; [3] also the length symbols)
+    // so that consecutive adds rarely wait on the same counter.
+    uint32_t freq[4][k_litlen_symbols] = {};
+    struct Cursor {
+        size_t row = 0, row_end = 0, i = 0, end = 0;
+        uint16_t* steps = nullptr;
+        RowMasks masks;
+    };
+    const size_t rows = (size + layout.stride - 1) / layout.stride;
+    const size_t top_rows = rows / 2;
+    p.split = top_rows * layout.stride;
+    p.second = p.steps + p.split / unit + 1;  // the top half takes at most split / unit steps
+    Cursor top{0, 0, 0, 0, p.steps, RowMasks(layout.stride)};
+    Cursor bottom{0, 0, 0, 0, p.second, RowMasks(layout.stride)};
+    auto begin_row = [&](Cursor& c, size_t row) {
+        c.row = row;
+        c.row_end = std::min(size, row + layout.stride);
+        c.i = std::min(row + layout.lead, c.row_end);
+        for (size_t k = row; k < c.i; ++k) ++p.lit_freq[data[k]];
+        c.end = std::min(c.row_end, fast_end);
+        if (!d0 || c.i + unit > c.end) c.end = c.i;  // no steps in this row
+        else c.masks.build(data, row, c.row_end - row, d0, d1);
+    };
+    auto more = [&](const Cursor& c) { return c.i + unit <= c.end; };
+    auto step = [&](Cursor& c) __attribute__((always_inline)) {
+        const size_t i = c.i;
+        const size_t k = i - c.row;
+        const size_t r0 = c.masks.run(0, k);
+        const size_t r1 = c.masks.run(1, k);
+        const size_t which = r1 > r0;
+        size_t r = which ? r1 : r0;
+        r = r < c.row_end - i ? r : c.row_end - i;
+        const size_t len = whole[r < size_t(k_max_match) ? r : size_t(k_max_match)];
+        if (!len) {
+            for (size_t b = 0; b < unit; ++b) ++freq[b & 3][data[i + b]];
+            *c.steps++ = 0;
+            c.i = i + unit;
+            return;
+        }
+        const LengthCode& lc = k_length_codes[len];
+        ++freq[3][lc.symbol];
+        p.extra_bits += lc.extra_bits;
+        ++p.dist_uses[which];
+        *c.steps++ = uint16_t(1 + which * (k_max_match + 1) + len);
+        c.i = i + len;
+    };
+    auto finish_row = [&](Cursor& c) {
+        while (more(c)) step(c);
+        for (size_t k = c.i; k < c.row_end; ++k) ++p.lit_freq[data[k]];
+    };
+    for (size_t k = 0; k < rows - top_rows; ++k) {
+        begin_row(bottom, (top_rows + k) * layout.stride);
+        if (k < top_rows) {
+            begin_row(top, k * layout.stride);
+            while (more(top) && more(bottom)) {
+                step(top);
+                step(bottom);
+            }
+            finish_row(top);
+        }
+        finish_row(bottom);
+    }
+    for (int c = 0; c < 4; ++c)
+        for (int v = 0; v < 256; ++v) p.lit_freq[v] += freq[c][v];
+    for (int v = 256; v < k_litlen_symbols; ++v) p.lit_freq[v] += freq[3][v];
 }
 
 // The code words pass 2 writes: each literal's code and bit count, and for every step slot
@@ -324,8 +479,8 @@ struct SymbolWords {
 // Bits go through a 64-bit buffer flushed after every step (at most 7 bits stay), so a step
 // of up to 57 bits always fits. Returns the output position; buf/used hold the pending bits.
 template <size_t Unit>
-uint8_t* write_steps(const uint8_t* data, size_t size, Layout layout, size_t d0, const SymbolWords& w,
-                     const uint16_t* steps, uint8_t* o, uint64_t& buf_io, int& used_io) {
+uint8_t* write_steps(const uint8_t* data, size_t size, size_t rows_begin, size_t rows_end, Layout layout, size_t d0,
+                     const SymbolWords& w, const uint16_t* steps, uint8_t* o, uint64_t& buf_io, int& used_io) {
     const size_t unit = Unit ? Unit : layout.unit;
     uint64_t buf = buf_io;
     uint64_t used = uint64_t(used_io);
@@ -341,7 +496,7 @@ uint8_t* write_steps(const uint8_t* data, size_t size, Layout layout, size_t d0,
         used += w.lit_bits[b];
     };
     const size_t fast_end = size >= 8 ? size - 8 : 0;
-    for (size_t row = 0; row < size; row += layout.stride) {
+    for (size_t row = rows_begin; row < rows_end; row += layout.stride) {
         const size_t row_end = std::min(size, row + layout.stride);
         size_t i = std::min(row + layout.lead, row_end);
         for (size_t k = row; k < i; ++k) {
@@ -400,11 +555,20 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
     Pass1 p1;
     thread_local KeptSteps kept_steps;
     p1.steps = kept_steps.get(size / unit + 1);
-    switch (unit) {
-        case 1: find_matches<1>(data, size, layout, d0, d1, p1); break;
-        case 3: find_matches<3>(data, size, layout, d0, d1, p1); break;
-        case 4: find_matches<4>(data, size, layout, d0, d1, p1); break;
-        default: find_matches<0>(data, size, layout, d0, d1, p1); break;
+    if (layout.stride < size) {  // image rows: the bit masks (whole-stream rows would need size / 4 bytes of bits)
+        switch (unit) {
+            case 1: find_matches_masked<1>(data, size, layout, d0, d1, p1); break;
+            case 3: find_matches_masked<3>(data, size, layout, d0, d1, p1); break;
+            case 4: find_matches<4>(data, size, layout, d0, d1, p1); break;
+            default: find_matches_masked<0>(data, size, layout, d0, d1, p1); break;
+        }
+    } else {
+        switch (unit) {
+            case 1: find_matches<1>(data, size, layout, d0, d1, p1); break;
+            case 3: find_matches<3>(data, size, layout, d0, d1, p1); break;
+            case 4: find_matches<4>(data, size, layout, d0, d1, p1); break;
+            default: find_matches<0>(data, size, layout, d0, d1, p1); break;
+        }
     }
     uint32_t* lit_freq = p1.lit_freq;
     uint32_t dist_freq[k_dist_symbols] = {};
@@ -541,10 +705,14 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
         int used = 0;
         w.take_pending(buf, used);
         switch (unit) {
-            case 1: o = write_steps<1>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
-            case 3: o = write_steps<3>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
-            case 4: o = write_steps<4>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
-            default: o = write_steps<0>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
+            case 1: o = write_steps<1>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                     o = write_steps<1>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+            case 3: o = write_steps<3>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                     o = write_steps<3>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+            case 4: o = write_steps<4>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                     o = write_steps<4>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+            default: o = write_steps<0>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                     o = write_steps<0>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
         }
         buf |= uint64_t(lit_code[256]) << used;
         used += lit_len[256];
