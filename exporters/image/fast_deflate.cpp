@@ -397,65 +397,68 @@ void find_matches_masked(const uint8_t* data, size_t size, Layout layout, size_t
     // Literal bytes counted in four tables (by byte of the pixel; [3] also the length symbols)
     // so that consecutive adds rarely wait on the same counter.
     uint32_t freq[4][k_litlen_symbols] = {};
-    struct Cursor {
-        size_t row = 0, row_end = 0, i = 0, end = 0;
-        uint16_t* steps = nullptr;
-        RowMasks masks;
-    };
     const size_t rows = (size + layout.stride - 1) / layout.stride;
     const size_t top_rows = rows / 2;
     p.split = top_rows * layout.stride;
     p.second = p.steps + p.split / unit + 1;  // the top half takes at most split / unit steps
-    Cursor top{0, 0, 0, 0, p.steps, RowMasks(layout.stride)};
-    Cursor bottom{0, 0, 0, 0, p.second, RowMasks(layout.stride)};
-    auto begin_row = [&](Cursor& c, size_t row) {
-        c.row = row;
-        c.row_end = std::min(size, row + layout.stride);
-        c.i = std::min(row + layout.lead, c.row_end);
-        for (size_t k = row; k < c.i; ++k) ++p.lit_freq[data[k]];
-        c.end = std::min(c.row_end, fast_end);
-        if (!d0 || c.i + unit > c.end) c.end = c.i;  // no steps in this row
-        else c.masks.build(data, row, c.row_end - row, d0, d1);
+    // Each half's position, row and steps are plain locals (no pointer to them escapes, so they
+    // stay in registers; in a struct beside the masks they were reloaded after every store).
+    RowMasks top_masks(layout.stride), bottom_masks(layout.stride);
+    uint16_t* top_steps = p.steps;
+    uint16_t* bottom_steps = p.second;
+    uint64_t extra_bits = 0, uses[2] = {0, 0};
+    // Starts a row: its lead bytes counted as literals; returns where steps end (== i: none).
+    auto begin_row = [&](RowMasks& masks, size_t row, size_t& i, size_t& row_end) {
+        row_end = std::min(size, row + layout.stride);
+        i = std::min(row + layout.lead, row_end);
+        for (size_t k = row; k < i; ++k) ++p.lit_freq[data[k]];
+        const size_t end = std::min(row_end, fast_end);
+        if (!d0 || i + unit > end) return i;
+        masks.build(data, row, row_end - row, d0, d1);
+        return end;
     };
-    auto more = [&](const Cursor& c) { return c.i + unit <= c.end; };
-    auto step = [&](Cursor& c) __attribute__((always_inline)) {
-        const size_t i = c.i;
-        const size_t k = i - c.row;
-        const size_t r0 = c.masks.run(0, k);
-        const size_t r1 = c.masks.run(1, k);
+    auto step = [&](const RowMasks& masks, size_t row, size_t row_end, size_t& i, uint16_t*& steps) __attribute__((always_inline)) {
+        const size_t k = i - row;
+        const size_t r0 = masks.run(0, k);
+        const size_t r1 = masks.run(1, k);
         const size_t which = r1 > r0;
         size_t r = which ? r1 : r0;
-        r = r < c.row_end - i ? r : c.row_end - i;
+        r = r < row_end - i ? r : row_end - i;
         const size_t len = whole[r < size_t(k_max_match) ? r : size_t(k_max_match)];
         if (!len) {
             for (size_t b = 0; b < unit; ++b) ++freq[b & 3][data[i + b]];
-            *c.steps++ = 0;
-            c.i = i + unit;
+            *steps++ = 0;
+            i += unit;
             return;
         }
         const LengthCode& lc = k_length_codes[len];
         ++freq[3][lc.symbol];
-        p.extra_bits += lc.extra_bits;
-        ++p.dist_uses[which];
-        *c.steps++ = uint16_t(1 + which * (k_max_match + 1) + len);
-        c.i = i + len;
-    };
-    auto finish_row = [&](Cursor& c) {
-        while (more(c)) step(c);
-        for (size_t k = c.i; k < c.row_end; ++k) ++p.lit_freq[data[k]];
+        extra_bits += lc.extra_bits;
+        ++uses[which];
+        *steps++ = uint16_t(1 + which * (k_max_match + 1) + len);
+        i += len;
     };
     for (size_t k = 0; k < rows - top_rows; ++k) {
-        begin_row(bottom, (top_rows + k) * layout.stride);
+        const size_t brow = (top_rows + k) * layout.stride;
+        size_t bi, brow_end;
+        const size_t bend = begin_row(bottom_masks, brow, bi, brow_end);
         if (k < top_rows) {
-            begin_row(top, k * layout.stride);
-            while (more(top) && more(bottom)) {
-                step(top);
-                step(bottom);
+            const size_t trow = k * layout.stride;
+            size_t ti, trow_end;
+            const size_t tend = begin_row(top_masks, trow, ti, trow_end);
+            while (ti + unit <= tend && bi + unit <= bend) {
+                step(top_masks, trow, trow_end, ti, top_steps);
+                step(bottom_masks, brow, brow_end, bi, bottom_steps);
             }
-            finish_row(top);
+            while (ti + unit <= tend) step(top_masks, trow, trow_end, ti, top_steps);
+            for (; ti < trow_end; ++ti) ++p.lit_freq[data[ti]];
         }
-        finish_row(bottom);
+        while (bi + unit <= bend) step(bottom_masks, brow, brow_end, bi, bottom_steps);
+        for (; bi < brow_end; ++bi) ++p.lit_freq[data[bi]];
     }
+    p.extra_bits += extra_bits;
+    p.dist_uses[0] += uses[0];
+    p.dist_uses[1] += uses[1];
     for (int c = 0; c < 4; ++c)
         for (int v = 0; v < 256; ++v) p.lit_freq[v] += freq[c][v];
     for (int v = 256; v < k_litlen_symbols; ++v) p.lit_freq[v] += freq[3][v];
