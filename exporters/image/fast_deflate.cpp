@@ -322,12 +322,13 @@ void find_matches(const uint8_t* data, size_t size, Layout layout, size_t d0, si
 class RowMasks {
 public:
     explicit RowMasks(size_t stride) : bytes_((stride >> 3) + 32), bits_(2 * bytes_) {}
-    // Bits of row [row, row + len) of data: bit k of `m0` says data[row + k] == data[row + k - d0]
-    // (0 where row + k < d0); `m1` the same for d1 (all 0 when d1 is 0).
+    // Bits of row [row, row + len) of data: bit k of `m0` is 0 where data[row + k] ==
+    // data[row + k - d0], else 1 (also where row + k < d0, and past the row); `m1` the same for
+    // d1 (all 1 when d1 is 0).
     void build(const uint8_t* data, size_t row, size_t len, size_t d0, size_t d1) {
         uint8_t* m0 = bits_.data();
         uint8_t* m1 = m0 + bytes_;
-        std::memset(m0, 0, 2 * bytes_);
+        std::memset(m0, 0xFF, 2 * bytes_);
         const uint8_t* p = data + row;
         size_t k = 0;
         if (row >= d0 && (!d1 || row >= d1)) {
@@ -335,11 +336,11 @@ public:
             for (; k + 16 <= len; k += 16) {
                 const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
                 const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k - d0));
-                const uint16_t e0 = uint16_t(_mm_movemask_epi8(_mm_cmpeq_epi8(c, a)));
+                const uint16_t e0 = uint16_t(~_mm_movemask_epi8(_mm_cmpeq_epi8(c, a)));
                 std::memcpy(m0 + (k >> 3), &e0, 2);
                 if (d1) {
                     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k - d1));
-                    const uint16_t e1 = uint16_t(_mm_movemask_epi8(_mm_cmpeq_epi8(c, b)));
+                    const uint16_t e1 = uint16_t(~_mm_movemask_epi8(_mm_cmpeq_epi8(c, b)));
                     std::memcpy(m1 + (k >> 3), &e1, 2);
                 }
             }
@@ -349,29 +350,31 @@ public:
             const size_t at = row + k;
             const bool e0 = at >= d0 && data[at] == data[at - d0];
             const bool e1 = d1 && at >= d1 && data[at] == data[at - d1];
-            m0[k >> 3] = uint8_t(m0[k >> 3] | uint8_t(e0) << (k & 7));
-            m1[k >> 3] = uint8_t(m1[k >> 3] | uint8_t(e1) << (k & 7));
+            m0[k >> 3] = uint8_t(m0[k >> 3] & ~(uint8_t(e0) << (k & 7)));
+            m1[k >> 3] = uint8_t(m1[k >> 3] & ~(uint8_t(e1) << (k & 7)));
         }
     }
-    // Equal bytes from row offset k on against d0 (which 0) or d1 (which 1); exact up to the
-    // row's end (the bits past it are 0). One load covers 56 bytes; longer runs loop.
+    // Equal bytes from row offset k on against d0 (which 0) or d1 (which 1), up to the row's
+    // end and at most 258 (k_max_match). One load covers 56 bytes; longer runs loop.
     [[gnu::always_inline]] size_t run(int which, size_t k) const {
         const uint8_t* m = bits_.data() + size_t(which) * bytes_;
-        const size_t c = ones_from(m, k);
+        const size_t c = equal_from(m, k);
         return c < 56 ? c : long_run(m, k);
     }
 
 private:
-    [[gnu::always_inline]] static size_t ones_from(const uint8_t* m, size_t k) {
-        const uint64_t ones = load64(m + (k >> 3)) >> (k & 7);
-        return size_t(__builtin_ctzll(~ones | (uint64_t(1) << 56)));  // the input is never 0
+    // The bits are stored inverted (1 = differs, also past the row's end), so a run is one
+    // load, a shift and a bit scan (the 1 at bit 56 bounds it to what the load covers).
+    [[gnu::always_inline]] static size_t equal_from(const uint8_t* m, size_t k) {
+        const uint64_t differs = load64(m + (k >> 3)) >> (k & 7);
+        return size_t(__builtin_ctzll(differs | (uint64_t(1) << 56)));  // the input is never 0
     }
     [[gnu::noinline]] static size_t long_run(const uint8_t* m, size_t k) {
         size_t n = 56;
         for (;;) {
-            const size_t c = ones_from(m, k + n);
+            const size_t c = equal_from(m, k + n);
             n += c;
-            if (c < 56) return n;
+            if (c < 56 || n >= size_t(k_max_match)) return std::min(n, size_t(k_max_match));
         }
     }
 
@@ -417,18 +420,17 @@ void find_matches_masked(const uint8_t* data, size_t size, Layout layout, size_t
         masks.build(data, row, row_end - row, d0, d1);
         return end;
     };
-    auto step = [&](const RowMasks& masks, size_t row, size_t row_end, size_t& i, uint16_t*& steps) __attribute__((always_inline)) {
-        const size_t k = i - row;
+    // k: the step's offset in its row (kept rather than the position, one subtraction less on
+    // the chain from one step to the next).
+    auto step = [&](const RowMasks& masks, const uint8_t* row, size_t& k, uint16_t*& steps) __attribute__((always_inline)) {
         const size_t r0 = masks.run(0, k);
         const size_t r1 = masks.run(1, k);
         const size_t which = r1 > r0;
-        size_t r = which ? r1 : r0;
-        r = r < row_end - i ? r : row_end - i;
-        const size_t len = whole[r < size_t(k_max_match) ? r : size_t(k_max_match)];
+        const size_t len = whole[which ? r1 : r0];  // the runs end at the row's end and at 258
         if (!len) {
-            for (size_t b = 0; b < unit; ++b) ++freq[b & 3][data[i + b]];
+            for (size_t b = 0; b < unit; ++b) ++freq[b & 3][row[k + b]];
             *steps++ = 0;
-            i += unit;
+            k += unit;
             return;
         }
         const LengthCode& lc = k_length_codes[len];
@@ -436,25 +438,27 @@ void find_matches_masked(const uint8_t* data, size_t size, Layout layout, size_t
         extra_bits += lc.extra_bits;
         ++uses[which];
         *steps++ = uint16_t(1 + which * (k_max_match + 1) + len);
-        i += len;
+        k += len;
     };
-    for (size_t k = 0; k < rows - top_rows; ++k) {
-        const size_t brow = (top_rows + k) * layout.stride;
-        size_t bi, brow_end;
-        const size_t bend = begin_row(bottom_masks, brow, bi, brow_end);
-        if (k < top_rows) {
-            const size_t trow = k * layout.stride;
-            size_t ti, trow_end;
-            const size_t tend = begin_row(top_masks, trow, ti, trow_end);
-            while (ti + unit <= tend && bi + unit <= bend) {
-                step(top_masks, trow, trow_end, ti, top_steps);
-                step(bottom_masks, brow, brow_end, bi, bottom_steps);
+    for (size_t y = 0; y < rows - top_rows; ++y) {
+        const size_t brow = (top_rows + y) * layout.stride;
+        size_t bk, brow_end;
+        const size_t bend = begin_row(bottom_masks, brow, bk, brow_end) - brow;  // offsets in the row from here
+        bk -= brow;
+        if (y < top_rows) {
+            const size_t trow = y * layout.stride;
+            size_t tk, trow_end;
+            const size_t tend = begin_row(top_masks, trow, tk, trow_end) - trow;
+            tk -= trow;
+            while (tk + unit <= tend && bk + unit <= bend) {
+                step(top_masks, data + trow, tk, top_steps);
+                step(bottom_masks, data + brow, bk, bottom_steps);
             }
-            while (ti + unit <= tend) step(top_masks, trow, trow_end, ti, top_steps);
-            for (; ti < trow_end; ++ti) ++p.lit_freq[data[ti]];
+            while (tk + unit <= tend) step(top_masks, data + trow, tk, top_steps);
+            for (tk += trow; tk < trow_end; ++tk) ++p.lit_freq[data[tk]];
         }
-        while (bi + unit <= bend) step(bottom_masks, brow, brow_end, bi, bottom_steps);
-        for (; bi < brow_end; ++bi) ++p.lit_freq[data[bi]];
+        while (bk + unit <= bend) step(bottom_masks, data + brow, bk, bottom_steps);
+        for (bk += brow; bk < brow_end; ++bk) ++p.lit_freq[data[bk]];
     }
     p.extra_bits += extra_bits;
     p.dist_uses[0] += uses[0];
