@@ -409,7 +409,7 @@ void find_matches_masked(const uint8_t* data, size_t size, Layout layout, size_t
     RowMasks top_masks(layout.stride), bottom_masks(layout.stride);
     uint16_t* top_steps = p.steps;
     uint16_t* bottom_steps = p.second;
-    uint64_t extra_bits = 0, uses[2] = {0, 0};
+    uint64_t uses[2] = {0, 0};
     // Starts a row: its lead bytes counted as literals; returns where steps end (== i: none).
     auto begin_row = [&](RowMasks& masks, size_t row, size_t& i, size_t& row_end) {
         row_end = std::min(size, row + layout.stride);
@@ -433,9 +433,7 @@ void find_matches_masked(const uint8_t* data, size_t size, Layout layout, size_t
             k += unit;
             return;
         }
-        const LengthCode& lc = k_length_codes[len];
-        ++freq[3][lc.symbol];
-        extra_bits += lc.extra_bits;
+        ++freq[3][k_length_codes[len].symbol];  // the extra bits follow from these counts (below)
         ++uses[which];
         *steps++ = uint16_t(1 + which * (k_max_match + 1) + len);
         k += len;
@@ -460,7 +458,7 @@ void find_matches_masked(const uint8_t* data, size_t size, Layout layout, size_t
         while (bk + unit <= bend) step(bottom_masks, data + brow, bk, bottom_steps);
         for (bk += brow; bk < brow_end; ++bk) ++p.lit_freq[data[bk]];
     }
-    p.extra_bits += extra_bits;
+    for (int c = 0; c < 28; ++c) p.extra_bits += uint64_t(freq[3][257 + c]) * k_length_extra[c];  // 285 has none
     p.dist_uses[0] += uses[0];
     p.dist_uses[1] += uses[1];
     for (int c = 0; c < 4; ++c)
