@@ -314,10 +314,10 @@ void find_matches(const uint8_t* data, size_t size, Layout layout, size_t d0, si
     p.second = steps;
 }
 
-// Pass 1 for image rows: per row, one bit per byte says whether that byte equals the byte d0
-// back, another whether it equals the byte d1 back (16 bytes per SSE2 compare), so the match
-// length at a position is the count of trailing ones of the bits from there (one 8-byte load
-// and a shift per candidate) instead of byte compares. Both candidates are measured and the
+// Pass 1 for image rows: per row, one bit per byte says whether that byte differs from the
+// byte d0 back, another whether it differs from the byte d1 back (16 bytes per SSE2 compare),
+// so the match length at a position is the count of trailing zeros of the bits from there (one
+// 8-byte load and a shift per candidate) instead of byte compares. Both candidates are measured and the
 // longer taken (the first on a tie). Same loop bounds and step coding as find_matches.
 class RowMasks {
 public:
