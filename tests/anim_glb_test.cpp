@@ -454,3 +454,76 @@ TEST_CASE("anim: read_clip_set with a parallel_for gives the set read in binder 
     CHECK(parallel->skeletons[0].bone_names == serial->skeletons[0].bone_names);
     CHECK(parallel->failures.size() == serial->failures.size());
 }
+
+TEST_CASE("anim glb: every key of every c5000 clip equals anim::sample_frame at that frame, mirrored on Z (constant channels: one key, found from the curves)") {
+    const auto bytes = read_file(test::corpus("er/game/chr/c5000.anibnd.dcx"));
+    REQUIRE(bytes);
+    auto set = anim::read_clip_set(*bytes, "c5000.anibnd.dcx");
+    REQUIRE(set);
+    REQUIRE(!set->skeletons.empty());
+    REQUIRE(set->clips.size() >= 60);
+    const havok::Skeleton& skel = set->skeletons[0];
+    exporters::AnimationGlbOptions o;
+    o.mirror = exporters::Mirror::z;
+    o.root_motion = false;
+    auto glb = exporters::animation_glb(skel, set->clips, o);
+    REQUIRE(glb);
+    const Parsed p = parse(*glb);
+    size_t clips = 0, keys = 0, spline_clips = 0, additive = 0;
+    for (const auto& clip : set->clips) {
+        CAPTURE(clip.name);
+        const json* a = p.animation(clip.name);
+        REQUIRE(a);
+        ++clips;
+        spline_clips += clip.spline.has_value();
+        additive += clip.blend_hint != anim::BlendHint::normal;
+        const auto bones = anim::tracks_to_bones(clip, skel);
+        size_t mismatches = 0;
+        std::vector<anim::Transform> pose(size_t(clip.num_tracks));
+        std::vector<std::array<std::vector<float>, 3>> out(size_t(clip.num_tracks));  // T, R, S per track
+        for (size_t t = 0; t < bones.size(); ++t) {
+            if (bones[t] < 0) continue;
+            const int node = int(bones[t]) + 1;  // add_skeleton_and_clips: node 0 is the root
+            out[t] = {p.channel(*a, node, "translation"), p.channel(*a, node, "rotation"), p.channel(*a, node, "scale")};
+        }
+        for (int32_t f = 0; f < std::max(clip.num_frames, 1); ++f) {
+            anim::sample_frame(clip, f, pose);
+            for (size_t t = 0; t < bones.size(); ++t) {
+                if (bones[t] < 0) continue;
+                anim::Transform x = pose[t];
+                if (clip.blend_hint != anim::BlendHint::normal) {
+                    const auto& r = skel.reference_pose[size_t(bones[t])];
+                    anim::Transform base;
+                    base.translation = {r.translation[0], r.translation[1], r.translation[2]};
+                    base.rotation = anim::normalize(r.rotation);
+                    base.scale = {r.scale[0], r.scale[1], r.scale[2]};
+                    x = anim::apply_additive(clip.blend_hint, base, x);
+                }
+                const std::array<float, 3> tr = {x.translation[0], x.translation[1], -x.translation[2]};
+                const std::array<float, 4> q = {-x.rotation[0], -x.rotation[1], x.rotation[2], x.rotation[3]};
+                const auto& T = out[t][0];
+                const auto& R = out[t][1];
+                const auto& S = out[t][2];
+                const size_t kt = T.size() == 3 ? 0 : size_t(f), kr = R.size() == 4 ? 0 : size_t(f), ks = S.size() == 3 ? 0 : size_t(f);
+                if (T.size() < kt * 3 + 3 || R.size() < kr * 4 + 4 || S.size() < ks * 3 + 3) {  // a channel short of keys
+                    ++mismatches;
+                    continue;
+                }
+                for (int c = 0; c < 3; ++c) {
+                    mismatches += T[kt * 3 + size_t(c)] != tr[size_t(c)];
+                    mismatches += S[ks * 3 + size_t(c)] != x.scale[size_t(c)];
+                }
+                // The writer keeps neighbouring keys in one hemisphere: q or -q.
+                const bool same = R[kr * 4] == q[0] && R[kr * 4 + 1] == q[1] && R[kr * 4 + 2] == q[2] && R[kr * 4 + 3] == q[3];
+                const bool negated = R[kr * 4] == -q[0] && R[kr * 4 + 1] == -q[1] && R[kr * 4 + 2] == -q[2] && R[kr * 4 + 3] == -q[3];
+                mismatches += !(same || negated);
+                ++keys;
+            }
+        }
+        CHECK(mismatches == 0);
+    }
+    CHECK(clips == set->clips.size());
+    CHECK(spline_clips >= 60);
+    CHECK(additive >= 1);
+    CHECK(keys > 100000);
+}

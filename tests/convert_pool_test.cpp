@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -79,4 +80,52 @@ TEST_CASE("convert pool: an item that throws does not stop the others, and run_i
         pool.run_items(3, [&](size_t) { again++; });
         CHECK(again.load() == 3);
     }
+}
+
+namespace {
+// Waits (up to 10 s) until `flag` is set; true when it was.
+bool wait_for(const std::atomic<bool>& flag) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!flag.load()) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::yield();
+    }
+    return true;
+}
+}  // namespace
+
+TEST_CASE("convert pool: a thread waiting for its fan-out's last task runs the tasks of a nested fan-out meanwhile") {
+    // Two threads. The item fans out two branches; branch 1 (on the other thread) fans out two
+    // leaves, and leaf 0 holds its thread until leaf 1 has started. When branch 0 ran on the
+    // item's own thread, only that thread, done with branch 0 and waiting in parallel_for for
+    // branch 1, can start leaf 1: a pool whose waiting threads idle would start it only after
+    // leaf 0 gave up. (Which thread claims which branch is up to the scheduler: rounds until
+    // branch 0 ran on the item's thread.)
+    size_t rounds = 0;
+    for (; rounds < 50; ++rounds) {
+        JobPool pool(2);
+        std::atomic<bool> branch1_started{false}, leaf1_started{false}, leaf0_saw_leaf1{false}, branch0_on_item_thread{false};
+        pool.run_items(1, [&](size_t) {
+            const std::thread::id item_thread = std::this_thread::get_id();
+            pool.parallel_for(2, [&](size_t b) {
+                if (b == 0) {
+                    branch0_on_item_thread = std::this_thread::get_id() == item_thread;
+                    wait_for(branch1_started);  // branch 1 has started on the other thread
+                    return;
+                }
+                branch1_started = true;
+                pool.parallel_for(2, [&](size_t leaf) {
+                    if (leaf == 1) {
+                        leaf1_started = true;
+                        return;
+                    }
+                    leaf0_saw_leaf1 = wait_for(leaf1_started);
+                });
+            });
+        });
+        if (!branch0_on_item_thread.load()) continue;
+        CHECK(leaf0_saw_leaf1.load());
+        break;
+    }
+    CHECK(rounds < 50);
 }

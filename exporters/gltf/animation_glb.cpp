@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <unordered_map>
 
 namespace drape::exporters {
@@ -151,8 +152,11 @@ struct Targets {
 
 // True when every key equals the first (within float bits).
 bool constant(const std::vector<float>& v, size_t comps) {
-    for (size_t i = comps; i < v.size(); ++i)
-        if (v[i] != v[i % comps]) return false;
+    size_t c = 0;  // i % comps, without a division per key
+    for (size_t i = comps; i < v.size(); ++i) {
+        if (v[i] != v[c]) return false;
+        if (++c == comps) c = 0;
+    }
     return true;
 }
 
@@ -247,32 +251,85 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
     T.resize(nt);
     R.resize(nt);
     S.resize(nt);
-    for (size_t t = 0; t < nt; ++t) {
-        T[t].reserve(times.size() * 3);
-        R[t].reserve(times.size() * 4);
-        S[t].reserve(times.size() * 3);
-    }
     out.bones = anim::tracks_to_bones(clip, skel);
     const auto& bones = out.bones;
+    const size_t nk = times.size();
+    // Channels whose curve is a stored constant (or identity) with the same bits in every block
+    // of a spline clip: anim::sample_frame returns the very same floats for them at every frame,
+    // so every key of the channel equals its first (what add_channel then writes as the one key).
+    // Only frame 0 of such a channel is converted and kept; three quarters of a game clip's
+    // channels are such. The frames are still sampled whole, so the other channels' keys are
+    // anim::sample_frame's as before.
+    std::vector<uint8_t> fixed(nt, 0);  // bit 0 translation, 1 rotation, 2 scale
+    if (!resample && clip.spline && !clip.spline->blocks.empty()) {
+        const auto& blocks = clip.spline->blocks;
+        for (size_t t = 0; t < nt; ++t) {
+            if (bones[t] < 0) continue;
+            bool in_every_block = true;
+            for (const auto& b : blocks) in_every_block = in_every_block && t < b.tracks.size();
+            if (!in_every_block) continue;
+            const anim::TrackCurves& first_block = blocks[0].tracks[t];
+            auto same_vector = [&](const anim::VectorCurve& c, const anim::VectorCurve& c0) {
+                return (!c.spline_mask || c.points.empty()) && std::memcmp(c.constant.data(), c0.constant.data(), sizeof c.constant) == 0;
+            };
+            bool ft = true, fr = true, fs = true;
+            for (const auto& b : blocks) {
+                const anim::TrackCurves& c = b.tracks[t];
+                ft = ft && same_vector(c.translation, first_block.translation);
+                fs = fs && same_vector(c.scale, first_block.scale);
+                fr = fr && (!c.rotation.is_spline || c.rotation.points.empty()) &&
+                     std::memcmp(c.rotation.constant.data(), first_block.rotation.constant.data(), sizeof c.rotation.constant) == 0;
+            }
+            fixed[t] = uint8_t((ft ? 1 : 0) | (fr ? 2 : 0) | (fs ? 4 : 0));
+        }
+    }
+    for (size_t t = 0; t < nt; ++t) {  // every key written in place below (no push_back per value)
+        if (bones[t] < 0) continue;
+        T[t].resize(fixed[t] & 1 ? 3 : nk * 3);
+        R[t].resize(fixed[t] & 2 ? 4 : nk * 4);
+        S[t].resize(fixed[t] & 4 ? 3 : nk * 3);
+    }
     const bool additive = clip.blend_hint != anim::BlendHint::normal && options.bake_additive;
     if (clip.blend_hint != anim::BlendHint::normal)
         out.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
                                (additive ? " baked onto the reference pose" : " written as stored deltas"));
-    for (size_t k = 0; k < times.size(); ++k) {
+    for (size_t k = 0; k < nk; ++k) {
         if (resample)
             anim::sample_time(clip, times[k], pose);
         else
             anim::sample_frame(clip, int32_t(k), pose);
         for (size_t t = 0; t < nt; ++t) {
             if (bones[t] < 0) continue;
+            const uint8_t keep = k == 0 ? 7 : uint8_t(~fixed[t] & 7);  // the channels that take this key
+            if (!keep) continue;
             anim::Transform x = pose[t];
             if (additive && size_t(bones[t]) < skel.reference_pose.size())
                 x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
-            const V3 p = conv_t(mirror, x.translation);
-            for (double v : p) T[t].push_back(float(v));
-            push_quat(R[t], conv_q(mirror, x.rotation));
-            for (float v : x.scale) S[t].push_back(v);
+            if (keep & 1) {
+                const V3 p = conv_t(mirror, x.translation);
+                float* tk = T[t].data() + k * 3;
+                for (int c = 0; c < 3; ++c) tk[c] = float(p[size_t(c)]);
+            }
+            if (keep & 2) {
+                Q q = conv_q(mirror, x.rotation);
+                float* rk = R[t].data() + k * 4;
+                // Neighbouring keys in one hemisphere, as push_quat keeps them.
+                if (k > 0 && rk[-4] * q[0] + rk[-3] * q[1] + rk[-2] * q[2] + rk[-1] * q[3] < 0)
+                    for (auto& v : q) v = -v;
+                for (int c = 0; c < 4; ++c) rk[c] = float(q[size_t(c)]);
+            }
+            if (keep & 4) {
+                float* sk = S[t].data() + k * 3;
+                for (int c = 0; c < 3; ++c) sk[c] = x.scale[size_t(c)];
+            }
         }
+    }
+    // A constant channel keeps its one key (add_channel writes it so): checked here, on the
+    // sampling threads, rather than in the serial commit.
+    for (size_t t = 0; t < nt; ++t) {
+        if (constant(T[t], 3)) T[t].resize(std::min<size_t>(T[t].size(), 3));
+        if (constant(R[t], 4)) R[t].resize(std::min<size_t>(R[t].size(), 4));
+        if (constant(S[t], 3)) S[t].resize(std::min<size_t>(S[t].size(), 3));
     }
     return out;
 }
@@ -281,19 +338,27 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
                   const AnimationGlbOptions& options, Mirror mirror, AnimationGlbReport& report) {
     json& doc = gdoc.json();
     DataBuilder data(gdoc);
-    // Clips are sampled a batch at a time (on options.parallel_for's threads when given), then
-    // added one by one: the output is the same whatever the batch and thread count.
-    const size_t batch = std::max<size_t>(1, options.parallel_for ? options.parallel_batch : 1);
+    // Clips are sampled a window at a time (on options.parallel_for's threads when given) and
+    // committed to the document strictly in clip order: whichever thread finishes the clip
+    // whose turn it is commits it and every following clip already sampled, so the (serial)
+    // commit runs beside the sampling of the window's other clips instead of after it, and the
+    // output is the same whatever the window and thread count. A window bounds the sampled
+    // clips held at once; it is wide (128 clips with two jobs: c5000's 66 in one) because each
+    // window ends in a barrier, and a thread that finds no clip left to claim starts another
+    // item instead (then c5000's last clips and its glb write ran on one thread alone).
+    const size_t window = std::max<size_t>(1, options.parallel_for ? 32 * options.parallel_batch : 1);
     std::vector<SampledClip> sampled;
-    for (size_t first = 0; first < clips.size(); first += batch) {
-        const size_t count = std::min(batch, clips.size() - first);
+    std::mutex commit_mutex;
+    std::vector<uint8_t> ready;
+    size_t next_commit = 0;
+    bool committing = false;
+    for (size_t first = 0; first < clips.size(); first += window) {
+        const size_t count = std::min(window, clips.size() - first);
         sampled.assign(count, {});
-        const std::function<void(size_t)> sample_one = [&](size_t k) { sampled[k] = sample_clip(clips[first + k], skel, options, mirror); };
-        if (options.parallel_for && count > 1) options.parallel_for(count, sample_one);
-        else for (size_t k = 0; k < count; ++k) sample_one(k);
-        for (size_t k = 0; k < count; ++k) {
-            const anim::Clip& clip = clips[first + k];
-            SampledClip& sc = sampled[k];
+        ready.assign(count, 0);
+        const auto commit = [&](size_t k) {
+            const anim::Clip& clip = clips[k];
+            SampledClip& sc = sampled[k - first];
             for (auto& w : sc.warnings) report.warnings.push_back(std::move(w));
             AnimationText anim;
             LazyTimes time_acc{data, std::move(sc.times)};
@@ -364,12 +429,29 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
             }
             if (anim.empty()) {
                 report.warnings.push_back(clip.name + ": no channel (no track matched a node); animation left out");
-                continue;
+                sc = {};
+                return;
             }
             anim.finish(gdoc, clip.name);
             ++report.animations;
             sc = {};  // this clip's keys are in the document now
-        }
+        };
+        const std::function<void(size_t)> sample_one = [&](size_t j) {
+            sampled[j] = sample_clip(clips[first + j], skel, options, mirror);
+            std::unique_lock<std::mutex> lock(commit_mutex);
+            ready[j] = 1;
+            if (committing) return;  // the committing thread takes this clip when its turn comes
+            committing = true;
+            while (next_commit < first + count && ready[next_commit - first]) {
+                lock.unlock();
+                commit(next_commit);
+                lock.lock();
+                ++next_commit;
+            }
+            committing = false;
+        };
+        if (options.parallel_for && count > 1) options.parallel_for(count, sample_one);
+        else for (size_t j = 0; j < count; ++j) sample_one(j);
     }
     data.finish();
     if (doc.contains("animations") && doc["animations"].is_array() && doc["animations"].empty() && gdoc.animation_count() == 0)

@@ -154,7 +154,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 // "read" stage).
 class StageClock {
 public:
-    explicit StageClock(ItemResult& r) : m_r(r), m_last(std::chrono::steady_clock::now()) {}
+    explicit StageClock(ItemResult& r) : m_r(r), m_last(std::chrono::steady_clock::now()), m_read(r.stage_seconds["read"]) {}
     void lap(const char* stage) {
         const double read = m_r.stage_seconds["read"];
         m_r.stage_seconds[stage] += std::max(0.0, seconds_since(m_last) - (read - m_read));
@@ -168,6 +168,25 @@ private:
     double m_read = 0;
 };
 
+// What a branch of an item recorded in its own ItemResult, appended to the item's.
+void merge_part(ItemResult& r, ItemResult& part) {
+    r.inputs.insert(r.inputs.end(), part.inputs.begin(), part.inputs.end());
+    r.input_bytes += part.input_bytes;
+    for (auto& w : part.warnings) r.warnings.push_back(std::move(w));
+    for (const auto& [stage, seconds] : part.stage_seconds) r.stage_seconds[stage] += seconds;
+    r.clip_failures += part.clip_failures;
+    part = ItemResult{};
+}
+
+// task(i) for i in [0, n) on the run's pool (idle threads take some), or in order without one.
+void fan_out(SharedCache& cache, size_t n, const std::function<void(size_t)>& task) {
+    if (cache.pool) {
+        cache.pool->parallel_for(n, task);
+        return;
+    }
+    for (size_t i = 0; i < n; ++i) task(i);
+}
+
 Result<std::vector<uint8_t>> read_input(ItemResult& r, const ItemInputs& in, const fs::path& p) {
     const auto t0 = std::chrono::steady_clock::now();
     auto b = read_file(p);
@@ -179,6 +198,24 @@ Result<std::vector<uint8_t>> read_input(ItemResult& r, const ItemInputs& in, con
 }
 
 }  // namespace
+
+void SharedCache::materials_pending() {
+    std::lock_guard<std::mutex> lock(m_materials_mutex);
+    m_materials_ready = false;
+}
+
+void SharedCache::materials_indexed() {
+    {
+        std::lock_guard<std::mutex> lock(m_materials_mutex);
+        m_materials_ready = true;
+    }
+    m_materials_cv.notify_all();
+}
+
+void SharedCache::wait_for_materials() {
+    std::unique_lock<std::mutex> lock(m_materials_mutex);
+    m_materials_cv.wait(lock, [this] { return m_materials_ready; });
+}
 
 uint64_t OpenedModel::held_bytes() const {
     uint64_t n = 0;
@@ -256,146 +293,168 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         clock.lap("flver");
     }
 
-    // ---- materials: Elden Ring and Sekiro leave FLVER texture paths empty ------------------
-    if (model) {
-        size_t empty_paths = 0;
-        for (const auto& mat : model->materials)
-            for (const auto& t : mat.textures) empty_paths += t.path.empty();
-        if (empty_paths) {
-            if (cache.materials.sources().empty()) {
-                r.warnings.push_back(std::to_string(empty_paths) +
-                                     " material texture paths are empty and no material/ or mtd/ binder is in the folder; those "
-                                     "textures stay unbound");
-            } else {
-                for (auto& w : game::resolve_material_textures(*model, cache.materials)) r.warnings.push_back(w);
-            }
-        }
-        clock.lap("materials");
-    }
-
-    // ---- textures ---------------------------------------------------------------------------
+    // ---- two branches on the pool's threads: (1) skeleton and clips, (2) materials and
+    // textures. Each records into its own ItemResult part (inputs, warnings, stage times),
+    // merged into r in the order the stages had when they ran one after the other (textures
+    // first), so the report does not depend on which thread ran what.
     exporters::GltfOptions gopt;
     gopt.name = in.name;
-    if (model && options.textures) {
-        TextureIndex index;
-        const fs::path texbnd = !in.texbnd_high.empty() ? in.texbnd_high : in.texbnd_low;
-        if (!texbnd.empty()) {
-            if (auto b = read_input(r, in, texbnd)) {
-                for (auto& t : game::collect_tpfs(*b, options.dcx)) index.add(std::move(t), r.warnings, rel(in, texbnd));
-            } else {
-                r.warnings.push_back(b.error().to_string());
-            }
-        }
-        for (auto& m : members)
-            if (tpf::is_tpf(m.bytes)) index.add(std::move(m.bytes), r.warnings, m.name);
-        for (const auto& p : in.tpfs)
-            if (auto b = read_input(r, in, p)) {
-                for (auto& t : game::collect_tpfs(*b, options.dcx)) index.add(std::move(t), r.warnings, rel(in, p));
-            } else {
-                r.warnings.push_back(b.error().to_string());
-            }
-        clock.lap("texture_read");
-        double decode_seconds = 0;
-        // Only the textures the materials name are decoded.
-        std::set<std::string> keys;
-        for (const auto& mat : model->materials)
-            for (const auto& t : mat.textures)
-                if (!t.path.empty()) keys.insert(exporters::texture_key(t.path));
-        // Each distinct texture is decoded and encoded once, on the pool's idle threads; the
-        // results are used in key order, so the output does not depend on the job count.
-        std::vector<std::pair<size_t, size_t>> sources;
-        std::map<std::pair<size_t, size_t>, size_t> slot_of;
-        for (const auto& key : keys)
-            if (const TextureIndex::Source* s = index.resolve(key))
-                if (slot_of.emplace(std::make_pair(s->tpf, s->texture), sources.size()).second) sources.push_back({s->tpf, s->texture});
-        std::vector<image::EncodedTexture> encoded(sources.size());
-        std::vector<std::string> names(sources.size());
-        const std::function<void(size_t)> encode_one = [&](size_t k) {
-            tpf::Tpf one;
-            one.textures.push_back(index.tpfs[sources[k].first].textures[sources[k].second]);
-            names[k] = one.textures[0].name;
-            auto e = image::encode_tpf_textures(one);
-            if (!e.empty()) encoded[k] = std::move(e[0]);
-            else encoded[k].error = "not decoded";
-        };
-        if (cache.pool) cache.pool->parallel_for(sources.size(), encode_one);
-        else for (size_t k = 0; k < sources.size(); ++k) encode_one(k);
-        for (const auto& e : encoded) decode_seconds += e.decode_seconds;
-        for (const auto& key : keys) {
-            const TextureIndex::Source* s = index.resolve(key);
-            if (!s) continue;
-            const size_t k = slot_of.at({s->tpf, s->texture});
-            if (!encoded[k].error.empty()) {
-                r.warnings.push_back("texture " + names[k] + ": " + encoded[k].error);
-                continue;
-            }
-            gopt.embedded_textures[key] = encoded[k].png;
-        }
-        clock.lap("png_encode");
-        r.stage_seconds["png_encode"] -= decode_seconds;
-        r.stage_seconds["texture_decode"] += decode_seconds;
-    }
-    for (auto& m : members)
-        if (tpf::is_tpf(m.bytes) || m.bytes.empty()) m.bytes = {};
-
-    // ---- skeleton and clips -------------------------------------------------------------
     std::optional<havok::Skeleton> skeleton;
     std::vector<anim::Clip> clips;
-    // The anibnd's members are read and decoded on the pool's idle threads too (c5000's 66 clips
-    // were one thread's work while the other job had finished).
-    anim::ParallelFor members_in_parallel;
-    if (cache.pool && cache.pool->threads() > 1)
-        members_in_parallel = [&cache](size_t n, const std::function<void(size_t)>& task) { cache.pool->parallel_for(n, task); };
-    if (!in.main_anibnd.empty()) {
-        if (auto b = read_input(r, in, in.main_anibnd)) {
-            auto set = anim::read_clip_set(*b, rel(in, in.main_anibnd), options.dcx, members_in_parallel);
-            if (!set) {
-                r.warnings.push_back(set.error().to_string());
+    ItemResult clips_part, textures_part;
+    const auto read_clips = [&] {
+        ItemResult& p = clips_part;
+        StageClock clock(p);
+        // The anibnd's members are read and decoded on the pool's idle threads too (c5000's 66
+        // clips were one thread's work while the other job had finished).
+        anim::ParallelFor members_in_parallel;
+        if (cache.pool && cache.pool->threads() > 1)
+            members_in_parallel = [&cache](size_t n, const std::function<void(size_t)>& task) { cache.pool->parallel_for(n, task); };
+        if (!in.main_anibnd.empty()) {
+            if (auto b = read_input(p, in, in.main_anibnd)) {
+                auto set = anim::read_clip_set(*b, rel(in, in.main_anibnd), options.dcx, members_in_parallel);
+                if (!set) {
+                    p.warnings.push_back(set.error().to_string());
+                } else {
+                    if (!set->skeletons.empty()) skeleton = set->skeletons[0];
+                    for (auto& f : set->failures) p.warnings.push_back("clip " + f.member + ": " + f.error.to_string());
+                    p.clip_failures += set->failures.size();
+                    for (auto& c : set->clips) clips.push_back(std::move(c));
+                }
             } else {
-                if (!set->skeletons.empty()) skeleton = set->skeletons[0];
-                for (auto& f : set->failures) r.warnings.push_back("clip " + f.member + ": " + f.error.to_string());
-                r.clip_failures += set->failures.size();
-                for (auto& c : set->clips) clips.push_back(std::move(c));
+                p.warnings.push_back(b.error().to_string());
             }
-        } else {
-            r.warnings.push_back(b.error().to_string());
         }
-    }
-    for (const auto& p : in.clip_anibnds) {
-        auto b = read_input(r, in, p);
-        if (!b) {
-            r.warnings.push_back(b.error().to_string());
-            continue;
+        for (const auto& path : in.clip_anibnds) {
+            auto b = read_input(p, in, path);
+            if (!b) {
+                p.warnings.push_back(b.error().to_string());
+                continue;
+            }
+            auto set = anim::read_clip_set(*b, rel(in, path), options.dcx, members_in_parallel);
+            if (!set) {
+                p.warnings.push_back(set.error().to_string());
+                continue;
+            }
+            if (!skeleton && !set->skeletons.empty()) skeleton = set->skeletons[0];
+            for (auto& f : set->failures) p.warnings.push_back("clip " + f.member + ": " + f.error.to_string());
+            p.clip_failures += set->failures.size();
+            for (auto& c : set->clips) clips.push_back(std::move(c));
         }
-        auto set = anim::read_clip_set(*b, rel(in, p), options.dcx, members_in_parallel);
-        if (!set) {
-            r.warnings.push_back(set.error().to_string());
-            continue;
+        if (!skeleton && !in.player_anibnd.empty()) {
+            std::call_once(cache.player_once, [&] {
+                dcx::DecodeOptions d = options.dcx;
+                if (auto s = game::load_havok_skeleton(in.player_anibnd, d); s && *s) cache.player_skeleton = **s;
+            });
+            skeleton = cache.player_skeleton;
+            if (skeleton) p.warnings.push_back("skeleton: the player's (" + rel(in, in.player_anibnd) + ")");
         }
-        if (!skeleton && !set->skeletons.empty()) skeleton = set->skeletons[0];
-        for (auto& f : set->failures) r.warnings.push_back("clip " + f.member + ": " + f.error.to_string());
-        r.clip_failures += set->failures.size();
-        for (auto& c : set->clips) clips.push_back(std::move(c));
-    }
-    if (!skeleton && !in.player_anibnd.empty()) {
-        std::call_once(cache.player_once, [&] {
-            dcx::DecodeOptions d = options.dcx;
-            if (auto s = game::load_havok_skeleton(in.player_anibnd, d); s && *s) cache.player_skeleton = **s;
-        });
-        skeleton = cache.player_skeleton;
-        if (skeleton) r.warnings.push_back("skeleton: the player's (" + rel(in, in.player_anibnd) + ")");
-    }
-    if (!clips.empty() && !skeleton) {
-        r.warnings.push_back(std::to_string(clips.size()) + " clips left out: no skeleton (no main anibnd beside them)");
-        clips.clear();
-    }
-    clock.lap("clips_read");
+        if (!clips.empty() && !skeleton) {
+            p.warnings.push_back(std::to_string(clips.size()) + " clips left out: no skeleton (no main anibnd beside them)");
+            clips.clear();
+        }
+        clock.lap("clips_read");
+    };
+    const auto read_textures = [&] {
+        ItemResult& p = textures_part;
+        cache.wait_for_materials();
+        StageClock clock(p);
+        // ---- materials: Elden Ring and Sekiro leave FLVER texture paths empty --------------
+        if (model) {
+            size_t empty_paths = 0;
+            for (const auto& mat : model->materials)
+                for (const auto& t : mat.textures) empty_paths += t.path.empty();
+            if (empty_paths) {
+                if (cache.materials.sources().empty()) {
+                    p.warnings.push_back(std::to_string(empty_paths) +
+                                         " material texture paths are empty and no material/ or mtd/ binder is in the folder; those "
+                                         "textures stay unbound");
+                } else {
+                    for (auto& w : game::resolve_material_textures(*model, cache.materials)) p.warnings.push_back(w);
+                }
+            }
+            clock.lap("materials");
+        }
+        // ---- textures -----------------------------------------------------------------------
+        if (model && options.textures) {
+            TextureIndex index;
+            const fs::path texbnd = !in.texbnd_high.empty() ? in.texbnd_high : in.texbnd_low;
+            if (!texbnd.empty()) {
+                if (auto b = read_input(p, in, texbnd)) {
+                    for (auto& t : game::collect_tpfs(*b, options.dcx)) index.add(std::move(t), p.warnings, rel(in, texbnd));
+                } else {
+                    p.warnings.push_back(b.error().to_string());
+                }
+            }
+            for (auto& m : members)
+                if (tpf::is_tpf(m.bytes)) index.add(std::move(m.bytes), p.warnings, m.name);
+            for (const auto& path : in.tpfs)
+                if (auto b = read_input(p, in, path)) {
+                    for (auto& t : game::collect_tpfs(*b, options.dcx)) index.add(std::move(t), p.warnings, rel(in, path));
+                } else {
+                    p.warnings.push_back(b.error().to_string());
+                }
+            clock.lap("texture_read");
+            double decode_seconds = 0;
+            // Only the textures the materials name are decoded.
+            std::set<std::string> keys;
+            for (const auto& mat : model->materials)
+                for (const auto& t : mat.textures)
+                    if (!t.path.empty()) keys.insert(exporters::texture_key(t.path));
+            // Each distinct texture is decoded and encoded once, on the pool's idle threads; the
+            // results are used in key order, so the output does not depend on the job count.
+            std::vector<std::pair<size_t, size_t>> sources;
+            std::map<std::pair<size_t, size_t>, size_t> slot_of;
+            for (const auto& key : keys)
+                if (const TextureIndex::Source* s = index.resolve(key))
+                    if (slot_of.emplace(std::make_pair(s->tpf, s->texture), sources.size()).second) sources.push_back({s->tpf, s->texture});
+            std::vector<image::EncodedTexture> encoded(sources.size());
+            std::vector<std::string> names(sources.size());
+            const std::function<void(size_t)> encode_one = [&](size_t k) {
+                tpf::Tpf one;
+                one.textures.push_back(index.tpfs[sources[k].first].textures[sources[k].second]);
+                names[k] = one.textures[0].name;
+                auto e = image::encode_tpf_textures(one);
+                if (!e.empty()) encoded[k] = std::move(e[0]);
+                else encoded[k].error = "not decoded";
+            };
+            fan_out(cache, sources.size(), encode_one);
+            for (const auto& e : encoded) decode_seconds += e.decode_seconds;
+            for (const auto& key : keys) {
+                const TextureIndex::Source* s = index.resolve(key);
+                if (!s) continue;
+                const size_t k = slot_of.at({s->tpf, s->texture});
+                if (!encoded[k].error.empty()) {
+                    p.warnings.push_back("texture " + names[k] + ": " + encoded[k].error);
+                    continue;
+                }
+                gopt.embedded_textures[key] = encoded[k].png;
+            }
+            clock.lap("png_encode");
+            p.stage_seconds["png_encode"] -= decode_seconds;
+            p.stage_seconds["texture_decode"] += decode_seconds;
+        }
+        for (auto& m : members)
+            if (tpf::is_tpf(m.bytes) || m.bytes.empty()) m.bytes = {};
+    };
+    // The clips first: the textures wait for the material library, which may still be indexed.
+    fan_out(cache, 2, [&](size_t b) { b == 0 ? read_clips() : read_textures(); });
+    merge_part(r, textures_part);
+    merge_part(r, clips_part);
 
-    // ---- the glTF document: model, re-parented bones, clips -------------------------------
+    // ---- two more branches: (1) the glTF document (model, re-parented bones, clips), built and
+    // written; (2) the cloth files read and exported (written after both, in order) -------------
     std::vector<std::string> outputs;
     ojson item_report;
     std::vector<uint8_t> bake_glb, bake_cloth;  // kept for --bake: the .glb and the first .drcloth
-    if (model || skeleton) {
+    ItemResult gltf_part, cloth_part;
+    std::optional<Error> gltf_error;
+    std::vector<std::string> gltf_outputs;
+    ojson bone_match;
+    const auto build_gltf = [&]() -> std::optional<Error> {
+        ItemResult& p = gltf_part;
+        StageClock clock(p);
+        if (!model && !skeleton) return std::nullopt;
         exporters::GltfDocument doc;
         exporters::ModelReport mrep;
         exporters::AnimationGlbOptions aopt;
@@ -403,12 +462,12 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
         exporters::AnimationGlbReport arep;
         if (model) {
             auto placed = exporters::add_model(doc, *model, gopt, &mrep);
-            if (!placed) return fail(placed.error());
+            if (!placed) return placed.error();
             r.meshes = mrep.meshes_written;
             r.meshes_dropped = mrep.meshes_dropped;
             r.images = mrep.images;
             r.bones = model->nodes.size();
-            for (const auto& w : mrep.warnings) r.warnings.push_back(w);
+            for (const auto& w : mrep.warnings) p.warnings.push_back(w);
             if (skeleton) {
                 auto match = exporters::match_skeleton(*model, exporters::skeleton_from_havok(*skeleton));
                 auto rp = exporters::reparent_to_skeleton(doc, *placed, *model, *skeleton);
@@ -424,10 +483,10 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
                 bones["reparented"] = std::move(moved);
                 bones["added_skeleton_nodes"] = rp.added_nodes;
                 ojson poses = ojson::array();
-                for (const auto& p : match.pose_mismatches)
-                    poses.push_back({{"bone", p.name}, {"translation_m", p.translation_error}, {"rotation_deg", p.rotation_error_deg}});
+                for (const auto& pm : match.pose_mismatches)
+                    poses.push_back({{"bone", pm.name}, {"translation_m", pm.translation_error}, {"rotation_deg", pm.rotation_error_deg}});
                 bones["pose_mismatches"] = std::move(poses);
-                item_report["bone_match"] = std::move(bones);
+                bone_match = std::move(bones);
                 aopt.pose_untracked_bones = true;
             }
         } else {
@@ -441,14 +500,14 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             }
             Result<void> a = model ? exporters::add_clips(doc, *skeleton, clips, aopt, &arep)
                                    : exporters::add_skeleton_and_clips(doc, *skeleton, clips, aopt, &arep);
-            if (!a) return fail(a.error());
+            if (!a) return a.error();
             r.clips = arep.animations;
-            for (const auto& w : arep.warnings) r.warnings.push_back(w);
+            for (const auto& w : arep.warnings) p.warnings.push_back(w);
         }
         clips.clear();
         clips.shrink_to_fit();
         if (const size_t n = exporters::prefix_latin_less_node_names(doc.json()))
-            r.warnings.push_back(std::to_string(n) + " node names without a Latin letter or digit got a \"nodeN_\" prefix (Godot 3 "
+            p.warnings.push_back(std::to_string(n) + " node names without a Latin letter or digit got a \"nodeN_\" prefix (Godot 3 "
                                  "drops such names and fails the import); extras.game_name keeps the game's name");
         clock.lap("gltf_build");
         if (options.format == Format::fbx) {
@@ -456,14 +515,14 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             // Assimp reads the document as a glb (in memory) and writes binary FBX 7.4.
             std::vector<uint8_t> glb_bytes = doc.glb();
             auto fbx = exporters::fbx_from_glb(glb_bytes);
-            if (!fbx) return fail(fbx.error());
+            if (!fbx) return fbx.error();
             if (options.bake) bake_glb = std::move(glb_bytes);  // the baked file is a .glb in every format
             fs::path path = stem_path;
             path += ".fbx";
-            if (auto w = write_atomic(path, *fbx); !w) return fail(w.error());
-            outputs.push_back(out_rel + ".fbx");
+            if (auto w = write_atomic(path, *fbx); !w) return w.error();
+            gltf_outputs.push_back(out_rel + ".fbx");
 #else
-            return fail(make_error("--format fbx: this drape was built without Assimp (libassimp-dev)", "convert.format"));
+            return make_error("--format fbx: this drape was built without Assimp (libassimp-dev)", "convert.format");
 #endif
         } else if (options.format == Format::gltf) {
             fs::path gltf = stem_path;
@@ -471,60 +530,69 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             fs::path bin = stem_path;
             bin += ".bin";
             const std::string text = doc.gltf_text(bin.filename().string());
-            if (auto w = write_atomic(bin, doc.bin()); !w) return fail(w.error());
-            if (auto w = write_atomic(gltf, std::vector<uint8_t>(text.begin(), text.end())); !w) return fail(w.error());
-            outputs.push_back(out_rel + ".gltf");
-            outputs.push_back(out_rel + ".bin");
+            if (auto w = write_atomic(bin, doc.bin()); !w) return w.error();
+            if (auto w = write_atomic(gltf, std::vector<uint8_t>(text.begin(), text.end())); !w) return w.error();
+            gltf_outputs.push_back(out_rel + ".gltf");
+            gltf_outputs.push_back(out_rel + ".bin");
             if (options.bake) bake_glb = doc.glb();  // the baked file is a .glb in every format
         } else {
             fs::path glb = stem_path;
             glb += ".glb";
             if (options.bake) {  // the bake reads the document back: assemble it once in memory
                 bake_glb = doc.glb();
-                if (auto w = write_atomic(glb, bake_glb); !w) return fail(w.error());
+                if (auto w = write_atomic(glb, bake_glb); !w) return w.error();
             } else if (auto w = write_atomic(glb, [&](std::ostream& o) { return doc.write_glb(o); }); !w) {
-                return fail(w.error());
+                return w.error();
             }
-            outputs.push_back(out_rel + ".glb");
+            gltf_outputs.push_back(out_rel + ".glb");
         }
-    }
-    clock.lap("gltf_write");  // with the document's destruction
+        doc = exporters::GltfDocument{};
+        clock.lap("gltf_write");  // with the document's destruction
+        return std::nullopt;
+    };
 
-    // ---- cloth ------------------------------------------------------------------------------
-    if (options.cloth) {
+    // The cloth files of the item, exported in memory: written after the glTF branch, in order.
+    struct ClothOut {
+        std::string suffix;
+        std::vector<uint8_t> bytes;
+    };
+    std::vector<ClothOut> cloth_files;
+    ojson cloth_reports = ojson::array();
+    const auto export_cloth = [&] {
+        if (!options.cloth) return;
+        ItemResult& p = cloth_part;
+        StageClock clock(p);
         // Havok members of the binder, and loose *_c.hkx files.
         std::vector<game::Member> havok_members;
         for (auto& m : members)
             if (is_havok(m.bytes) || havok::is_compendium(m.bytes)) havok_members.push_back(std::move(m));
         members.clear();
-        for (const auto& p : in.cloth_files) {
-            auto b = read_input(r, in, p);
+        for (const auto& path : in.cloth_files) {
+            auto b = read_input(p, in, path);
             if (!b) {
-                r.warnings.push_back(b.error().to_string());
+                p.warnings.push_back(b.error().to_string());
                 continue;
             }
             std::vector<Error> errors;
-            for (auto& m : game::open_members_lenient(*b, rel(in, p), options.dcx, errors)) havok_members.push_back(std::move(m));
-            for (const auto& e : errors) r.warnings.push_back("skipped: " + e.to_string());
+            for (auto& m : game::open_members_lenient(*b, rel(in, path), options.dcx, errors)) havok_members.push_back(std::move(m));
+            for (const auto& e : errors) p.warnings.push_back("skipped: " + e.to_string());
         }
         auto comps = game::compendiums_for(havok_members, {});
         havok::CompendiumSet none;
-        if (!comps) r.warnings.push_back("compendium: " + comps.error().to_string());
+        if (!comps) p.warnings.push_back("compendium: " + comps.error().to_string());
         const havok::CompendiumSet& set = comps ? *comps : none;
         const auto meshes = model ? exporters::cloth_model_meshes(*model) : std::vector<cloth_export::ModelMesh>{};
-        ojson cloth_reports = ojson::array();
-        size_t written = 0;
         for (const auto& m : havok_members) {
             if (!is_havok(m.bytes)) continue;
             auto f = havok::read_hkx(m.bytes, set.lookup());
             if (!f) {
                 // A Havok member that is not cloth (ragdoll, physics) may fail to read; only report it.
-                r.warnings.push_back(m.name + ": " + f.error().to_string());
+                p.warnings.push_back(m.name + ": " + f.error().to_string());
                 continue;
             }
             auto c = hcl::read_cloth(*f);
             if (!c) {
-                r.warnings.push_back(m.name + ": cloth: " + c.error().to_string());
+                p.warnings.push_back(m.name + ": cloth: " + c.error().to_string());
                 continue;
             }
             if (c->cloth_datas.empty()) continue;
@@ -537,23 +605,19 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             if (model) o.model_file = leaf_name(in.model.filename().string());
             const auto violations = hcl::check(*c, o.skeletons);
             if (!violations.empty())
-                r.warnings.push_back(m.name + ": the cloth breaks " + std::to_string(violations.size()) + " of drape check's rules, e.g. " +
+                p.warnings.push_back(m.name + ": the cloth breaks " + std::to_string(violations.size()) + " of drape check's rules, e.g. " +
                                      violations[0].object + " " + violations[0].member + ": " + violations[0].message +
                                      " (exported as the game stores it; the report lists them all)");
             cloth_export::Report rep;
             auto bytes = cloth_export::export_cloth(*c, o, &rep);
             if (!bytes) {
-                r.warnings.push_back(m.name + ": cloth export: " + bytes.error().to_string());
+                p.warnings.push_back(m.name + ": cloth export: " + bytes.error().to_string());
                 continue;
             }
+            const size_t written = cloth_files.size();
             const std::string suffix = written == 0 ? "" : "_" + std::to_string(written + 1);
-            fs::path p = stem_path;
-            p += suffix + ".drcloth";
-            if (auto w = write_atomic(p, *bytes); !w) return fail(w.error());
-            outputs.push_back(out_rel + suffix + ".drcloth");
-            if (options.bake && written == 0) bake_cloth = *bytes;
-            else if (options.bake) r.warnings.push_back("bake: only the first cloth file is baked; " + out_rel + suffix + ".drcloth is not");
-            ++written;
+            if (options.bake && written > 0)
+                p.warnings.push_back("bake: only the first cloth file is baked; " + out_rel + suffix + ".drcloth is not");
             Census{r}.add_cloth(*f, rep);
             ojson cr = {{"source", m.name}, {"file", out_rel + suffix + ".drcloth"}, {"cloth_datas", rep.cloth_datas},
                         {"sim_cloths", rep.sim_cloths}, {"particles", rep.particles}, {"constraint_sets", rep.constraint_sets},
@@ -572,9 +636,32 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             for (const auto& v : violations) rules.push_back(v.object + " " + v.member + ": " + v.message);
             cr["rule_violations"] = std::move(rules);
             cloth_reports.push_back(std::move(cr));
+            cloth_files.push_back({suffix, std::move(*bytes)});
+        }
+        clock.lap("cloth");
+    };
+    // The glTF branch first (the longer one; it fans its clips out further).
+    fan_out(cache, 2, [&](size_t b) {
+        if (b == 0) gltf_error = build_gltf();
+        else export_cloth();
+    });
+    merge_part(r, gltf_part);
+    if (gltf_error) return fail(*gltf_error);
+    outputs = std::move(gltf_outputs);
+    if (!bone_match.is_null()) item_report["bone_match"] = std::move(bone_match);
+    merge_part(r, cloth_part);
+    {
+        StageClock write_clock(r);
+        for (auto& c : cloth_files) {
+            fs::path path = stem_path;
+            path += c.suffix + ".drcloth";
+            if (auto w = write_atomic(path, c.bytes); !w) return fail(w.error());
+            outputs.push_back(out_rel + c.suffix + ".drcloth");
+            if (options.bake && bake_cloth.empty()) bake_cloth = std::move(c.bytes);
+            c.bytes = {};
         }
         if (!cloth_reports.empty()) item_report["cloth"] = std::move(cloth_reports);
-        clock.lap("cloth");
+        if (options.cloth) write_clock.lap("cloth");
     }
 
     // ---- bake: the cloth's motion over a clip into <name>_baked.glb ------------------------

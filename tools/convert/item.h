@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,8 +42,18 @@ struct SharedCache {
     JobPool* pool = nullptr;
     std::once_flag player_once;
     std::optional<havok::Skeleton> player_skeleton;
-    // The folder's MATBIN / MTD binders, indexed before the jobs start (lookups are thread-safe).
+    // The folder's MATBIN / MTD binders (lookups are thread-safe). convert_folder indexes them
+    // on one thread while the first items read their clips: an item calls wait_for_materials()
+    // before it looks a material up.
     matbin::MaterialLibrary materials;
+    void materials_pending();  // before the library is indexed
+    void materials_indexed();  // once it is: wakes the waiting items
+    void wait_for_materials();
+
+private:
+    std::mutex m_materials_mutex;
+    std::condition_variable m_materials_cv;
+    bool m_materials_ready = true;
 };
 
 // An item's model file read, unpacked (binder layers, DCX) and its first FLVER parsed: once, by

@@ -46,19 +46,23 @@ std::exception_ptr run_caught(const std::function<void(size_t)>& f, size_t i) {
 }
 }  // namespace
 
+void JobPool::run_one_task(std::unique_lock<std::mutex>& lock) {
+    Group* g = m_groups.front();
+    const size_t i = g->next++;
+    if (g->next == g->n) m_groups.pop_front();
+    lock.unlock();
+    std::exception_ptr e = run_caught(*g->task, i);
+    lock.lock();
+    if (e && !g->error) g->error = e;
+    if (++g->done == g->n) m_wake.notify_all();
+}
+
 void JobPool::work() {
     std::unique_lock<std::mutex> lock(m_mutex);
     for (;;) {
         // Tasks of running items first: they finish what is in flight (and its memory).
         if (!m_groups.empty()) {
-            Group* g = m_groups.front();
-            const size_t i = g->next++;
-            if (g->next == g->n) m_groups.pop_front();
-            lock.unlock();
-            std::exception_ptr e = run_caught(*g->task, i);
-            lock.lock();
-            if (e && !g->error) g->error = e;
-            if (++g->done == g->n) m_wake.notify_all();
+            run_one_task(lock);
             continue;
         }
         if (m_next_item < m_items) {
@@ -104,9 +108,18 @@ void JobPool::parallel_for(size_t n, const std::function<void(size_t)>& task) {
         std::exception_ptr e = run_caught(task, i);
         lock.lock();
         if (e && !g.error) g.error = e;
-        ++g.done;
+        if (++g.done == g.n) m_wake.notify_all();
     }
-    m_wake.wait(lock, [&] { return g.done == g.n; });
+    // While other threads finish this group's last tasks, this one runs tasks of other groups
+    // (another item's textures, a branch of this item) instead of waiting idle; never a new item,
+    // which would hold this group's caller for a whole item.
+    while (g.done != g.n) {
+        if (!m_groups.empty()) {
+            run_one_task(lock);
+            continue;
+        }
+        m_wake.wait(lock);
+    }
     if (g.error) std::rethrow_exception(g.error);
 }
 

@@ -32,7 +32,9 @@ public:
     // or outside run_items, the calling thread runs every task in order). An exception thrown by
     // a task (on whichever thread) is caught there; the other tasks still run, and the first
     // exception is rethrown to the caller of parallel_for once all are done, so the item that
-    // fanned them out fails alone instead of the process ending.
+    // fanned them out fails alone instead of the process ending. While its last tasks run on
+    // other threads, the caller runs tasks of other groups (never a new item), so nested
+    // fan-outs (a branch of an item fanning out its clips) keep every thread busy.
     void parallel_for(size_t n, const std::function<void(size_t)>& task);
 
 private:
@@ -42,6 +44,9 @@ private:
         std::exception_ptr error;  // the first task's exception, under m_mutex
     };
     void work();
+    // Claims the next index of the first group with indices left and runs it (m_mutex held on
+    // entry and on return, released while the task runs).
+    void run_one_task(std::unique_lock<std::mutex>& lock);
 
     const unsigned m_threads;
     std::mutex m_mutex;

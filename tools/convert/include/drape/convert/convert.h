@@ -77,7 +77,7 @@ struct Report {
     uint64_t input_bytes = 0;
     double seconds = 0;
     unsigned jobs = 1;
-    double material_seconds = 0;  // the model pre-pass (every item's model opened, on the jobs) and indexing the MATBIN / MTD binders, once per run
+    double material_seconds = 0;  // the model pre-pass (every item's model opened, on the jobs) and indexing the MATBIN / MTD binders (beside the first items), once per run
 
     size_t failed() const;
     // 0: every item converted; 1: some failed (or nothing was found to convert).
