@@ -115,6 +115,22 @@ TEST_CASE("kraken corpus: every KRAK file decodes to its digest over any prior b
     CHECK(checked >= 15);
 }
 
+TEST_CASE("kraken corpus: the same digests without CPU extensions beyond the baseline (the portable command loops)") {
+    // The corpus test above runs the SSE4.1 form of the long-match command loop where the CPU has
+    // it (emevd, the mtdbnd and the matbinbnds take that loop); this runs the portable form.
+    const bool before = kraken::set_cpu_extensions(false);
+    size_t checked = 0;
+    for (const char* rel : {"er/m10_00_00_00.emevd.dcx", "sekiro/allmaterialbnd.mtdbnd.dcx", "er/game/chr/c4361.chrbnd.dcx"}) {
+        CAPTURE(rel);
+        Stream s = load(rel);
+        CHECK(decode_over(s, 0xA5, 1) == expected().at(rel).sha256);
+        CHECK(decode_over(s, 0x00, 2) == expected().at(rel).sha256);
+        ++checked;
+    }
+    kraken::set_cpu_extensions(before);
+    CHECK(checked == 3);
+}
+
 TEST_CASE("kraken corpus: dcx::decompress into a reused Buffer equals the vector form, file after file") {
     dcx::Buffer buf;
     size_t checked = 0;

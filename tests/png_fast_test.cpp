@@ -241,6 +241,46 @@ TEST_CASE("fast deflate: synthetic PNG edge cases read back exactly") {
     for (size_t i = 0; i < p16.size(); ++i) CHECK((d.pixels[2 * i] << 8 | d.pixels[2 * i + 1]) == p16[i]);
 }
 
+TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as RGB and read back exactly") {
+    // encode_png(Image) drops an opaque image's alpha (16-byte shuffles, 4 pixels at a time,
+    // whose stores run 4 bytes past each group; the last groups of a row are written by
+    // bytes): every width around those group sizes, each filter, and heights that split the
+    // rows into the deflate's two halves unevenly.
+    test::Lcg rng{23};
+    int images = 0;
+    for (uint32_t w = 1; w <= 40; ++w)
+        for (uint32_t h : {1u, 2u, 3u, 8u}) {
+            tpf::Image img;
+            img.width = w;
+            img.height = h;
+            img.channels = 4;
+            img.u8.resize(size_t(w) * h * 4);
+            std::vector<uint8_t> rgb;
+            for (size_t px = 0; px < size_t(w) * h; ++px) {
+                // Runs of equal pixels (matches) between random ones (literals).
+                const uint32_t r = rng.next31();
+                const bool repeat = px > 0 && (r & 3) != 0;
+                for (int c = 0; c < 3; ++c) img.u8[px * 4 + c] = repeat ? img.u8[(px - 1) * 4 + c] : uint8_t(r >> (8 + 7 * c));
+                img.u8[px * 4 + 3] = 255;
+                rgb.insert(rgb.end(), &img.u8[px * 4], &img.u8[px * 4] + 3);
+            }
+            for (auto filter : {image::PngFilter::none, image::PngFilter::up, image::PngFilter::paeth}) {
+                image::PngOptions o;
+                o.filter = filter;
+                auto png = image::encode_png(img, o);
+                REQUIRE(png);
+                const Decoded d = read_png(*png);
+                CAPTURE(w);
+                CAPTURE(h);
+                CHECK(d.error == "");
+                CHECK(d.channels == 3);
+                CHECK(d.pixels == rgb);
+                ++images;
+            }
+        }
+    CHECK(images == 40 * 4 * 3);
+}
+
 TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that decode to the same pixels") {
     // EliteKnight.tpf (DS3: BC1 and BC7) and the Elden Ring c4361_h and c3061_h texbnds (KRAK).
     std::vector<std::vector<uint8_t>> tpfs;

@@ -15,6 +15,8 @@ int main(void) {
     if (drape_cloth_file_load(junk, sizeof junk, &file, &error) == DRAPE_RESULT_OK || file) ++failures;
     if (error.message[0] == 0) ++failures;
     if (drape_instance_create(0, &def, &inst, &error) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
+    def.flags |= DRAPE_INSTANCE_DEPENETRATE; /* the opt-in depenetration, in C */
+    if (DRAPE_DEPENETRATION_ROUNDS < 1 || drape_instance_create(0, &def, &inst, &error) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
     if (drape_instance_step(0, 1.0f / 30) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
     if (drape_instance_read_particles(0, 0, out, 3) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
     {

@@ -83,38 +83,68 @@ void operator delete[](void* p, size_t) noexcept { std::free(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
-TEST_CASE("runtime no allocation: 1000 steps call neither the instance allocator nor operator new") {
+TEST_CASE("runtime no allocation: 1000 steps call neither the instance allocator nor operator new, with depenetration off and on") {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
     Loaded l(bytes);
-    Counter counter;
-    drape_instance_def def = drape_default_instance_def();
-    def.allocator = {count_alloc, count_free, &counter};
-    drape_instance* inst = nullptr;
-    drape_error e;
-    REQUIRE(drape_instance_create(l.file, &def, &inst, &e) == DRAPE_RESULT_OK);
-    CHECK(counter.allocs == 1);  // one block
-    const uint32_t nt = drape_cloth_transform_count(l.file, 0);
-    std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
-    for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
-    const float wind[3] = {0.6f, 0, 0.8f};
-    REQUIRE(drape_instance_set_wind(inst, 0, wind, 4.0f) == DRAPE_RESULT_OK);
-    g_news = 0;
-    bool ok = true;
-    g_counting = true;
-    for (int s = 0; s < 1000; ++s) {
-        for (uint32_t i = 0; i < nt; ++i) pose[i * 16 + 12] = 0.001f * float(s % 60);
+    std::vector<float> last[2];
+    for (uint32_t flags : {0u, uint32_t(DRAPE_INSTANCE_DEPENETRATE)}) {
+        INFO("flags " << flags);
+        Counter counter;
+        drape_instance_def def = drape_default_instance_def();
+        def.allocator = {count_alloc, count_free, &counter};
+        def.flags = flags;
+        drape_instance* inst = nullptr;
+        drape_error e;
+        REQUIRE(drape_instance_create(l.file, &def, &inst, &e) == DRAPE_RESULT_OK);
+        CHECK(counter.allocs == 1);  // one block
+        const uint32_t nt = drape_cloth_transform_count(l.file, 0);
+        std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
+        for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
+        const float wind[3] = {0.6f, 0, 0.8f};
+        REQUIRE(drape_instance_set_wind(inst, 0, wind, 4.0f) == DRAPE_RESULT_OK);
+        // Two run-time capsules overlapping around the cloth's lowest particle (6 cm apart,
+        // radius 5 cm), so particles wedge between them and the depenetration has work.
+        const uint32_t np = drape_cloth_sim_particle_count(l.file, 0, 0);
+        std::vector<float> xyz(size_t(np) * 3);
         drape_instance_set_transforms(inst, 0, nt, pose.data());
-        ok = ok && drape_instance_step(inst, 1.0f / 30) == DRAPE_RESULT_OK;  // no doctest macro inside the counted loop
+        REQUIRE(drape_instance_step(inst, 1.0f / 30) == DRAPE_RESULT_OK);  // the particles where the pose puts them
+        REQUIRE(drape_instance_read_particles(inst, 0, xyz.data(), xyz.size()) == DRAPE_RESULT_OK);
+        REQUIRE(np > 0);
+        uint32_t lowest = 0;
+        for (uint32_t i = 1; i < np; ++i)
+            if (xyz[size_t(i) * 3 + 1] < xyz[size_t(lowest) * 3 + 1]) lowest = i;
+        const float centre[3] = {xyz[size_t(lowest) * 3], xyz[size_t(lowest) * 3 + 1], xyz[size_t(lowest) * 3 + 2]};
+        for (uint32_t c = 0; c < 2; ++c) {
+            drape_collidable col{};
+            col.kind = DRAPE_SHAPE_CAPSULE;
+            col.a[0] = -0.5f, col.a[1] = c ? 0.03f : -0.03f, col.a[3] = 0.05f;
+            col.b[0] = 0.5f, col.b[1] = col.a[1];
+            col.transform[0] = col.transform[5] = col.transform[10] = col.transform[15] = 1;
+            for (int k = 0; k < 3; ++k) col.transform[12 + k] = centre[k];
+            col.enabled = 1;
+            REQUIRE(drape_instance_set_collidable(inst, 0, c, &col) == DRAPE_RESULT_OK);
+        }
+        g_news = 0;
+        bool ok = true;
+        g_counting = true;
+        for (int s = 0; s < 1000; ++s) {
+            for (uint32_t i = 0; i < nt; ++i) pose[i * 16 + 12] = 0.001f * float(s % 60);
+            drape_instance_set_transforms(inst, 0, nt, pose.data());
+            ok = ok && drape_instance_step(inst, 1.0f / 30) == DRAPE_RESULT_OK;  // no doctest macro inside the counted loop
+        }
+        g_counting = false;
+        CHECK(ok);
+        CHECK(g_news == 0);
+        CHECK(counter.allocs == 1);
+        CHECK(counter.frees == 0);
+        REQUIRE(drape_instance_read_particles(inst, 0, xyz.data(), xyz.size()) == DRAPE_RESULT_OK);
+        last[flags ? 1 : 0] = xyz;
+        drape_instance_destroy(inst);
+        CHECK(counter.frees == 1);
     }
-    g_counting = false;
-    CHECK(ok);
-    CHECK(g_news == 0);
-    CHECK(counter.allocs == 1);
-    CHECK(counter.frees == 0);
-    drape_instance_destroy(inst);
-    CHECK(counter.frees == 1);
+    CHECK(last[0] != last[1]);  // the depenetration acted (the runs are not both free of wedged particles)
 }
 
 TEST_CASE("runtime states: select by index and by name, unknown names refused") {

@@ -18,7 +18,7 @@ void register_bake(CLI::App& app, GlobalOptions& global, int& exit_code) {
         "morph target per frame on each cloth mesh and a weights channel on the clip. Blender and Godot play it.");
     struct Args {
         std::string model, cloth, output, clip;
-        bool sway = false;
+        bool sway = false, depenetrate = false;
         double rate = 30, start = 0, seconds = 0;
     };
     auto a = std::make_shared<Args>();
@@ -29,6 +29,9 @@ void register_bake(CLI::App& app, GlobalOptions& global, int& exit_code) {
     cmd->add_option("--rate", a->rate, "Frames per second baked (default 30, the games' cloth rate)")->check(CLI::Range(1.0, 240.0));
     cmd->add_option("--start", a->start, "Bake from this time of the clip on (seconds, default 0)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--seconds", a->seconds, "Bake at most this long a stretch of the clip (default: to its end)")->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--depenetrate", a->depenetrate,
+                  "Move particles left inside a collidable after a step out to its surface (the runtime's\n"
+                  "DRAPE_INSTANCE_DEPENETRATE: not the game's arithmetic, off by default)");
     cmd->add_option("-o,--output", a->output, "The baked .glb")->required();
     cmd->callback([a, &global, &exit_code] {
         exit_code = k_exit_input;
@@ -46,6 +49,7 @@ void register_bake(CLI::App& app, GlobalOptions& global, int& exit_code) {
         o.rate = a->rate;
         o.start_seconds = a->start;
         o.max_seconds = a->seconds;
+        o.depenetrate = a->depenetrate;
         bake::BakeReport rep;
         auto out = bake::bake_with_runtime(*glb, *bytes, o, &rep);
         if (!out) return void(std::cerr << "error: " << out.error().to_string() << "\n");

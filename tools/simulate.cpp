@@ -86,6 +86,7 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
         uint32_t steps = 1000;
         float dt = 1.0f / 30;
         bool json = false;
+        bool depenetrate = false;
     };
     auto args = std::make_shared<Args>();
     cmd->add_option("input", args->input, "Cloth: .drcloth, or a chrbnd/partsbnd/*_c.hkx")->required()->check(CLI::ExistingFile);
@@ -94,6 +95,9 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
     cmd->add_option("--steps", args->steps, "Steps")->default_val(1000)->check(CLI::Range(1u, 10000000u));
     cmd->add_option("--dt", args->dt, "Seconds per step")->default_val(1.0f / 30)->check(CLI::PositiveNumber);
     cmd->add_flag("--json", args->json, "Print JSON");
+    cmd->add_flag("--depenetrate", args->depenetrate,
+                  "After each step move particles still inside a collidable out to its surface (the runtime's\n"
+                  "DRAPE_INSTANCE_DEPENETRATE: not the game's arithmetic, off by default)");
     cmd->callback([args, &global, &exit_code] {
         exit_code = k_exit_input;
         dcx::DecodeOptions dopt;
@@ -105,6 +109,7 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
         drive::RunOptions ro;
         ro.steps = args->steps;
         ro.dt = args->dt;
+        ro.depenetrate = args->depenetrate;
         if (cloth_skeleton) ro.cloth_skeleton = &*cloth_skeleton;
         anim::ClipSet clips;
         if (!args->animation.empty()) {
@@ -142,7 +147,8 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
             return;
         }
         if (args->json) {
-            std::cout << "{\"file\": " << json_string(args->input) << ", \"clip\": " << json_string(ro.clip ? ro.clip->name : "") << ", \"sims\": [";
+            std::cout << "{\"file\": " << json_string(args->input) << ", \"clip\": " << json_string(ro.clip ? ro.clip->name : "")
+                      << ", \"depenetrate\": " << (ro.depenetrate ? "true" : "false") << ", \"sims\": [";
             for (size_t i = 0; i < stats->size(); ++i) {
                 const auto& s = (*stats)[i];
                 std::cout << (i ? ", " : "") << "{\"cloth\": " << json_string(s.cloth) << ", \"sim\": " << json_string(s.sim)

@@ -12,6 +12,10 @@
 #include <cstring>
 #include <memory>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace drape::image {
 
 namespace {
@@ -242,7 +246,10 @@ struct Pass1 {
     uint64_t dist_uses[2] = {};
     // One per decision; at most one per `unit` bytes, so size / unit + 1 (not zeroed).
     uint16_t* steps = nullptr;
-    size_t count = 0;
+    // The steps of the rows from byte `split` on start at `second` (find_matches_masked takes
+    // two halves of the rows at once); find_matches leaves split 0 and second = steps.
+    size_t split = 0;
+    uint16_t* second = nullptr;
 };
 
 using KeptSteps = image_detail::KeptBuffer<uint16_t>;  // per thread, see kept_buffer.h
@@ -303,7 +310,160 @@ void find_matches(const uint8_t* data, size_t size, Layout layout, size_t d0, si
         }
         for (; i < row_end; ++i) ++p.lit_freq[data[i]];
     }
-    p.count = n;
+    p.split = 0;
+    p.second = steps;
+}
+
+// Pass 1 for image rows: per row, one bit per byte says whether that byte differs from the
+// byte d0 back, another whether it differs from the byte d1 back (16 bytes per SSE2 compare),
+// so the match length at a position is the count of trailing zeros of the bits from there (one
+// 8-byte load and a shift per candidate) instead of byte compares. Both candidates are measured and the
+// longer taken (the first on a tie). Same loop bounds and step coding as find_matches.
+class RowMasks {
+public:
+    explicit RowMasks(size_t stride) : bytes_((stride >> 3) + 32), bits_(2 * bytes_) {}
+    // Bits of row [row, row + len) of data: bit k of `m0` is 0 where data[row + k] ==
+    // data[row + k - d0], else 1 (also where row + k < d0, and past the row); `m1` the same for
+    // d1 (all 1 when d1 is 0).
+    void build(const uint8_t* data, size_t row, size_t len, size_t d0, size_t d1) {
+        uint8_t* m0 = bits_.data();
+        uint8_t* m1 = m0 + bytes_;
+        std::memset(m0, 0xFF, 2 * bytes_);
+        const uint8_t* p = data + row;
+        size_t k = 0;
+        if (row >= d0 && (!d1 || row >= d1)) {
+#if defined(__SSE2__)
+            for (; k + 16 <= len; k += 16) {
+                const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
+                const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k - d0));
+                const uint16_t e0 = uint16_t(~_mm_movemask_epi8(_mm_cmpeq_epi8(c, a)));
+                std::memcpy(m0 + (k >> 3), &e0, 2);
+                if (d1) {
+                    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k - d1));
+                    const uint16_t e1 = uint16_t(~_mm_movemask_epi8(_mm_cmpeq_epi8(c, b)));
+                    std::memcpy(m1 + (k >> 3), &e1, 2);
+                }
+            }
+#endif
+        }
+        for (; k < len; ++k) {  // the first row, a row's last bytes, no SSE2
+            const size_t at = row + k;
+            const bool e0 = at >= d0 && data[at] == data[at - d0];
+            const bool e1 = d1 && at >= d1 && data[at] == data[at - d1];
+            m0[k >> 3] = uint8_t(m0[k >> 3] & ~(uint8_t(e0) << (k & 7)));
+            m1[k >> 3] = uint8_t(m1[k >> 3] & ~(uint8_t(e1) << (k & 7)));
+        }
+    }
+    // Equal bytes from row offset k on against d0 (which 0) or d1 (which 1), up to the row's
+    // end and at most 258 (k_max_match). One load covers 56 bytes; longer runs loop.
+    [[gnu::always_inline]] size_t run(int which, size_t k) const {
+        const uint8_t* m = bits_.data() + size_t(which) * bytes_;
+        const size_t c = equal_from(m, k);
+        return c < 56 ? c : long_run(m, k);
+    }
+
+private:
+    // The bits are stored inverted (1 = differs, also past the row's end), so a run is one
+    // load, a shift and a bit scan (the 1 at bit 56 bounds it to what the load covers).
+    [[gnu::always_inline]] static size_t equal_from(const uint8_t* m, size_t k) {
+        const uint64_t differs = load64(m + (k >> 3)) >> (k & 7);
+        return size_t(__builtin_ctzll(differs | (uint64_t(1) << 56)));  // the input is never 0
+    }
+    [[gnu::noinline]] static size_t long_run(const uint8_t* m, size_t k) {
+        size_t n = 56;
+        for (;;) {
+            const size_t c = equal_from(m, k + n);
+            n += c;
+            if (c < 56 || n >= size_t(k_max_match)) return std::min(n, size_t(k_max_match));
+        }
+    }
+
+    size_t bytes_;
+    std::vector<uint8_t> bits_;
+};
+
+// The rows are taken in two halves at once (row k of the top half, then row k of the bottom
+// half, one step of each in turn): a match step's length feeds the next step's position
+// through loads, a shift, a bit scan and compares (about 25 cycles), and two independent
+// chains run in the time of one. The bottom half's steps go to their own array (Pass1::second).
+template <size_t Unit>
+void find_matches_masked(const uint8_t* data, size_t size, Layout layout, size_t d0, size_t d1, Pass1& p) {
+    const size_t unit = Unit ? Unit : layout.unit;
+    const size_t max_len = size_t(k_max_match) - size_t(k_max_match) % unit;
+    // A run of equal bytes (capped at 258) -> the whole units in it, or 0 when under 3 bytes.
+    uint16_t whole[k_max_match + 1];
+    for (size_t r = 0; r <= size_t(k_max_match); ++r) {
+        const size_t w = std::min(r, max_len) - std::min(r, max_len) % unit;
+        whole[r] = uint16_t(w >= 3 ? w : 0);
+    }
+    const size_t fast_end = size >= 8 ? size - 8 : 0;  // the bounds of find_matches (pass 2 replays them)
+    // Literal bytes counted in four tables (by byte of the pixel; [3] also the length symbols)
+    // so that consecutive adds rarely wait on the same counter.
+    uint32_t freq[4][k_litlen_symbols] = {};
+    const size_t rows = (size + layout.stride - 1) / layout.stride;
+    const size_t top_rows = rows / 2;
+    p.split = top_rows * layout.stride;
+    p.second = p.steps + p.split / unit + 1;  // the top half takes at most split / unit steps
+    // Each half's position, row and steps are plain locals (no pointer to them escapes, so they
+    // stay in registers; in a struct beside the masks they were reloaded after every store).
+    RowMasks top_masks(layout.stride), bottom_masks(layout.stride);
+    uint16_t* top_steps = p.steps;
+    uint16_t* bottom_steps = p.second;
+    uint64_t uses[2] = {0, 0};
+    // Starts a row: its lead bytes counted as literals; returns where steps end (== i: none).
+    auto begin_row = [&](RowMasks& masks, size_t row, size_t& i, size_t& row_end) {
+        row_end = std::min(size, row + layout.stride);
+        i = std::min(row + layout.lead, row_end);
+        for (size_t k = row; k < i; ++k) ++p.lit_freq[data[k]];
+        const size_t end = std::min(row_end, fast_end);
+        if (!d0 || i + unit > end) return i;
+        masks.build(data, row, row_end - row, d0, d1);
+        return end;
+    };
+    // k: the step's offset in its row (kept rather than the position, one subtraction less on
+    // the chain from one step to the next).
+    auto step = [&](const RowMasks& masks, const uint8_t* row, size_t& k, uint16_t*& steps) __attribute__((always_inline)) {
+        const size_t r0 = masks.run(0, k);
+        const size_t r1 = masks.run(1, k);
+        const size_t which = r1 > r0;
+        const size_t len = whole[which ? r1 : r0];  // the runs end at the row's end and at 258
+        if (!len) {
+            for (size_t b = 0; b < unit; ++b) ++freq[b & 3][row[k + b]];
+            *steps++ = 0;
+            k += unit;
+            return;
+        }
+        ++freq[3][k_length_codes[len].symbol];  // the extra bits follow from these counts (below)
+        ++uses[which];
+        *steps++ = uint16_t(1 + which * (k_max_match + 1) + len);
+        k += len;
+    };
+    for (size_t y = 0; y < rows - top_rows; ++y) {
+        const size_t brow = (top_rows + y) * layout.stride;
+        size_t bk, brow_end;
+        const size_t bend = begin_row(bottom_masks, brow, bk, brow_end) - brow;  // offsets in the row from here
+        bk -= brow;
+        if (y < top_rows) {
+            const size_t trow = y * layout.stride;
+            size_t tk, trow_end;
+            const size_t tend = begin_row(top_masks, trow, tk, trow_end) - trow;
+            tk -= trow;
+            while (tk + unit <= tend && bk + unit <= bend) {
+                step(top_masks, data + trow, tk, top_steps);
+                step(bottom_masks, data + brow, bk, bottom_steps);
+            }
+            while (tk + unit <= tend) step(top_masks, data + trow, tk, top_steps);
+            for (tk += trow; tk < trow_end; ++tk) ++p.lit_freq[data[tk]];
+        }
+        while (bk + unit <= bend) step(bottom_masks, data + brow, bk, bottom_steps);
+        for (bk += brow; bk < brow_end; ++bk) ++p.lit_freq[data[bk]];
+    }
+    for (int c = 0; c < 28; ++c) p.extra_bits += uint64_t(freq[3][257 + c]) * k_length_extra[c];  // 285 has none
+    p.dist_uses[0] += uses[0];
+    p.dist_uses[1] += uses[1];
+    for (int c = 0; c < 4; ++c)
+        for (int v = 0; v < 256; ++v) p.lit_freq[v] += freq[c][v];
+    for (int v = 256; v < k_litlen_symbols; ++v) p.lit_freq[v] += freq[3][v];
 }
 
 // The code words pass 2 writes: each literal's code and bit count, and for every step slot
@@ -324,8 +484,8 @@ struct SymbolWords {
 // Bits go through a 64-bit buffer flushed after every step (at most 7 bits stay), so a step
 // of up to 57 bits always fits. Returns the output position; buf/used hold the pending bits.
 template <size_t Unit>
-uint8_t* write_steps(const uint8_t* data, size_t size, Layout layout, size_t d0, const SymbolWords& w,
-                     const uint16_t* steps, uint8_t* o, uint64_t& buf_io, int& used_io) {
+uint8_t* write_steps(const uint8_t* data, size_t size, size_t rows_begin, size_t rows_end, Layout layout, size_t d0,
+                     const SymbolWords& w, const uint16_t* steps, uint8_t* o, uint64_t& buf_io, int& used_io) {
     const size_t unit = Unit ? Unit : layout.unit;
     uint64_t buf = buf_io;
     uint64_t used = uint64_t(used_io);
@@ -341,7 +501,7 @@ uint8_t* write_steps(const uint8_t* data, size_t size, Layout layout, size_t d0,
         used += w.lit_bits[b];
     };
     const size_t fast_end = size >= 8 ? size - 8 : 0;
-    for (size_t row = 0; row < size; row += layout.stride) {
+    for (size_t row = rows_begin; row < rows_end; row += layout.stride) {
         const size_t row_end = std::min(size, row + layout.stride);
         size_t i = std::min(row + layout.lead, row_end);
         for (size_t k = row; k < i; ++k) {
@@ -400,11 +560,20 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
     Pass1 p1;
     thread_local KeptSteps kept_steps;
     p1.steps = kept_steps.get(size / unit + 1);
-    switch (unit) {
-        case 1: find_matches<1>(data, size, layout, d0, d1, p1); break;
-        case 3: find_matches<3>(data, size, layout, d0, d1, p1); break;
-        case 4: find_matches<4>(data, size, layout, d0, d1, p1); break;
-        default: find_matches<0>(data, size, layout, d0, d1, p1); break;
+    if (layout.stride < size) {  // image rows: the bit masks (whole-stream rows would need size / 4 bytes of bits)
+        switch (unit) {
+            case 1: find_matches_masked<1>(data, size, layout, d0, d1, p1); break;
+            case 3: find_matches_masked<3>(data, size, layout, d0, d1, p1); break;
+            case 4: find_matches<4>(data, size, layout, d0, d1, p1); break;
+            default: find_matches_masked<0>(data, size, layout, d0, d1, p1); break;
+        }
+    } else {
+        switch (unit) {
+            case 1: find_matches<1>(data, size, layout, d0, d1, p1); break;
+            case 3: find_matches<3>(data, size, layout, d0, d1, p1); break;
+            case 4: find_matches<4>(data, size, layout, d0, d1, p1); break;
+            default: find_matches<0>(data, size, layout, d0, d1, p1); break;
+        }
     }
     uint32_t* lit_freq = p1.lit_freq;
     uint32_t dist_freq[k_dist_symbols] = {};
@@ -541,10 +710,14 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
         int used = 0;
         w.take_pending(buf, used);
         switch (unit) {
-            case 1: o = write_steps<1>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
-            case 3: o = write_steps<3>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
-            case 4: o = write_steps<4>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
-            default: o = write_steps<0>(data, size, layout, d0, words, p1.steps, o, buf, used); break;
+            case 1: o = write_steps<1>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                     o = write_steps<1>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+            case 3: o = write_steps<3>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                     o = write_steps<3>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+            case 4: o = write_steps<4>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                     o = write_steps<4>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+            default: o = write_steps<0>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                     o = write_steps<0>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
         }
         buf |= uint64_t(lit_code[256]) << used;
         used += lit_len[256];

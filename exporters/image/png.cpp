@@ -13,6 +13,13 @@
 #include <memory>
 #include <set>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <tmmintrin.h>
+#endif
+
 #include "drape/exporters/fast_deflate.h"
 #include "drape/io/file.h"
 
@@ -101,11 +108,11 @@ libdeflate_compressor* compressor_for(int level) {
     return cache.c[level];
 }
 
-// RGBA -> RGB for n pixels: 4-byte stores that overlap by one (the last pixel by bytes).
+// RGBA -> RGB for n pixels.
 static_assert(std::endian::native == std::endian::little, "drop_alpha packs little-endian words");
 // Four pixels at a time: two 8-byte loads, the three colour bytes of each packed by shifts
 // and masks into one 8-byte and one 4-byte store (about 3 instructions a pixel instead of 6).
-void drop_alpha(const uint8_t* rgba, size_t n, uint8_t* rgb) {
+void drop_alpha_scalar(const uint8_t* rgba, size_t n, uint8_t* rgb) {
     size_t x = 0;
     for (; x + 4 <= n; x += 4) {
         uint64_t a, b;
@@ -120,10 +127,44 @@ void drop_alpha(const uint8_t* rgba, size_t n, uint8_t* rgb) {
     if (x < n) std::memcpy(rgb + x * 3, rgba + x * 4, 3);
 }
 
-// True when every fourth byte of n pixels (alpha) is 255; no early exit, so it vectorises.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DRAPE_PNG_SSSE3 1
+// With SSSE3 (every x86-64 CPU since about 2008, checked at run time): one byte shuffle packs
+// four pixels into 12 bytes, stored as 16 (the next store overwrites the 4 extra bytes; the
+// loop stops while those are still inside the n * 3 bytes). About 1 instruction a pixel; the
+// scalar version was a tenth of the encoding's instructions.
+[[gnu::target("ssse3")]] void drop_alpha_ssse3(const uint8_t* rgba, size_t n, uint8_t* rgb) {
+    const __m128i pack = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    size_t x = 0;
+    for (; x + 6 <= n; x += 4) {  // stores rgb[3x, 3x + 16) and 3x + 16 <= 3n
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rgba + x * 4));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(rgb + x * 3), _mm_shuffle_epi8(v, pack));
+    }
+    drop_alpha_scalar(rgba + x * 4, n - x, rgb + x * 3);
+}
+#endif
+
+void drop_alpha(const uint8_t* rgba, size_t n, uint8_t* rgb) {
+#ifdef DRAPE_PNG_SSSE3
+    static const bool ssse3 = __builtin_cpu_supports("ssse3");
+    if (ssse3) return drop_alpha_ssse3(rgba, n, rgb);
+#endif
+    drop_alpha_scalar(rgba, n, rgb);
+}
+
+// True when every fourth byte of n pixels (alpha) is 255: the AND of every byte, 16 at a time
+// where SSE2 is there (no early exit: one pass at memory speed).
 bool all_opaque(const uint8_t* rgba, size_t n) {
+    size_t i = 0;
     uint8_t all = 255;
-    for (size_t i = 0; i < n; ++i) all &= rgba[i * 4 + 3];
+#if defined(__SSE2__)
+    __m128i acc = _mm_set1_epi8(-1);
+    for (; i + 4 <= n; i += 4) acc = _mm_and_si128(acc, _mm_loadu_si128(reinterpret_cast<const __m128i*>(rgba + i * 4)));
+    alignas(16) uint8_t lanes[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes), acc);
+    all = uint8_t(lanes[3] & lanes[7] & lanes[11] & lanes[15]);
+#endif
+    for (; i < n; ++i) all &= rgba[i * 4 + 3];
     return all == 255;
 }
 

@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,6 +24,9 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <smmintrin.h>
 #endif
 
 namespace drape::kraken {
@@ -66,7 +71,10 @@ inline void copy16(uint8_t* d, const uint8_t* s) {
 #endif
 }
 
-inline int zigzag(uint32_t v) { return (v & 1) ? -int((v + 1) >> 1) : int(v >> 1); }
+// 0, -1, 1, -2, 2, ... for v = 0, 1, 2, 3, 4, ...; without a branch (the code-length
+// descriptions' values alternate in sign unpredictably).
+constexpr int zigzag(uint32_t v) { return int(v >> 1) ^ -int(v & 1); }
+static_assert(zigzag(0) == 0 && zigzag(1) == -1 && zigzag(2) == 1 && zigzag(3) == -2 && zigzag(255) == -128);
 inline int bitlen(uint32_t x) { return x ? 32 - std::countl_zero(x) : 0; }
 
 std::string num(uint64_t v) { return std::to_string(v); }
@@ -175,6 +183,119 @@ public:
 private:
     std::unique_ptr<Arena> m_arena;
 };
+
+// ----------------------------------------------------------------------------------------
+// Helper threads for parallel decoding, kept between calls. A parallel call used to start and
+// join its threads every time; a kept helper that has just finished a task keeps polling for
+// the next one for a short while (k_helper_spin) before it sleeps, so back-to-back calls (a
+// folder of files, the benchmark) find it running instead of waking a halted vCPU, and pay no
+// thread start. A call takes free helpers from the pool (starting new ones when none is free)
+// and returns them when their task is done; at most k_kept_helpers idle helpers are kept.
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+constexpr auto k_helper_spin = std::chrono::microseconds(200);
+constexpr auto k_caller_yield = std::chrono::microseconds(2000);
+
+class Helper {
+public:
+    Helper() : m_thread([this] { loop(); }) {}
+    ~Helper() {
+        m_quit.store(true);
+        post(nullptr);
+        m_thread.join();
+    }
+    Helper(const Helper&) = delete;
+    Helper& operator=(const Helper&) = delete;
+
+    // Runs `task` on this helper; wait() returns once it has finished.
+    void run(const std::function<void()>* task) {
+        m_done.store(false, std::memory_order_relaxed);
+        post(task);
+    }
+    // The caller has finished its own share and has nothing else to do: it polls for k_helper_spin,
+    // then yields its core for up to k_caller_yield more (the helper's last block can take longer
+    // than the poll, and a sleeping caller pays a wake-up), then sleeps.
+    void wait() {
+        const auto start = std::chrono::steady_clock::now();
+        while (!m_done.load(std::memory_order_acquire)) {
+            const auto waited = std::chrono::steady_clock::now() - start;
+            if (waited > k_helper_spin + k_caller_yield) {
+                m_done.wait(false, std::memory_order_acquire);
+                break;
+            }
+            if (waited > k_helper_spin)
+                std::this_thread::yield();
+            else
+                cpu_relax();
+        }
+    }
+
+private:
+    void post(const std::function<void()>* task) {
+        m_task.store(task, std::memory_order_release);
+        m_gen.fetch_add(1, std::memory_order_release);
+        m_gen.notify_one();
+    }
+    void loop() {
+        unsigned seen = 0;
+        for (;;) {
+            auto until = std::chrono::steady_clock::now() + k_helper_spin;
+            unsigned g;
+            while ((g = m_gen.load(std::memory_order_acquire)) == seen) {
+                if (std::chrono::steady_clock::now() > until) {
+                    m_gen.wait(seen, std::memory_order_acquire);
+                    until = std::chrono::steady_clock::now() + k_helper_spin;
+                }
+                cpu_relax();
+            }
+            seen = g;
+            if (m_quit.load()) return;
+            const std::function<void()>* task = m_task.load(std::memory_order_acquire);
+            if (task) (*task)();
+            m_done.store(true, std::memory_order_release);
+            m_done.notify_one();
+        }
+    }
+
+    std::atomic<unsigned> m_gen{0};  // incremented per post; the helper runs m_task when it changes
+    std::atomic<const std::function<void()>*> m_task{nullptr};
+    std::atomic<bool> m_done{true}, m_quit{false};
+    std::thread m_thread;  // last: starts after the fields above exist
+};
+
+class HelperPool {
+public:
+    std::unique_ptr<Helper> take() {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (!m_free.empty()) {
+                std::unique_ptr<Helper> h = std::move(m_free.back());
+                m_free.pop_back();
+                return h;
+            }
+        }
+        return std::make_unique<Helper>();
+    }
+    void give(std::unique_ptr<Helper> h) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_free.size() < k_kept_helpers) m_free.push_back(std::move(h));
+    }
+
+private:
+    static constexpr size_t k_kept_helpers = 8;
+    std::mutex m_mutex;
+    std::vector<std::unique_ptr<Helper>> m_free;
+};
+
+HelperPool& helper_pool() {
+    static HelperPool pool;
+    return pool;
+}
 
 // ----------------------------------------------------------------------------------------
 // Decoding context: error state and the path of names for error fields.
@@ -1164,16 +1285,39 @@ inline uint64_t add_bytes8(uint64_t a, uint64_t b) {
     return ((a & ~hi) + (b & ~hi)) ^ ((a ^ b) & hi);
 }
 
+// Branch-free selects for the command loop's data-dependent, unpredictable choices (long
+// lengths, which recent distance). GCC compiles both ?: and and/or masks there into branches
+// or long mask sequences, so on x86-64 they are one compare and one conditional move.
+// pick_eq: x == k ? a : b.  pick_ge: x >= k ? a : b (unsigned).
+inline size_t pick_eq(size_t x, size_t k, size_t a, size_t b) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    asm("cmp %[k], %[x]\n\tcmove %[a], %[b]" : [b] "+r"(b) : [x] "r"(x), [k] "er"(k), [a] "r"(a) : "cc");
+    return b;
+#else
+    const size_t m = size_t(0) - size_t(x == k);
+    return (a & m) | (b & ~m);
+#endif
+}
+inline size_t pick_ge(size_t x, size_t k, size_t a, size_t b) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    asm("cmp %[k], %[x]\n\tcmovae %[a], %[b]" : [b] "+r"(b) : [x] "r"(x), [k] "er"(k), [a] "r"(a) : "cc");
+    return b;
+#else
+    const size_t m = size_t(0) - size_t(x >= k);
+    return (a & m) | (b & ~m);
+#endif
+}
+
 // Bytes the fast command loop keeps free before the chunk end: its 16-byte steps may write
 // up to 15 bytes past a command's literals and match (up to 30 past a match in the
 // long-match form, whose first 32 bytes go unconditionally).
 constexpr size_t k_lz_margin = 32;
 
 
-// Mode 0 literals: d[i] = s[i] + ref[i] for i < lam, ref = d - r0 (r0 >= 8). The first 16
-// bytes go as two 8-byte steps whatever lam is (also for lam = 0: the match overwrites them),
-// the rest in steps of 16 when r0 >= 16, else 8; each step reads only bytes written before
-// it. May write up to 15 bytes past lam (and read as far past s and ref).
+// Mode 0 literals: d[i] = s[i] + ref[i] for i < lam, ref = d - r0 (r0 >= 8). Up to 8 bytes as
+// one 8-byte step, else the first 16 as two 8-byte steps (also for lam = 0: the match
+// overwrites them), the rest in steps of 16 when r0 >= 16, else 8; each step reads only bytes
+// written before it. May write up to 15 bytes past lam (and read as far past s and ref).
 inline void add8(uint8_t* d, const uint8_t* s, const uint8_t* ref) {
 #if defined(__SSE2__)
     __m128i a = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s));
@@ -1193,9 +1337,32 @@ inline void add16(uint8_t* d, const uint8_t* s, const uint8_t* ref) {
     add8(d + 8, s + 8, ref + 8);
 #endif
 }
-// The long-match form (see copy_match_long): the first 16 bytes as one 16-byte step when
-// r0 >= 16, which in the chunks that take this form is nearly always so.
+inline void add4(uint8_t* d, const uint8_t* s, const uint8_t* ref) {
+#if defined(__SSE2__)
+    uint32_t a, b;
+    std::memcpy(&a, s, 4);
+    std::memcpy(&b, ref, 4);
+    const uint32_t r = uint32_t(_mm_cvtsi128_si32(_mm_add_epi8(_mm_cvtsi32_si128(int(a)), _mm_cvtsi32_si128(int(b)))));
+    std::memcpy(d, &r, 4);
+#else
+    for (int i = 0; i < 4; ++i) d[i] = uint8_t(s[i] + ref[i]);
+#endif
+}
+// The long-match form (see copy_match_long). Up to 4 and up to 8 literals (emevd: 98% of its
+// commands have 0-2) as one 4- or 8-byte step: the bytes r0 back were mostly written by the
+// last few commands, and a load no wider than needed is more often inside one earlier store,
+// which the CPU can forward to it; a 16-byte load there spans several stores and waits for them
+// to reach the cache (measured: 1.04-1.05x on the whole emevd decode). Longer runs: the first
+// 16 bytes as one 16-byte step when r0 >= 16, which in these chunks is nearly always so.
 inline void add_literals_long(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_t lam, size_t r0) {
+    if (__builtin_expect(lam <= 4, 1)) {
+        add4(d, s, ref);
+        return;
+    }
+    if (lam <= 8) {
+        add8(d, s, ref);
+        return;
+    }
     if (__builtin_expect(r0 >= 16, 1)) {
         add16(d, s, ref);
         for (size_t x = 16; x < lam; x += 16) add16(d + x, s + x, ref + x);
@@ -1204,6 +1371,10 @@ inline void add_literals_long(uint8_t* d, const uint8_t* s, const uint8_t* ref, 
     for (size_t x = 0; x < 16 || x < lam; x += 8) add8(d + x, s + x, ref + x);
 }
 inline void add_literals(uint8_t* d, const uint8_t* s, const uint8_t* ref, size_t lam, size_t r0) {
+    if (lam <= 8) {  // one 8-byte step: a wider load of the bytes r0 back waits on recent stores (add_literals_long)
+        add8(d, s, ref);
+        return;
+    }
     add8(d, s, ref);
     add8(d + 8, s + 8, ref + 8);
     if (lam <= 16) return;
@@ -1275,14 +1446,18 @@ inline void copy_match(uint8_t* d, const uint8_t* src, size_t mu, size_t delta) 
 // The long-match form of copy_match, for chunks where many matches are longer than 16 bytes
 // (Elden Ring's emevd: a third of its matches, mostly 17-32 bytes at distances of 16 or more,
 // where copy_match's length test mispredicts): when delta >= 16 the first 32 bytes go as two
-// 16-byte steps whatever mu is, so a match of up to 32 bytes takes no length-dependent
-// branch; the rest in 16-byte steps. When delta < 16, 8-byte steps (at least 16 bytes). Each
-// step reads only bytes written before it (step size <= delta). May write up to 30 bytes
-// past mu.
+// 16-byte steps, so a match of up to 32 bytes takes no length-dependent branch; the second
+// step is at offset 16 when mu > 16 and repeats the first (offset 0) otherwise, a select
+// rather than a branch: bytes 16-31 of the source often lie in the last commands' stores, and
+// loading them when they are not needed made the copy wait for those stores (measured:
+// 1.02-1.03x on the whole emevd decode). The rest in 16-byte steps. When delta < 16, 8-byte
+// steps (at least 16 bytes). Each step reads only bytes written before it (step size <=
+// delta). May write up to 30 bytes past mu.
 inline void copy_match_long(uint8_t* d, const uint8_t* src, size_t mu, size_t delta) {
     if (__builtin_expect(delta >= 16, 1)) {
         copy16(d, src);
-        copy16(d + 16, src + 16);
+        const size_t second = pick_ge(mu, 17, 16, 0);
+        copy16(d + second, src + second);
         if (__builtin_expect(mu <= 32, 1)) return;
         if (mu > 64 && delta >= mu) {  // long and not overlapping itself: the library's copy
             std::memcpy(d, src, mu);
@@ -1315,29 +1490,6 @@ struct LzFast {
 // (= chunk end - k_lz_margin); returns the index of the first command it did not run. A
 // command's values are computed first and committed only when all its checks pass, so the
 // exact loop can redo it from the same state and report the precise error.
-// Branch-free selects for the command loop's data-dependent, unpredictable choices (long
-// lengths, which recent distance). GCC compiles both ?: and and/or masks there into branches
-// or long mask sequences, so on x86-64 they are one compare and one conditional move.
-// pick_eq: x == k ? a : b.  pick_ge: x >= k ? a : b (unsigned).
-inline size_t pick_eq(size_t x, size_t k, size_t a, size_t b) {
-#if defined(__GNUC__) && defined(__x86_64__)
-    asm("cmp %[k], %[x]\n\tcmove %[a], %[b]" : [b] "+r"(b) : [x] "r"(x), [k] "er"(k), [a] "r"(a) : "cc");
-    return b;
-#else
-    const size_t m = size_t(0) - size_t(x == k);
-    return (a & m) | (b & ~m);
-#endif
-}
-inline size_t pick_ge(size_t x, size_t k, size_t a, size_t b) {
-#if defined(__GNUC__) && defined(__x86_64__)
-    asm("cmp %[k], %[x]\n\tcmovae %[a], %[b]" : [b] "+r"(b) : [x] "r"(x), [k] "er"(k), [a] "r"(a) : "cc");
-    return b;
-#else
-    const size_t m = size_t(0) - size_t(x >= k);
-    return (a & m) | (b & ~m);
-#endif
-}
-
 template <int Mode>
 size_t lz_fast(LzFast& st, uint8_t* const out, const size_t limit, const size_t W, const uint8_t* cmd, size_t ci,
                const size_t nc, const uint8_t* lit, const size_t nlit, const uint32_t* dist, const size_t nd,
@@ -1437,6 +1589,131 @@ __attribute__((noinline)) size_t lz_trusted(LzFast& st, uint8_t* const out, cons
     (void)op_end;
     st = {size_t(op - out), size_t(sp - lit), size_t(dp - dist), size_t(lp - lens), r0, r1, r2};
     return size_t(cp - cmd);
+}
+
+// The long-match form of lz_trusted without the output-end check (its only use), written for
+// the commands of the chunks that take it (emevd: 98% with a literal code of 0-2, a third with
+// a long match, half reusing the last distance): a literal code of 3 (a listed length) is a
+// branch taken by 1-2% of the commands instead of a select in every one; the window check is
+// one compare of the match's offset from the window start against its distance; the match and
+// (delta mode) the literals go as the first 32 / 16 bytes unconditionally when the distances
+// allow (copy_match_long, add_literals_long). Same stopping rule and state as lz_trusted.
+//
+// On x86-64 with SSE4.1 (checked at run time; the build targets baseline x86-64) the three
+// recent distances live in one vector register: the command's new distance goes into lane 3,
+// and one byte shuffle chosen by the selector puts the distance used in lane 0 and the other
+// two in the order of KRAKEN.md 10.3 behind it (sel 0: r0 r1 r2; 1: r1 r0 r2; 2: r2 r0 r1;
+// 3: new r0 r1). That replaces the six selects and three register moves of the scalar form,
+// whose state GCC could not keep in registers with the loop's other pointers (it spilled the
+// distance cursor).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DRAPE_KRAKEN_RECENT_SHUFFLE 1
+alignas(16) constexpr uint8_t k_recent_shuffle[4][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15},
+    {8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15},
+    {12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+};
+#define DRAPE_KRAKEN_TARGET_SHUFFLE __attribute__((target("sse4.1")))
+#else
+#define DRAPE_KRAKEN_TARGET_SHUFFLE
+#endif
+
+template <int Mode, bool Shuffle>
+__attribute__((noinline)) DRAPE_KRAKEN_TARGET_SHUFFLE size_t lz_trusted_long(LzFast& st, uint8_t* const out, const size_t W,
+                                                                           const uint8_t* const cmd, const size_t nc,
+                                                                           const uint8_t* const lit, const uint32_t* const dist,
+                                                                           const uint32_t* const lens) {
+    uint8_t* op = out + st.o;
+    const uint8_t* const wbase = out + W;
+    const uint8_t* sp = lit + st.li;
+    const uint32_t* dp = dist + st.di;
+    const uint32_t* lp = lens + st.ni;
+    size_t r0 = st.r0, r1 = st.r1, r2 = st.r2;
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+    // Recent distances are below 2^32 (KRAKEN.md 10.4), so 32-bit lanes hold them.
+    __m128i rv = _mm_setr_epi32(int(uint32_t(r0)), int(uint32_t(r1)), int(uint32_t(r2)), 0);
+#endif
+    const uint8_t* cp = cmd;
+    const uint8_t* const ce = cmd + nc;
+    for (; cp < ce; ++cp) {
+        const size_t cb = *cp;
+        size_t lam = cb & 3;
+        const uint32_t* lq = lp;
+        uint32_t lnext = *lp;  // the match's listed length when mc == 15 (lens[nl] is readable slack)
+        if (__builtin_expect(lam == 3, 0)) {
+            lam = lnext;
+            lnext = *++lq;
+        }
+        const size_t mc = (cb >> 2) & 15, sel = cb >> 6;
+        const size_t mu = pick_eq(mc, 15, 14 + size_t(lnext), mc + 2);
+        size_t delta;
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+        if constexpr (Shuffle) {
+            // Lane 3 keeps the distance that leaves the set (r2 for sel 3), so that a command
+            // that fails the window check can be undone (below).
+            rv = _mm_shuffle_epi8(_mm_insert_epi32(rv, int(*dp), 3),
+                                  _mm_load_si128(reinterpret_cast<const __m128i*>(k_recent_shuffle[sel])));
+            delta = uint32_t(_mm_cvtsi128_si32(rv));
+        } else
+#endif
+        {
+            const size_t near = pick_eq(sel, 1, r1, r0), far = pick_eq(sel, 3, *dp, r2);
+            delta = pick_ge(sel, 2, far, near);
+        }
+        uint8_t* const m = op + lam;
+        if (size_t(m - wbase) < delta) {
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+            if constexpr (Shuffle) {  // undo the shuffle: r0 is known; r1, r2 from their lanes
+                alignas(16) uint32_t v[4];
+                _mm_store_si128(reinterpret_cast<__m128i*>(v), rv);
+                switch (sel) {
+                case 0: r1 = v[1], r2 = v[2]; break;  // r0 r1 r2 new
+                case 1: r1 = v[0], r2 = v[2]; break;  // r1 r0 r2 new
+                case 2: r1 = v[2], r2 = v[0]; break;  // r2 r0 r1 new
+                default: r1 = v[2], r2 = v[3]; break; // new r0 r1 r2
+                }
+            }
+#endif
+            break;
+        }
+        lp = lq + ((mc + 1) >> 4);  // mc == 15
+        write_literals<Mode, true>(op, sp, lam, r0);
+        sp += lam;
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+        if constexpr (!Shuffle)
+#endif
+        {
+            r2 = pick_ge(sel, 2, r1, r2);
+            r1 = pick_ge(sel, 1, r0, r1);
+        }
+        r0 = delta;
+        dp += (sel + 1) >> 2;  // sel == 3
+        copy_match_long(m, m - delta, mu, delta);
+        op = m + mu;
+    }
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+    if constexpr (Shuffle) {
+        if (cp == ce) {  // a command that broke out restored r1, r2 itself
+            r1 = uint32_t(_mm_extract_epi32(rv, 1));
+            r2 = uint32_t(_mm_extract_epi32(rv, 2));
+        }
+    }
+#endif
+    st = {size_t(op - out), size_t(sp - lit), size_t(dp - dist), size_t(lp - lens), r0, r1, r2};
+    return size_t(cp - cmd);
+}
+
+std::atomic<bool> g_cpu_extensions{true};  // set_cpu_extensions
+
+// Whether to run the shuffle form of lz_trusted_long: the CPU has SSE4.1 and it is allowed.
+bool recent_shuffle_supported() {
+#if DRAPE_KRAKEN_RECENT_SHUFFLE
+    static const bool cpu = __builtin_cpu_supports("sse4.1");
+    return cpu && g_cpu_extensions.load(std::memory_order_relaxed);
+#else
+    return false;
+#endif
 }
 
 // True when the commands take exactly nd new distances and nl long lengths (KRAKEN.md 10.3:
@@ -1631,7 +1908,8 @@ bool lz_execute(Ctx& c, const uint8_t* at, const LzState& st, size_t o, const ui
         size_t cj = 0;
         bool all_before_tail = true;  // phase A skipped, or it ran every command it was given
         if (nc > k_lz_tail && uint64_t(short_sum) + lz_sum(lens, nl) <= uint64_t(E - o)) {
-            cj = long_form ? lz_trusted<Mode, false, true>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens)
+            cj = long_form ? (recent_shuffle_supported() ? lz_trusted_long<Mode, true>(f, out, W, cmd, nc - k_lz_tail, lit, dist, lens)
+                                                         : lz_trusted_long<Mode, false>(f, out, W, cmd, nc - k_lz_tail, lit, dist, lens))
                            : lz_trusted<Mode, false, false>(f, out, E - k_lz_margin, W, cmd, nc - k_lz_tail, lit, dist, lens);
             all_before_tail = cj == nc - k_lz_tail;
         }
@@ -2006,16 +2284,25 @@ Result<void> decode_blocks(Bytes in, const std::vector<BlockInfo>& blocks, size_
             }
         }
     };
-    std::vector<std::thread> threads;
-    threads.reserve(nthreads - 1);
-    for (size_t t = 1; t < nthreads; ++t) threads.emplace_back(worker);
+    const std::function<void()> task = worker;
+    std::vector<std::unique_ptr<Helper>> helpers;
+    helpers.reserve(nthreads - 1);
+    for (size_t t = 1; t < nthreads; ++t) {
+        helpers.push_back(helper_pool().take());
+        helpers.back()->run(&task);
+    }
     worker();
-    for (auto& t : threads) t.join();
+    for (auto& h : helpers) {
+        h->wait();
+        helper_pool().give(std::move(h));
+    }
     if (first_bad.load() < nseg) return errors[first_bad.load()];
     return {};
 }
 
 }  // namespace
+
+bool set_cpu_extensions(bool enabled) { return g_cpu_extensions.exchange(enabled); }
 
 const char* codec_name(unsigned decoder_type) {
     switch (decoder_type) {

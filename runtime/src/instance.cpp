@@ -215,6 +215,7 @@ sv::StepInputs step_inputs(drape_instance& inst, float dt, uint32_t sim) {
         if (inst.winds[k].speed != 0) inst.wind_active[nw++] = inst.winds[k];
     in.wind_fields = inst.wind_active;
     in.wind_field_count = nw;
+    if (inst.flags & DRAPE_INSTANCE_DEPENETRATE) in.depenetration_rounds = DRAPE_DEPENETRATION_ROUNDS;
     return in;
 }
 #endif

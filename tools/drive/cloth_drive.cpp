@@ -250,6 +250,7 @@ Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const 
         TransformSetDriver driver(names, options.cloth_skeleton, bind, options.anim_skeleton, options.clip, options.sway);
         drape_instance_def def = drape_default_instance_def();
         def.cloth = c;
+        if (options.depenetrate) def.flags |= DRAPE_INSTANCE_DEPENETRATE;
         drape_instance* inst = nullptr;
         if (drape_instance_create(file.get(), &def, &inst, &err) != DRAPE_RESULT_OK) return make_error(err.message, "drape_instance_create");
         std::unique_ptr<drape_instance, void (*)(drape_instance*)> guard(inst, drape_instance_destroy);

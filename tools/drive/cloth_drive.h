@@ -75,6 +75,8 @@ struct RunOptions {
     const havok::Skeleton* anim_skeleton = nullptr;
     const anim::Clip* clip = nullptr;
     bool sway = true;  // without a clip: sway the root (false: hold the reference pose still)
+    // The runtime's opt-in depenetration (DRAPE_INSTANCE_DEPENETRATE: not the game's arithmetic).
+    bool depenetrate = false;
 };
 
 // Loads `drcloth` with the runtime and runs every cloth data `steps` steps.

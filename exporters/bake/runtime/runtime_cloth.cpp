@@ -18,7 +18,7 @@ public:
         drape_cloth_file_destroy(m_file);
     }
 
-    Result<void> load(Bytes bytes) {
+    Result<void> load(Bytes bytes, bool depenetrate) {
         std::vector<uint8_t> raw;
         if (bytes.size() >= 4 && bytes[0] == 0x28 && bytes[1] == 0xB5 && bytes[2] == 0x2F && bytes[3] == 0xFD) {
             const unsigned long long n = ZSTD_getFrameContentSize(bytes.data(), bytes.size());
@@ -36,6 +36,7 @@ public:
         for (uint32_t c = 0; c < drape_cloth_data_count(m_file); ++c) {
             drape_instance_def def = drape_default_instance_def();
             def.cloth = c;
+            if (depenetrate) def.flags |= DRAPE_INSTANCE_DEPENETRATE;
             drape_instance* inst = nullptr;
             if (drape_instance_create(m_file, &def, &inst, &err) != DRAPE_RESULT_OK)
                 return make_error(std::string("the runtime cannot create cloth data ") + std::to_string(c) + ": " + err.message);
@@ -168,14 +169,14 @@ private:
 
 }  // namespace
 
-Result<std::unique_ptr<Cloth>> runtime_cloth(Bytes drcloth) {
+Result<std::unique_ptr<Cloth>> runtime_cloth(Bytes drcloth, bool depenetrate) {
     auto c = std::make_unique<RuntimeCloth>();
-    if (auto r = c->load(drcloth); !r) return r.error();
+    if (auto r = c->load(drcloth, depenetrate); !r) return r.error();
     return std::unique_ptr<Cloth>(std::move(c));
 }
 
 Result<std::vector<uint8_t>> bake_with_runtime(Bytes glb, Bytes drcloth, const BakeOptions& options, BakeReport* report) {
-    auto cloth = runtime_cloth(drcloth);
+    auto cloth = runtime_cloth(drcloth, options.depenetrate);
     if (!cloth) return std::move(cloth.error().within("the .drcloth"));
     return bake(glb, **cloth, options, report);
 }

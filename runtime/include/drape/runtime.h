@@ -126,8 +126,25 @@ typedef enum drape_instance_flags {
     /* Leave the MXCSR alone during drape_instance_step (the embedder guarantees round to nearest
      * and flush-to-zero itself). By default the step saves MXCSR, sets FTZ on, DAZ off, round to
      * nearest (the game thread's 0x8000 rounding/flush bits) and restores it on return. */
-    DRAPE_INSTANCE_KEEP_FP_ENVIRONMENT = 1u << 1
+    DRAPE_INSTANCE_KEEP_FP_ENVIRONMENT = 1u << 1,
+    /* Depenetration, off by default. NOT the game's arithmetic: with it the motion departs from
+     * the game's wherever it acts. The game's collision pass pushes a particle out of each
+     * collidable it collides with once, in collidable order, so a particle wedged where two of
+     * them overlap can end a step inside the earlier one (up to 1.7 cm on the corpus). With this
+     * flag, after each simulate operator's step (after its last substep, before its particle
+     * normals), every free particle still deeper than 1e-6 m inside a collidable it collides
+     * with (the collidable's hull plus the particle's radius, where the step's collision had the
+     * collidable; file and run-time collidables, every shape kind) is moved out onto that
+     * surface along the collision's normal, and its previous position by the same offset, so no
+     * velocity is added; no friction is applied. One round meets the collidables in order; a
+     * further round revisits only the particles the last one moved, until a round moves nothing
+     * or DRAPE_DEPENETRATION_ROUNDS rounds ran (a particle squeezed into a gap narrower than its
+     * diameter between two collidables can stay inside one). Where no particle is inside, one
+     * round reads the particles and writes nothing, and the step's result is the game's bits. */
+    DRAPE_INSTANCE_DEPENETRATE = 1u << 2
 } drape_instance_flags;
+/* The most rounds DRAPE_INSTANCE_DEPENETRATE runs per step. */
+#define DRAPE_DEPENETRATION_ROUNDS 16
 
 typedef struct drape_instance_def {
     uint32_t cloth;                  /* index of the cloth data */

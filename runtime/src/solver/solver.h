@@ -394,6 +394,10 @@ struct State {
     VolumeState* volumes = nullptr;
     uint32_t volume_count = 0;
     float* scratch = nullptr;              // per-particle scratch (normal accumulation)
+    // Depenetration (StepInputs::depenetration_rounds): the four-particle groups the last
+    // collision pass moved, one bit each (group_words words); written only while it is on.
+    uint64_t* collision_moved = nullptr;
+    uint32_t group_words = 0;
     bool started = false;                  // false until the first notify
     size_t bytes = 0;
     Float4 wind_sample_point;              // where this step's wind fields were sampled
@@ -453,7 +457,20 @@ struct StepInputs {
     // Portable mode: the collidable driving's rsqrt estimate replaced by the correctly rounded
     // value, so the step gives the same bits on every CPU (the game's estimate is CPU-specific).
     bool portable = false;
+    // Depenetration (NOT the game's arithmetic; 0 = off, the default, and the step is the game's
+    // bit for bit). After the last substep, before the particle normals: every dynamic particle
+    // deeper than k_depenetration_slack inside a collidable it collides with (its hull plus the
+    // particle's radius, the collision pass's test) is moved out to that surface along the
+    // collision pass's normal, and its previous position by the same offset (no velocity
+    // injected), without friction; the collidables in order, repeated over the particles that
+    // moved, at most this many rounds. Nothing is written where nothing is inside.
+    uint32_t depenetration_rounds = 0;
 };
+
+// How deep a particle must be inside (m) for the depenetration rounds to move it: above the few
+// roundings of a particle the collision pass has just put on a surface, so that a round that
+// finds nothing deeper ends the rounds.
+constexpr float k_depenetration_slack = 1e-6f;
 
 // The widest link lanes this CPU runs (chosen once by cpuid): 8 (AVX2) or 4 (SSE2). The
 // scheduled solve uses min(this, StepInputs::max_lanes).

@@ -4,6 +4,7 @@
 // integrate (Verlet with damping and gravity, plus the action's forces), then the passes in the
 // execution order, solve_iterations times. Collision uses the collidables after they are moved
 // (seed 000, "Elden Ring").
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
@@ -51,6 +52,8 @@ bool layout_state(const Setup& s, const StateOptions& o, Arena& a, State& st) {
     st.volume_count = s.volume_set_count;
     st.volumes = a.take<VolumeState>(s.volume_set_count);
     st.scratch = a.take<float>(4 * size_t(s.padded_count));
+    st.group_words = (s.padded_count / 4 + 63) / 64;
+    st.collision_moved = a.take<uint64_t>(st.group_words);
     return !a.overflowed();
 }
 
@@ -659,6 +662,7 @@ struct ShapeLanes {
     bool has_box;
     V c0x, c0y, c0z, c1x, c1y, c1z, r0, r1, ux, uy, uz, sin_t, cos_t, inv_l2, dx, dy, dz, len_cos;
     V lo_x, lo_y, lo_z, hi_x, hi_y, hi_z;
+    Float4 box_lo, box_hi;  // the same box as one vector each (x, y, z, 0), for a group's bounds
 };
 template <class V>
 ShapeLanes<V> shape_lanes(const WorldShape& w, float max_particle_radius = -1) {
@@ -687,14 +691,44 @@ ShapeLanes<V> shape_lanes(const WorldShape& w, float max_particle_radius = -1) {
         l.hi_x = splat_v<V>((w.c0x > w.c1x ? w.c0x : w.c1x) + grow);
         l.hi_y = splat_v<V>((w.c0y > w.c1y ? w.c0y : w.c1y) + grow);
         l.hi_z = splat_v<V>((w.c0z > w.c1z ? w.c0z : w.c1z) + grow);
+        l.box_lo = {(w.c0x < w.c1x ? w.c0x : w.c1x) - grow, (w.c0y < w.c1y ? w.c0y : w.c1y) - grow,
+                    (w.c0z < w.c1z ? w.c0z : w.c1z) - grow, 0};
+        l.box_hi = {(w.c0x > w.c1x ? w.c0x : w.c1x) + grow, (w.c0y > w.c1y ? w.c0y : w.c1y) + grow,
+                    (w.c0z > w.c1z ? w.c0z : w.c1z) + grow, 0};
     }
     return l;
 }
 
+// What a contact does: the game's collision pass (push out, friction), or the opt-in
+// depenetration (StepInputs::depenetration_rounds: only particles deeper than
+// k_depenetration_slack, moved out with their previous position, no friction).
+enum class Contact : uint8_t { game, depenetrate };
+
+// The depth test of a contact: inside below 0 for the game, below -k_depenetration_slack for
+// the depenetration.
+template <Contact C, class V>
+inline V contact_threshold() {
+    if constexpr (C == Contact::depenetrate) return splat_v<V>(-k_depenetration_slack);
+    else return splat_v<V>(0.0f);
+}
+
 // Pushes lanes out of a surface given per lane the outward unit normal n and the signed
 // distance `dist` (negative inside), then takes `friction` of the tangential motion off.
-template <class V, class M>
+// Depenetration: the previous position moves by the same offset (the velocity is kept) and
+// `friction` is not read.
+template <class V, class M, Contact C = Contact::game>
 inline void push_out(V& px, V& py, V& pz, V& qx, V& qy, V& qz, V nx, V ny, V nz, V dist, V friction, M inside) {
+    if constexpr (C == Contact::depenetrate) {
+        (void)friction;
+        const V ox = nx * dist, oy = ny * dist, oz = nz * dist;
+        qx = select(inside, qx - ox, qx);
+        qy = select(inside, qy - oy, qy);
+        qz = select(inside, qz - oz, qz);
+        px = select(inside, px - ox, px);
+        py = select(inside, py - oy, py);
+        pz = select(inside, pz - oz, pz);
+        return;
+    }
     const V npx = px - nx * dist, npy = py - ny * dist, npz = pz - nz * dist;
     const V vx = npx - qx, vy = npy - qy, vz = npz - qz;
     const V vn = (vx * nx + vy * ny) + vz * nz;
@@ -707,16 +741,26 @@ inline void push_out(V& px, V& py, V& pz, V& qx, V& qy, V& qz, V nx, V ny, V nz,
     pz = select(inside, npz, pz);
 }
 
-template <class V, class M>
-inline bool collide_lanes(const ShapeLanes<V>& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
+// Inlined into the group loop: called out of line its lanes travel through memory (GCC leaves
+// it out of line in the collision groups' loop otherwise).
+#if defined(__GNUC__) || defined(__clang__)
+#define DRAPE_COLLIDE_INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define DRAPE_COLLIDE_INLINE __forceinline
+#else
+#define DRAPE_COLLIDE_INLINE inline
+#endif
+template <class V, class M, Contact C = Contact::game>
+DRAPE_COLLIDE_INLINE bool collide_lanes(const ShapeLanes<V>& w, V& px, V& py, V& pz, V& qx, V& qy, V& qz, V radius, V friction, M active) {
     const V zero = splat_v<V>(0.0f), one = splat_v<V>(1.0f);
+    const V threshold = contact_threshold<C, V>();
     if (w.kind == ShapeKind::plane) {
         // ((x*px + y*py) + z*pz) + w, then the particle's radius.
         const V nx = w.c0x, ny = w.c0y, nz = w.c0z;
         const V d = (((px * nx + py * ny) + pz * nz) + w.r0) - radius;
-        const M inside = mask_and(active, lt(d, zero));
+        const M inside = mask_and(active, lt(d, threshold));
         if (!any(inside)) return false;
-        push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, d, friction, inside);
+        push_out<V, M, C>(px, py, pz, qx, qy, qz, nx, ny, nz, d, friction, inside);
         return true;
     }
     const V ax = px - w.c0x, ay = py - w.c0y, az = pz - w.c0z;
@@ -745,9 +789,9 @@ inline bool collide_lanes(const ShapeLanes<V>& w, V& px, V& py, V& pz, V& qx, V&
         const V nx = select(on_sphere, sx * isl, cnx), ny = select(on_sphere, sy * isl, cny), nz = select(on_sphere, sz * isl, cnz);
         const V dist = select(on_sphere, sl - sr, cd) - radius;
         const M valid = select_mask(on_sphere, gt(sl, zero), has_y);
-        const M inside = mask_and(mask_and(active, valid), lt(dist, zero));
+        const M inside = mask_and(mask_and(active, valid), lt(dist, threshold));
         if (!any(inside)) return false;
-        push_out<V, M>(px, py, pz, qx, qy, qz, nx, ny, nz, dist, friction, inside);
+        push_out<V, M, C>(px, py, pz, qx, qy, qz, nx, ny, nz, dist, friction, inside);
         return true;
     }
     // Sphere and capsule (and a tapered capsule reduced to its bigger sphere): the closest point
@@ -764,11 +808,13 @@ inline bool collide_lanes(const ShapeLanes<V>& w, V& px, V& py, V& pz, V& qx, V&
     }
     const V d2 = (ex * ex + ey * ey) + ez * ez;
     const V rr = r + radius;
-    const M inside = mask_and(mask_and(active, lt(d2, rr * rr)), gt(d2, zero));
+    V limit = rr;  // inside when |e| < rr (the game), |e| < rr - slack (depenetration)
+    if constexpr (C == Contact::depenetrate) limit = vmax(rr + threshold, zero);
+    const M inside = mask_and(mask_and(active, lt(d2, limit * limit)), gt(d2, zero));
     if (!any(inside)) return false;
     const V d = vsqrt(d2);
     const V id = select(inside, one / d, zero);
-    push_out<V, M>(px, py, pz, qx, qy, qz, ex * id, ey * id, ez * id, d - rr, friction, inside);
+    push_out<V, M, C>(px, py, pz, qx, qy, qz, ex * id, ey * id, ez * id, d - rr, friction, inside);
     return true;
 }
 
@@ -781,7 +827,9 @@ namespace {
 // Convex geometry: a union of tetrahedra, four planes each (column k = plane k, outward normal
 // and offset, in the shape's frame). A particle inside a tetrahedron (every plane distance below
 // its radius) leaves through the plane it is least deep behind. Scalar: only 63 Elden Ring shapes.
+template <Contact C = Contact::game>
 bool collide_convex(const Shape& sh, const CollidableState& cs, Float4& p, Float4& q, float radius, float friction) {
+    const float threshold = contact_threshold<C, float>();
     const Matrix4 to_shape = mul(sh.local_from_world, cs.world_to_local);
     bool moved = false;
     for (uint32_t t = 0; t < sh.tetrahedra_count; ++t) {
@@ -792,7 +840,7 @@ bool collide_convex(const Shape& sh, const CollidableState& cs, Float4& p, Float
         int best_k = -1;
         for (int k = 0; k < 4; ++k) {
             const float d = plane_distance(*pl[k], lp) - radius;
-            if (!(d < 0)) {
+            if (!(d < threshold)) {
                 best_k = -1;
                 break;
             }
@@ -808,7 +856,7 @@ bool collide_convex(const Shape& sh, const CollidableState& cs, Float4& p, Float
                         dot3(Float4{to_shape.c1.x, to_shape.c1.y, to_shape.c1.z, 0}, ln),
                         dot3(Float4{to_shape.c2.x, to_shape.c2.y, to_shape.c2.z, 0}, ln), 0};
         float px = p.x, py = p.y, pz = p.z, qx = q.x, qy = q.y, qz = q.z;
-        push_out<float, bool>(px, py, pz, qx, qy, qz, wn.x, wn.y, wn.z, best, friction, true);
+        push_out<float, bool, C>(px, py, pz, qx, qy, qz, wn.x, wn.y, wn.z, best, friction, true);
         p.x = px; p.y = py; p.z = pz;
         q.x = qx; q.y = qy; q.z = qz;
         moved = true;
@@ -836,66 +884,276 @@ inline bool lanes_on(const Setup& s, uint32_t i, bool all, uint32_t bit, uint32_
 #endif
 }
 
+// Of the candidate collidables `cand` (bit c for w[c], c < 8), those whose box may hold one of
+// the particles p[0..N-1]: bit c is cleared only when none of them is inside w[c]'s box, so the
+// lane-by-lane box test would reject every one. The particles' bounds are taken once (min and
+// max of the untransposed particles), then each box costs one overlap test. An axis on which a
+// particle is NaN counts as overlapping (min/max would drop the NaN), so the test stays a
+// superset of the lanes' test. A collidable without a box stays set.
+template <uint32_t N>
+inline uint32_t near_boxes(const Float4* p, const ShapeLanes<F4>* w, uint32_t cand) {
+    uint32_t near = 0;
+#if DRAPE_SOLVER_SSE2
+    __m128 lo = _mm_load_ps(&p[0].x), hi = lo, nan = _mm_cmpunord_ps(lo, lo);
+    for (uint32_t j = 1; j < N; ++j) {
+        const __m128 v = _mm_load_ps(&p[j].x);
+        lo = _mm_min_ps(lo, v);
+        hi = _mm_max_ps(hi, v);
+        nan = _mm_or_ps(nan, _mm_cmpunord_ps(v, v));
+    }
+    for (uint32_t left = cand; left != 0; left &= left - 1) {
+        const uint32_t k = uint32_t(std::countr_zero(left));
+        if (!w[k].has_box) {
+            near |= 1u << k;
+            continue;
+        }
+        const __m128 overlap = _mm_or_ps(_mm_and_ps(_mm_cmplt_ps(lo, _mm_load_ps(&w[k].box_hi.x)), _mm_cmplt_ps(_mm_load_ps(&w[k].box_lo.x), hi)), nan);
+        if ((_mm_movemask_ps(overlap) & 7) == 7) near |= 1u << k;
+    }
+#else
+    for (uint32_t left = cand; left != 0; left &= left - 1) {
+        const uint32_t k = uint32_t(std::countr_zero(left));
+        bool in = !w[k].has_box;
+        const Float4 &lo = w[k].box_lo, &hi = w[k].box_hi;
+        for (uint32_t j = 0; j < N && !in; ++j)
+            in = lo.x < p[j].x && p[j].x < hi.x && lo.y < p[j].y && p[j].y < hi.y && lo.z < p[j].z && p[j].z < hi.z;
+        if (in) near |= 1u << k;
+    }
+#endif
+    return near;
+}
+
+// Of particles i..i+N-1 (N a multiple of 4): the union of the collision masks of the dynamic
+// ones, and whether one is dynamic. Collidable k < 32 collides with a lane of them by its mask
+// exactly when bit k of the union is set (lanes_on's test, for all of them at once).
+template <uint32_t N>
+inline uint32_t dynamic_mask_union(const Setup& s, uint32_t i, bool& any_dynamic) {
+#if DRAPE_SOLVER_SSE2
+    __m128i u = _mm_setzero_si128(), d = _mm_setzero_si128();
+    for (uint32_t j = 0; j < N; j += 4) {
+        const __m128i dyn = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.dynamic_mask + i + j));
+        const __m128i cm = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.collision_mask + i + j));
+        u = _mm_or_si128(u, _mm_and_si128(cm, dyn));
+        d = _mm_or_si128(d, dyn);
+    }
+    u = _mm_or_si128(u, _mm_shuffle_epi32(u, 0x4E));
+    u = _mm_or_si128(u, _mm_shuffle_epi32(u, 0xB1));
+    any_dynamic = _mm_movemask_epi8(d) != 0;
+    return uint32_t(_mm_cvtsi128_si32(u));
+#else
+    uint32_t u = 0, d = 0;
+    for (uint32_t j = 0; j < N; ++j) u |= s.collision_mask[i + j] & s.dynamic_mask[i + j], d |= s.dynamic_mask[i + j];
+    any_dynamic = d != 0;
+    return u;
+#endif
+}
+
+// The particle groups (four particles each) a depenetration round visits, as a bit set: round 0
+// visits every group, each later round the groups the one before moved. Particle indices are
+// 16-bit in the files, so 16,385 groups cover every cloth; a larger one visits every group in
+// every round.
+constexpr uint32_t k_group_set_words = (65536 / 4 + 1 + 63) / 64;
+struct GroupSet {
+    uint64_t bits[k_group_set_words];
+};
+
+// The collidables of one chunk (at most 8, slot c = collidable first + c), ready for the groups.
+struct CollisionChunk {
+    static constexpr uint32_t size = 8;
+    ShapeLanes<F4> w[size];
+    uint32_t bits[size];  // the collidable's mask bit (0 from bit 32 on)
+    bool all[size];       // run-time collidable: applies to every particle
+    uint32_t first = 0;
+    uint32_t by_mask = 0, by_all = 0;  // enabled slots that go by the masks / apply to every particle
+};
+
+// The slots of `ch` whose collidable collides with a dynamic particle of i..i+N-1 by its mask
+// (or applies to every particle): exactly the slots lanes_on finds a lane for.
+template <uint32_t N>
+DRAPE_COLLIDE_INLINE uint32_t slots_on(const Setup& s, const CollisionChunk& ch, uint32_t i) {
+    bool any_dynamic = false;
+    const uint32_t u = dynamic_mask_union<N>(s, i, any_dynamic);
+    return ((ch.first < 32 ? (u >> ch.first) : 0u) & ch.by_mask) | (any_dynamic ? ch.by_all : 0u);
+}
+
+// One group i..i+3 against the slots `cand` of the chunk that may touch it: lane by lane each
+// slot's box first, and only for a lane in a box its collidable's lane masks and the collision
+// (a union of the group's masks tried first cost more than it saved on the corpus's hair).
+// Skipping a lane outside a box or off the masks is what the collision would do with it (box
+// comment above): the same bits. The group is written back only when a collidable moved one of
+// its particles (then true).
+template <Contact C>
+DRAPE_COLLIDE_INLINE bool collide_group(const Setup& s, Float4* p, Float4* q, const CollisionChunk& ch, uint32_t i, uint32_t cand) {
+    F4 px, py, pz, pw, qx, qy, qz, qw;
+    transpose(p[i], p[i + 1], p[i + 2], p[i + 3], px, py, pz, pw);
+    bool have_q = false;  // previous positions are transposed when a lane passes a box
+    bool moved = false;
+    for (; cand != 0; cand &= cand - 1) {
+        const uint32_t c = uint32_t(std::countr_zero(cand));
+        const ShapeLanes<F4>& b = ch.w[c];
+        M4 in_box;
+        if (b.has_box) {
+            const M4 in_x = mask_and(lt(b.lo_x, px), lt(px, b.hi_x));
+            const M4 in_y = mask_and(lt(b.lo_y, py), lt(py, b.hi_y));
+            const M4 in_z = mask_and(lt(b.lo_z, pz), lt(pz, b.hi_z));
+            in_box = mask_and(in_x, mask_and(in_y, in_z));
+            if (!any(in_box)) continue;
+        }
+        alignas(16) uint32_t m[4];
+        if (!lanes_on(s, i, ch.all[c], ch.bits[c], m)) continue;
+        M4 active = mask_from_bits(m);
+        if (b.has_box) {
+            active = mask_and(active, in_box);
+            if (!any(active)) continue;
+        }
+        if (!have_q) {
+            transpose(q[i], q[i + 1], q[i + 2], q[i + 3], qx, qy, qz, qw);
+            have_q = true;
+        }
+        moved |= collide_lanes<F4, M4, C>(b, px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), active);
+    }
+    if (!moved) return false;  // nothing inside: the particles are as they were
+    untranspose(px, py, pz, pw, p[i], p[i + 1], p[i + 2], p[i + 3]);
+    untranspose(qx, qy, qz, qw, q[i], q[i + 1], q[i + 2], q[i + 3]);
+    return true;
+}
+
 // Collidables first..end-1 (none convex geometry) on every particle, four particles at a time:
 // each group is transposed once for all of them and written back only when one moved it. A
 // particle meets the collidables in their order, as in the sequential loop; particles are
 // independent of each other, so the loop order over them does not matter.
-void collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end) {
-    constexpr uint32_t chunk = 8;
+//
+// Groups go sixteen particles at a time: a block off every collidable's masks or outside every
+// box skips its four groups after one test of its bounds (a cloth's particle order is mostly
+// spatially coherent). Where blocks keep touching a collidable (hair around a head) that test
+// rejects nothing and only costs, so after eight blocks in a row it did not reject it runs on
+// every eighth block only, until one is rejected.
+//
+// Each group moved is added to `moved_groups` (a bit per group, when not nullptr; the game's pass
+// records them for the depenetration). Depenetration: only the groups of `todo` (`todo_words`
+// words; every group when nullptr); true when one moved.
+template <Contact C = Contact::game>
+bool collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end, const uint64_t* todo = nullptr,
+                    uint32_t todo_words = 0, uint64_t* moved_groups = nullptr) {
+    bool any_group = false;
     Float4* p = st.positions;
     Float4* q = st.previous_positions;
-    for (uint32_t c0 = first; c0 < end; c0 += chunk) {
-        const uint32_t c1 = end - c0 < chunk ? end : c0 + chunk;
-        ShapeLanes<F4> w[chunk];
-        uint32_t bits[chunk];
-        bool all[chunk], on[chunk];
-        uint32_t count = 0;
-        for (uint32_t k = c0; k < c1; ++k) {
+    const uint32_t n = s.padded_count;
+    for (uint32_t c0 = first; c0 < end; c0 += CollisionChunk::size) {
+        const uint32_t c1 = end - c0 < CollisionChunk::size ? end : c0 + CollisionChunk::size;
+        CollisionChunk ch;
+        ch.first = c0;
+        for (uint32_t c = 0; c < c1 - c0; ++c) {
+            const uint32_t k = c0 + c;
             const CollidableState& cs = st.collidables[k];
             if (!cs.enabled || cs.shape == nullptr) continue;
-            w[count] = shape_lanes<F4>(world_shape(cs), s.max_radius);
-            bits[count] = k < 32 ? (1u << k) : 0u;
-            all[count] = cs.all_particles;
-            ++count;
+            ch.w[c] = shape_lanes<F4>(world_shape(cs), s.max_radius);
+            ch.bits[c] = k < 32 ? (1u << k) : 0u;
+            ch.all[c] = cs.all_particles;
+            if (ch.all[c]) ch.by_all |= 1u << c;
+            else if (k < 32) ch.by_mask |= 1u << c;  // a file collidable past bit 31 collides with no particle
         }
-        if (count == 0) continue;
-        for (uint32_t i = 0; i < s.padded_count; i += 4) {
-            alignas(16) uint32_t m[chunk][4];
-            bool any_on = false;
-            for (uint32_t c = 0; c < count; ++c) any_on |= on[c] = lanes_on(s, i, all[c], bits[c], m[c]);
-            if (!any_on) continue;
-            F4 px, py, pz, pw, qx, qy, qz, qw;
-            transpose(p[i], p[i + 1], p[i + 2], p[i + 3], px, py, pz, pw);
-            bool have_q = false;  // previous positions are transposed when a lane passes a box
-            bool moved = false;
-            for (uint32_t c = 0; c < count; ++c) {
-                if (!on[c]) continue;
-                M4 active = mask_from_bits(m[c]);
-                if (w[c].has_box) {
-                    const ShapeLanes<F4>& b = w[c];
-                    const M4 in_x = mask_and(lt(b.lo_x, px), lt(px, b.hi_x));
-                    const M4 in_y = mask_and(lt(b.lo_y, py), lt(py, b.hi_y));
-                    const M4 in_z = mask_and(lt(b.lo_z, pz), lt(pz, b.hi_z));
-                    active = mask_and(active, mask_and(in_x, mask_and(in_y, in_z)));
-                    if (!any(active)) continue;
+        const uint32_t every = ch.by_mask | ch.by_all;
+        if (every == 0) continue;
+        if (C == Contact::game || todo == nullptr) {
+            uint32_t i = 0, not_rejected = 0;
+            for (uint32_t block = 0; i + 16 <= n; i += 16, ++block) {
+                uint32_t cand = every;
+                if (not_rejected < 8 || (block & 7) == 0) {
+                    cand = slots_on<16>(s, ch, i);
+                    if (cand != 0) cand = near_boxes<16>(p + i, ch.w, cand);
+                    if (cand == 0) {
+                        not_rejected = 0;
+                        continue;
+                    }
+                    ++not_rejected;
                 }
-                if (!have_q) {
-                    transpose(q[i], q[i + 1], q[i + 2], q[i + 3], qx, qy, qz, qw);
-                    have_q = true;
-                }
-                moved |= collide_lanes<F4, M4>(w[c], px, py, pz, qx, qy, qz, load4(s.radius + i), load4(s.friction + i), active);
+                for (uint32_t j = i; j < i + 16; j += 4)
+                    if (collide_group<C>(s, p, q, ch, j, cand) && (C == Contact::depenetrate || moved_groups)) {
+                        any_group = true;
+                        if (moved_groups) moved_groups[j >> 8] |= uint64_t(1) << ((j >> 2) & 63);
+                    }
             }
-            if (!moved) continue;  // nothing inside: the particles are as they were
-            untranspose(px, py, pz, pw, p[i], p[i + 1], p[i + 2], p[i + 3]);
-            untranspose(qx, qy, qz, qw, q[i], q[i + 1], q[i + 2], q[i + 3]);
+            for (; i < n; i += 4)
+                if (collide_group<C>(s, p, q, ch, i, every) && (C == Contact::depenetrate || moved_groups)) {
+                    any_group = true;
+                    if (moved_groups) moved_groups[i >> 8] |= uint64_t(1) << ((i >> 2) & 63);
+                }
+        } else {
+            for (uint32_t wd = 0; wd < todo_words; ++wd)
+                for (uint64_t b = todo[wd]; b != 0; b &= b - 1) {
+                    const uint32_t g = wd * 64 + uint32_t(std::countr_zero(b));
+                    if (collide_group<C>(s, p, q, ch, 4 * g, every)) {
+                        any_group = true;
+                        if (moved_groups) moved_groups[wd] |= uint64_t(1) << (g & 63);
+                    }
+                }
         }
+    }
+    return any_group;
+}
+
+// The opt-in depenetration (StepInputs::depenetration_rounds; not the game's arithmetic): after
+// the step, the particles still deeper than k_depenetration_slack inside a collidable they
+// collide with are moved out to its surface (hull plus particle radius) along the collision
+// pass's normal, with their previous position, without friction. A round meets every enabled
+// collidable in order (convex geometry too); the next round visits only the groups the last one
+// moved, until a round moves nothing or `rounds` ran.
+// Round 0: when the step's last pass was the collision pass (`after_collision`), only the groups
+// it moved (State::collision_moved): a particle it left where it was is outside every
+// collidable by the pass's own test, so only a moved one can be inside (wedged: pushed by a later
+// collidable into an earlier one). Otherwise round 0 visits every group.
+void depenetrate(const Setup& s, State& st, uint32_t rounds, bool after_collision) {
+    const uint32_t total = st.collidable_count + st.runtime_collidable_count;
+    const uint32_t groups = s.padded_count / 4;
+    const bool tracked = st.group_words <= k_group_set_words;
+    GroupSet sets[2];
+    const uint64_t* todo = after_collision ? st.collision_moved : nullptr;
+    if (todo) {
+        bool any = false;
+        for (uint32_t w = 0; w < st.group_words; ++w) any |= todo[w] != 0;
+        if (!any) return;  // the collision pass moved nothing: nothing is inside
+    }
+    for (uint32_t round = 0; round < rounds; ++round) {
+        GroupSet& moved = sets[round & 1];
+        uint64_t* record = tracked ? moved.bits : nullptr;
+        if (record) std::memset(record, 0, sizeof(uint64_t) * st.group_words);
+        bool any_moved = false;
+        uint32_t pending = 0;
+        for (uint32_t k = 0; k <= total; ++k) {
+            const bool convex = k < total && st.collidables[k].enabled && st.collidables[k].shape &&
+                                st.collidables[k].shape->kind == ShapeKind::convex_geometry;
+            if (k < total && !convex) continue;
+            any_moved |= collide_groups<Contact::depenetrate>(s, st, pending, k, todo, st.group_words, record);
+            pending = k + 1;
+            if (k == total) break;
+            const CollidableState& cs = st.collidables[k];
+            const uint32_t bit = k < 32 ? (1u << k) : 0u;
+            for (uint32_t g = 0; g < groups; ++g) {
+                if (todo && !((todo[g >> 6] >> (g & 63)) & 1u)) continue;
+                for (uint32_t i = 4 * g; i < 4 * g + 4 && i < s.particle_count; ++i)
+                    if (s.dynamic_mask[i] && (cs.all_particles || (s.collision_mask[i] & bit)) &&
+                        collide_convex<Contact::depenetrate>(*cs.shape, cs, st.positions[i], st.previous_positions[i], s.radius[i], 0.0f)) {
+                        any_moved = true;
+                        if (record) record[g >> 6] |= uint64_t(1) << (g & 63);
+                    }
+            }
+        }
+        if (!any_moved) return;
+        todo = record;  // untracked (a cloth of more than 65,540 particles): every group again
     }
 }
 
-void collide(const Setup& s, State& st, SolveMode mode) {
+// `moved_groups` (nullptr, or State::collision_moved while the depenetration is on): cleared,
+// then a bit set for each four-particle group a collidable moved.
+void collide(const Setup& s, State& st, SolveMode mode, uint64_t* moved_groups) {
     const uint32_t total = st.collidable_count + st.runtime_collidable_count;
     Float4* p = st.positions;
     Float4* q = st.previous_positions;
+    if (moved_groups) std::memset(moved_groups, 0, sizeof(uint64_t) * st.group_words);
+    auto mark = [moved_groups](uint32_t i) {
+        if (moved_groups) moved_groups[i >> 8] |= uint64_t(1) << ((i >> 2) & 63);
+    };
     uint32_t pending = 0;  // scheduled mode: collidables pending..k-1 still to run as groups
     for (uint32_t k = 0; k < total; ++k) {
         const CollidableState& cs = st.collidables[k];
@@ -903,11 +1161,12 @@ void collide(const Setup& s, State& st, SolveMode mode) {
         const uint32_t bit = k < 32 ? (1u << k) : 0u;
         const bool all = cs.all_particles;
         if (cs.shape->kind == ShapeKind::convex_geometry) {
-            if (mode != SolveMode::sequential) collide_groups(s, st, pending, k);
+            if (mode != SolveMode::sequential) collide_groups(s, st, pending, k, nullptr, 0, moved_groups);
             pending = k + 1;
             for (uint32_t i = 0; i < s.particle_count; ++i)
-                if (s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit)))
-                    collide_convex(*cs.shape, cs, p[i], q[i], s.radius[i], s.friction[i]);
+                if (s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit)) &&
+                    collide_convex(*cs.shape, cs, p[i], q[i], s.radius[i], s.friction[i]))
+                    mark(i);
             continue;
         }
         if (mode != SolveMode::sequential) continue;  // runs in collide_groups
@@ -916,12 +1175,12 @@ void collide(const Setup& s, State& st, SolveMode mode) {
             const bool active = s.dynamic_mask[i] && (all || (s.collision_mask[i] & bit));
             if (!active) continue;
             float px = p[i].x, py = p[i].y, pz = p[i].z, qx = q[i].x, qy = q[i].y, qz = q[i].z;
-            collide_lanes<float, bool>(w, px, py, pz, qx, qy, qz, s.radius[i], s.friction[i], true);
+            if (collide_lanes<float, bool>(w, px, py, pz, qx, qy, qz, s.radius[i], s.friction[i], true)) mark(i);
             p[i].x = px; p[i].y = py; p[i].z = pz;
             q[i].x = qx; q[i].y = qy; q[i].z = qz;
         }
     }
-    if (mode != SolveMode::sequential) collide_groups(s, st, pending, total);
+    if (mode != SolveMode::sequential) collide_groups(s, st, pending, total, nullptr, 0, moved_groups);
 }
 
 // Verlet: v = (p - q) * damping; q = p; p = (p + v) + a * h^2, a = gravity (+ force * inv_mass).
@@ -1076,10 +1335,16 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
                         solve_volume(v, st.volumes[v.state_index], s, st.positions);
                         break;
                     }
-                    case PassKind::collision: if (!in.skip_collision) collide(s, st, in.mode); break;
+                    case PassKind::collision:
+                        if (!in.skip_collision) collide(s, st, in.mode, in.depenetration_rounds ? st.collision_moved : nullptr);
+                        break;
                 }
             }
         }
+    }
+    if (in.depenetration_rounds) {
+        const bool after_collision = !in.skip_collision && s.pass_count > 0 && s.passes[s.pass_count - 1].kind == PassKind::collision;
+        depenetrate(s, st, in.depenetration_rounds, after_collision);
     }
     compute_normals(s, st);
 }

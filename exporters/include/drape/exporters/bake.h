@@ -147,6 +147,9 @@ struct BakeOptions {
     double start_seconds = 0;  // bake the clip from this time on (clamped to the clip)
     double max_seconds = 0;    // at most this long a stretch of the clip (0: to its end)
     int warmup_steps = 30;  // steps at the first frame's pose before recording, to settle the cloth
+    // bake_with_runtime: the runtime's opt-in depenetration (DRAPE_INSTANCE_DEPENETRATE, not the
+    // game's arithmetic): particles left inside a collidable after a step are moved out.
+    bool depenetrate = false;
     WriteOptions write;
 };
 

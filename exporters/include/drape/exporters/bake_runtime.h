@@ -11,10 +11,12 @@
 namespace drape::bake {
 
 // Loads the .drcloth (zstd-wrapped or not) into the runtime and creates one instance per cloth
-// data, in state 0 (#01#Default in the games' files). Fails with the runtime's message.
-Result<std::unique_ptr<Cloth>> runtime_cloth(Bytes drcloth);
+// data, in state 0 (#01#Default in the games' files); `depenetrate` sets the instances'
+// DRAPE_INSTANCE_DEPENETRATE (not the game's arithmetic). Fails with the runtime's message.
+Result<std::unique_ptr<Cloth>> runtime_cloth(Bytes drcloth, bool depenetrate = false);
 
-// runtime_cloth(drcloth), then bake(glb, ...): what `drape bake` and `drape convert --bake` run.
+// runtime_cloth(drcloth, options.depenetrate), then bake(glb, ...): what `drape bake` and
+// `drape convert --bake` run.
 Result<std::vector<uint8_t>> bake_with_runtime(Bytes glb, Bytes drcloth, const BakeOptions& options = {},
                                                BakeReport* report = nullptr);
 

@@ -6,9 +6,11 @@
 // so nearly all the gain of a general LZ77 search comes from two fixed distances: the previous
 // pixel and the same pixel of the previous row. This encoder looks only there.
 //
-// How: one pass over the bytes records matches at the given distances (length 3..258, the
-// first candidate that matches three bytes, extended as far as it goes) and literal runs,
-// counting symbol frequencies; one dynamic Huffman block is built from that histogram
+// How: one pass over the bytes records matches at the given distances (length 3..258; for
+// PNG rows of RGB, L or LA pixels the longer of the two candidates, found on per-row bit masks
+// of equal bytes, the two halves of the image walked at once; otherwise the first candidate
+// that matches three bytes, extended as far as it goes) and literal runs, counting symbol
+// frequencies; one dynamic Huffman block is built from that histogram
 // (lengths limited to 15 bits), whose exact bit size is known before any byte is written; the
 // second pass writes the bits. When stored blocks would be smaller (noise), they are written
 // instead, so the output is never more than the stored size plus the headers.

@@ -14,7 +14,9 @@ namespace drape::kraken {
 // (on failure its contents are unspecified). Blocks whose header sets the restart bit start
 // independent runs of blocks, decoded in parallel on up to `jobs` threads (0 = every core,
 // 1 = sequential); the result is the same for every `jobs`, including which error is reported
-// (the first in stream order). Thread-safe: no shared state between calls.
+// (the first in stream order). Thread-safe: calls share only pools of scratch memory and of
+// helper threads, which a parallel call takes and gives back; the helpers are kept for later
+// calls (each polls for about 200 us after its task before it sleeps) and joined at exit.
 //
 // Errors: Error::offset is the byte offset in `in`; Error::field names where decoding failed:
 //   kraken.block[B].header / .raw / .quantum        block framing (KRAKEN.md 3)
@@ -37,6 +39,13 @@ Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs = 1);
 // it that restarts the LZ window. Framing is checked for the whole stream (cheap: block
 // headers only); the blocks outside the range are not decoded, so their errors go unseen.
 Result<void> decompress_range(Bytes in, size_t total, size_t offset, std::span<uint8_t> out, unsigned jobs = 1);
+
+// Whether the decoder may use instruction-set extensions beyond the build's baseline when the CPU
+// has them (today: SSE4.1 for the recent-distance step of one LZ command loop on x86-64).
+// Enabled by default; the output is the same either way. For tests and A/B timing: sets the
+// choice for every later call in the process (calls running meanwhile may see either) and
+// returns the previous setting.
+bool set_cpu_extensions(bool enabled);
 
 // The Oodle codec of a decoder type (KRAKEN.md 0.2, 3.2): "Kraken" (6), "LZNA" (5),
 // "Mermaid/Selkie" (10), "BitKnit" (11), "Leviathan" (12); nullptr for any other value.
