@@ -293,11 +293,35 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
     if (clip.blend_hint != anim::BlendHint::normal)
         out.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
                                (additive ? " baked onto the reference pose" : " written as stored deltas"));
+    // Spline clips at their stored frames: anim::sample_frame's block and local frame, and its
+    // anim::evaluate of each channel, for the channels this frame writes only (the fixed ones
+    // take frame 0's key; tracks that drive no bone are not written at all).
+    const bool by_channel = !resample && clip.spline && !clip.spline->blocks.empty() && clip.spline->max_frames_per_block >= 2 && clip.num_frames > 0;
     for (size_t k = 0; k < nk; ++k) {
-        if (resample)
+        if (by_channel) {
+            const anim::SplineClip& sp = *clip.spline;
+            const int32_t per = sp.max_frames_per_block - 1;
+            const int32_t frame = std::clamp(int32_t(k), 0, clip.num_frames - 1);
+            const int32_t block = std::min<int32_t>(frame / per, int32_t(sp.blocks.size()) - 1);
+            const anim::SplineBlock& blk = sp.blocks[size_t(block)];
+            const float u = float(frame - block * per);
+            for (size_t t = 0; t < nt; ++t) {
+                if (bones[t] < 0) continue;
+                if (t >= blk.tracks.size()) {
+                    pose[t] = anim::Transform{};
+                    continue;
+                }
+                const uint8_t need = k == 0 ? 7 : uint8_t(~fixed[t] & 7);
+                const anim::TrackCurves& c = blk.tracks[t];
+                if (need & 1) pose[t].translation = anim::evaluate(c.translation, u);
+                if (need & 2) pose[t].rotation = anim::evaluate(c.rotation, u);
+                if (need & 4) pose[t].scale = anim::evaluate(c.scale, u);
+            }
+        } else if (resample) {
             anim::sample_time(clip, times[k], pose);
-        else
+        } else {
             anim::sample_frame(clip, int32_t(k), pose);
+        }
         for (size_t t = 0; t < nt; ++t) {
             if (bones[t] < 0) continue;
             const uint8_t keep = k == 0 ? 7 : uint8_t(~fixed[t] & 7);  // the channels that take this key
