@@ -56,3 +56,19 @@ TEST_CASE("runtime depenetration cli: drape bake --depenetrate on the sample gam
     REQUIRE(a.size() > 10000);
     CHECK(a == b);
 }
+
+TEST_CASE("runtime depenetration cli: drape convert --bake --depenetrate bakes the sample as --bake does (nothing wedged there), and --depenetrate without --bake is a usage error") {
+    const fs::path dir = test::scratch_dir("depenetration_convert_bake");
+    const std::string game = (fs::path(DRAPE_SOURCE_DIR) / "samples/game").string();
+    auto r = test::run("'" + test::drape_exe() + "' -q convert '" + game + "' --bake -o '" + (dir / "plain").string() + "'");
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    r = test::run("'" + test::drape_exe() + "' -q convert '" + game + "' --bake --depenetrate -o '" + (dir / "depenetrated").string() + "'");
+    REQUIRE(r.exit_code == 0);
+    const auto a = test::load(dir / "plain/chr/c9999_baked.glb"), b = test::load(dir / "depenetrated/chr/c9999_baked.glb");
+    REQUIRE(a.size() > 10000);
+    CHECK(a == b);
+    r = test::run("'" + test::drape_exe() + "' -q convert '" + game + "' --depenetrate -o '" + (dir / "usage").string() + "'");
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.find("--bake") != std::string::npos);
+}

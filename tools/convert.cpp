@@ -17,7 +17,7 @@ struct ConvertArgs {
     std::vector<std::string> only;
     bool no_cloth = false, no_textures = false;
     bool quiet = false;  // convert's own --quiet, the same as the global drape -q
-    bool bake = false;
+    bool bake = false, depenetrate = false;
     std::string bake_clip;
 };
 
@@ -38,6 +38,7 @@ int run_convert(const ConvertArgs& a, GlobalOptions g) {
     o.textures = !a.no_textures;
     o.bake = a.bake;
     o.bake_clip = a.bake_clip;
+    o.bake_depenetrate = a.depenetrate;
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     convert::Progress progress;
     if (!g.quiet) {
@@ -105,6 +106,10 @@ void register_convert(CLI::App& app, GlobalOptions& global, int& exit_code) {
                                  "Also run the cloth runtime over CLIP (default: the first clip, or a sway of the root when there\n"
                                  "is none) and write <name>_baked.glb, in which the cloth moves (give it after the input)")
                      ->expected(0, 1);
+    sub->add_flag("--depenetrate", a->depenetrate,
+                  "With --bake: move particles left inside a collidable after a step out to its surface (the\n"
+                  "runtime's DRAPE_INSTANCE_DEPENETRATE: not the game's arithmetic, off by default)")
+        ->needs(bake);
     sub->callback([a, bake, &global, &exit_code] {
         a->bake = bake->count() > 0;
         exit_code = run_convert(*a, global);

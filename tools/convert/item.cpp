@@ -669,6 +669,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
 #ifdef DRAPE_BAKE_HAVE_RUNTIME
         bake::BakeOptions bo;
         bo.clip = options.bake_clip;
+        bo.depenetrate = options.bake_depenetrate;
         bake::BakeReport brep;
         auto baked = bake::bake_with_runtime(bake_glb, bake_cloth, bo, &brep);
         if (!baked) {

@@ -44,6 +44,9 @@ struct Options {
     // bake_clip names the clip (empty: the first; a sway of the root when the model has none).
     bool bake = false;
     std::string bake_clip;
+    // With bake: the runtime's opt-in depenetration (DRAPE_INSTANCE_DEPENETRATE; not the game's
+    // arithmetic, off by default): particles left inside a collidable after a step are moved out.
+    bool bake_depenetrate = false;
     // The material-name pre-pass opens every item's model (decompressed members + parsed FLVER)
     // and hands it to its item; what it keeps meanwhile is bounded by this many bytes (members
     // counted twice for the parsed model). An item beyond it opens its model again itself.
