@@ -70,8 +70,11 @@ deps-extra:
 	  mkdir -p build/node_tools && npm install --silent --no-audit --no-fund --prefix build/node_tools gltf-validator >/dev/null || exit 1; \
 	fi
 
+# The release build of the tests also builds bench/ (not run: `make bench` runs it), so the
+# benchmark suite cannot stop compiling unnoticed.
 $(BUILD_RELEASE)/build.ninja:
-	cmake -S . -B $(BUILD_RELEASE) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc $(LAUNCHER)
+	cmake -S . -B $(BUILD_RELEASE) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
+	  -DDRAPE_BUILD_BENCH=ON $(LAUNCHER)
 
 $(BUILD_ASAN)/build.ninja:
 	cmake -S . -B $(BUILD_ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \

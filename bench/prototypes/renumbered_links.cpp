@@ -1,13 +1,11 @@
-// Prototype (issue 11 "Speed", sixth session), NOT part of the build (bench/CMakeLists.txt globs
-// bench/*.cpp only): does renumbering the particles once at set-up, so that link batches load and
-// store contiguous structure-of-arrays runs, beat today's gather/transpose batches on the grid?
-// Measured answer: no once the positions are converted into and out of the arrays (README,
-// "Solver speed work, sixth session"). Kept so the figures can be rerun.
-//
-// Build and run after `ninja drape_runtime` (AVX2 machine):
-//   g++ -std=c++20 -O2 -mavx2 -ffp-contract=off -fno-fast-math -Iruntime/src
-//       bench/prototypes/renumbered_links.cpp build/release/runtime/libdrape_runtime.a -o /tmp/renumbered_links
-//   /tmp/renumbered_links [linear|first_touch] [latency batches, 8] [rounds, 40] [passes per round, 20] [same_level]
+// Prototype (issue 11 "Speed", sixth session): does renumbering the particles once at set-up, so
+// that link batches load and store contiguous structure-of-arrays runs, beat today's
+// gather/transpose batches on the grid? Measured answer: no once the positions are converted into
+// and out of the arrays (docs/benchmark-history.md, "Solver speed work, sixth session"). Built by
+// the release and bench builds (bench/CMakeLists.txt, target renumbered_links_prototype) so it
+// keeps compiling against the solver; not run by `make bench`. Run it by hand (AVX2 machine):
+//   ninja -C build/release renumbered_links_prototype
+//   build/release/bench/renumbered_links_prototype [linear|first_touch] [latency batches, 8] [rounds, 40] [passes per round, 20] [same_level]
 //
 // What it compares, on the 32 x 32 grid's 5,826 links (one link pass, thread CPU time, variants
 // interleaved round by round, medians of the per-round ratios to today's pass):
