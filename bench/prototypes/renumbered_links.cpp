@@ -36,6 +36,7 @@
 
 #include "solver/grid_workload.h"
 #include "solver/lanes.h"
+#include "solver/lanes_avx2.h"
 #include "solver/link_kernel.h"
 #include "solver/solver.h"
 
@@ -53,19 +54,7 @@ double cpu_seconds() {
     return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-struct F8 {
-    __m256 v;
-};
-struct M8 {
-    __m256 v;
-};
-inline F8 operator+(F8 a, F8 b) { return {_mm256_add_ps(a.v, b.v)}; }
-inline F8 operator-(F8 a, F8 b) { return {_mm256_sub_ps(a.v, b.v)}; }
-inline F8 operator*(F8 a, F8 b) { return {_mm256_mul_ps(a.v, b.v)}; }
-inline F8 operator/(F8 a, F8 b) { return {_mm256_div_ps(a.v, b.v)}; }
-inline F8 vsqrt(F8 a) { return {_mm256_sqrt_ps(a.v)}; }
-inline F8 select(M8 m, F8 a, F8 b) { return {_mm256_blendv_ps(b.v, a.v, m.v)}; }
-inline M8 gt(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GT_OQ)}; }
+// F8, M8, their operations and transpose8: the solver's own (solver/lanes_avx2.h).
 
 void link_scalar(Float4* p, const LinkArrays& l, uint32_t i) {
     Float4& a = p[l.a[i]];
@@ -144,14 +133,6 @@ void soa_pass(const Stream& st, Soa s) {
     }
 }
 
-inline void transpose8(__m256& r0, __m256& r1, __m256& r2, __m256& r3) {  // as links_avx2.cpp
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpacklo_ps(r2, r3);
-    const __m256 t2 = _mm256_unpackhi_ps(r0, r1), t3 = _mm256_unpackhi_ps(r2, r3);
-    r0 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t1)));
-    r1 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t1)));
-    r2 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t2), _mm256_castps_pd(t3)));
-    r3 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t2), _mm256_castps_pd(t3)));
-}
 // A window on Float4 slots: rows (s0|s1) (s2|s3) (s4|s5) (s6|s7), so the lanes after the transpose
 // are slots 0 2 4 6 1 3 5 7 (the stream's fields are stored in that lane order for this kernel).
 template <bool Blend>

@@ -15,35 +15,10 @@
 #endif
 #include <immintrin.h>
 
+#include "solver/lanes_avx2.h"  // inside the target region: its functions are AVX2 code
 #include "solver/link_kernel.h"
 
 namespace drape::solver::lanes {
-
-struct F8 {
-    __m256 v;
-};
-struct M8 {
-    __m256 v;
-};
-inline F8 operator+(F8 a, F8 b) { return {_mm256_add_ps(a.v, b.v)}; }
-inline F8 operator-(F8 a, F8 b) { return {_mm256_sub_ps(a.v, b.v)}; }
-inline F8 operator*(F8 a, F8 b) { return {_mm256_mul_ps(a.v, b.v)}; }
-inline F8 operator/(F8 a, F8 b) { return {_mm256_div_ps(a.v, b.v)}; }
-inline F8 vmin(F8 a, F8 b) { return {_mm256_min_ps(a.v, b.v)}; }
-inline F8 vmax(F8 a, F8 b) { return {_mm256_max_ps(a.v, b.v)}; }
-inline F8 vsqrt(F8 a) { return {_mm256_sqrt_ps(a.v)}; }
-inline F8 select(M8 m, F8 a, F8 b) { return {_mm256_blendv_ps(b.v, a.v, m.v)}; }
-inline M8 gt(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GT_OQ)}; }
-
-// Rows (a0|a4), (a1|a5), (a2|a6), (a3|a7) -> x, y, z, w of the eight vectors, and back.
-inline void transpose8(__m256& r0, __m256& r1, __m256& r2, __m256& r3) {
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpacklo_ps(r2, r3);
-    const __m256 t2 = _mm256_unpackhi_ps(r0, r1), t3 = _mm256_unpackhi_ps(r2, r3);
-    r0 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t1)));
-    r1 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t1)));
-    r2 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t2), _mm256_castps_pd(t3)));
-    r3 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t2), _mm256_castps_pd(t3)));
-}
 
 inline __m256 load_pair(const Float4* lo, const Float4* hi) {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(&lo->x)), _mm_load_ps(&hi->x), 1);
