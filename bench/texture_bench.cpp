@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,27 @@ void set_mpx(benchmark::State& state, uint64_t pixels_per_iteration) {
 const std::vector<uint8_t>& elite_knight() {
     static std::vector<uint8_t> bytes = test::load(test::corpus("ds3/EliteKnight.tpf"));
     return bytes;
+}
+
+// EliteKnight.tpf's texture `index` decoded (top mip) with its name, for the PNG benchmarks; on
+// failure the benchmark is skipped with the reason and nullopt returned.
+struct NamedImage {
+    std::string name;
+    Image image;
+};
+std::optional<NamedImage> elite_knight_image(benchmark::State& state, size_t index) {
+    auto tpf = read_tpf(elite_knight());
+    if (!tpf || index >= tpf->textures.size()) {
+        state.SkipWithError("EliteKnight.tpf not found in the corpus");
+        return std::nullopt;
+    }
+    auto dds = parse_dds(tpf->textures[index].dds);
+    auto img = dds ? decode_surface(*dds) : Result<Image>(dds.error());
+    if (!img) {
+        state.SkipWithError(img.error().to_string().c_str());
+        return std::nullopt;
+    }
+    return NamedImage{tpf->textures[index].name, std::move(*img)};
 }
 
 void bm_corpus_texture(benchmark::State& state, size_t index) {
@@ -81,13 +103,9 @@ void bm_synthetic(benchmark::State& state, PixelFormat format) {
 // Before libdeflate (zlib, adaptive filter; 2026-12-01 on this machine, CPU time):
 // HD_M_7200_a 1024x1024 level 1 10.96 Mpx/s -> 824,855 B; level 6 4.64 Mpx/s -> 638,955 B.
 void bm_png_encode(benchmark::State& state, size_t index) {
-    auto tpf = read_tpf(elite_knight());
-    if (!tpf || index >= tpf->textures.size()) {
-        state.SkipWithError("EliteKnight.tpf not found in the corpus");
-        return;
-    }
-    auto dds = parse_dds(tpf->textures[index].dds);
-    auto img = decode_surface(*dds);
+    const auto named = elite_knight_image(state, index);
+    if (!named) return;
+    const Image* img = &named->image;
     image::PngOptions options;
     options.filter = image::PngFilter(state.range(0));
     options.level = int(state.range(1));
@@ -99,7 +117,7 @@ void bm_png_encode(benchmark::State& state, size_t index) {
         benchmark::DoNotOptimize(png);
     }
     static const char* k_filters[] = {"adaptive", "none", "sub", "up", "average", "paeth"};
-    state.SetLabel(tpf->textures[index].name + " " + std::to_string(img->channels) + "ch " + std::to_string(img->width) + "x" +
+    state.SetLabel(named->name + " " + std::to_string(img->channels) + "ch " + std::to_string(img->width) + "x" +
                    std::to_string(img->height) + " " +  k_filters[state.range(0) % 6] +
                    (state.range(2) ? " libdeflate level " + std::to_string(options.level) : std::string(" fast")) + " -> " + std::to_string(bytes) + " B");
     set_mpx(state, uint64_t(img->width) * img->height);
@@ -118,13 +136,9 @@ double thread_cpu_seconds() {
 // Counters: both rates from the summed times, the ratio of the sums, and the ratio of the
 // fastest encode of each ("best").
 void bm_png_fast_vs_libdeflate(benchmark::State& state, size_t index) {
-    auto tpf = read_tpf(elite_knight());
-    if (!tpf || index >= tpf->textures.size()) {
-        state.SkipWithError("EliteKnight.tpf not found in the corpus");
-        return;
-    }
-    auto dds = parse_dds(tpf->textures[index].dds);
-    auto img = decode_surface(*dds);
+    const auto named = elite_knight_image(state, index);
+    if (!named) return;
+    const Image* img = &named->image;
     image::PngOptions fast;
     fast.deflate = image::PngDeflate::fast;
     image::PngOptions lib1;
@@ -153,7 +167,7 @@ void bm_png_fast_vs_libdeflate(benchmark::State& state, size_t index) {
     state.counters["lib1_Mpx/s"] = px * n / lib_sum / 1e6;
     state.counters["fast/lib1"] = lib_sum / fast_sum;
     state.counters["fast/lib1_best"] = lib_best / fast_best;
-    state.SetLabel(tpf->textures[index].name + " " + std::to_string(img->width) + "x" + std::to_string(img->height) + " fast " +
+    state.SetLabel(named->name + " " + std::to_string(img->width) + "x" + std::to_string(img->height) + " fast " +
                    std::to_string(fast_bytes) + " B, libdeflate level 1 " + std::to_string(lib_bytes) + " B");
 }
 
