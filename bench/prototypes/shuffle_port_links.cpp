@@ -4,6 +4,11 @@
 // solver; not run by `make bench`. Run it by hand (AVX2 machine):
 //   ninja -C build/release shuffle_port_links_prototype
 //   build/release/bench/shuffle_port_links_prototype [rounds, 40] [passes per round, 20]
+//   build/release/bench/shuffle_port_links_prototype ports
+// `ports`: the throughput of single instructions (twelve independent copies per iteration) in
+// cycles of the same run's clock: one per cycle means one port, two per cycle two ports. On
+// this VM (Sapphire Rapids): vunpcklps, vunpckhpd, vpermilps imm, vinsertf128 reg and vpermps
+// one per cycle (port 5 alone); vshufps, vaddps and vmulps two; vblendps three; vblendvps one.
 //
 // What it compares, on the 32 x 32 grid's 5,826 links (one link pass of the runtime's schedule:
 // 727 eight-lane batches, 5 four-lane, 1 single; thread CPU time; variants interleaved round by
@@ -19,8 +24,19 @@
 //             factors put back per pair by one vshufps each (8), the moves in place with the w
 //             lane restored by an immediate blend: 15 shuffles per batch instead of 32;
 //   no_transpose  ablation: `unpck` without its four transposes (the lanes compute on the rows as
-//             loaded: the bits are wrong, only the time counts).
-// Every variant but the ablation is checked bit for bit against the sequential loop in file order.
+//             loaded: the bits are wrong, only the time counts);
+//   no_divsqrt    ablation: `unpck` with multiplies for the square root and the divide;
+//   move_only / loads_only / stores_only  ablations: the sixteen particle loads and stores only;
+//             the loads and the arithmetic without the stores (`no_transpose` minus its stores);
+//             the sixteen stores of a constant row only (offsets still loaded).
+// Streams (the same rounds): `schedule` the runtime's; `independent` and `scattered` the same
+// batches with offsets rewritten so that no batch shares a particle with the 63 before it
+// (particles in order: four cache lines per side; or in a random order: sixteen, as the
+// schedule's); `l1_stream` the first 64 batches' 12 KB of stream run over and over (the pass's
+// own stream is 140 KB, more than the 48 KB L1). A clock in the same run (a dependent-multiply
+// chain) turns ns into cycles; the VM's throughput drifts 1.5-2.7x between runs while that
+// chain does not, so compare cells of one run only.
+// Every variant but the ablations is checked bit for bit against the sequential loop in file order.
 #include <immintrin.h>
 #include <time.h>
 
@@ -206,6 +222,74 @@ void run(Variant v, const LinkSchedule& ls, Float4* p, const uint32_t* rec) {
     }
 }
 
+// `l1_stream`: the schedule's first 64 eight-lane batches (12 KB of stream) run over and over, as
+// many batches as a pass has: the same work with a stream that stays in L1 (the pass's own stream
+// is 140 KB and streams through the 48 KB L1, taking particle lines with it).
+template <Variant V>
+__attribute__((noinline)) void looped(unsigned char* base, const uint32_t* rec, uint32_t count) {
+    for (uint32_t n = 0; n < count; ++n) batch8<V>(base, rec + 48 * (n % 64));
+}
+void run_looped(Variant v, Float4* p, const uint32_t* rec, uint32_t count) {
+    unsigned char* base = reinterpret_cast<unsigned char*>(p);
+    switch (v) {
+        case v_unpck: looped<v_unpck>(base, rec, count); break;
+        case v_shufps: looped<v_shufps>(base, rec, count); break;
+        case v_pairs: looped<v_pairs>(base, rec, count); break;
+        case v_no_transpose: looped<v_no_transpose>(base, rec, count); break;
+        case v_no_divsqrt: looped<v_no_divsqrt>(base, rec, count); break;
+        case v_loads_only: looped<v_loads_only>(base, rec, count); break;
+        case v_stores_only: looped<v_stores_only>(base, rec, count); break;
+        default: looped<v_move_only>(base, rec, count); break;
+    }
+}
+
+#define DRAPE_R12(I) I(0) I(1) I(2) I(3) I(4) I(5) I(6) I(7) I(8) I(9) I(10) I(11)
+#define DRAPE_PORT_TEST(name, ins)                                                                                                \
+    double name(long n) {                                                                                                         \
+        const double t0 = cpu_seconds();                                                                                          \
+        for (long i = 0; i < n; ++i)                                                                                              \
+            asm volatile(DRAPE_R12(ins)::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
+                         "xmm11");                                                                                                \
+        return (cpu_seconds() - t0) / double(n) / 12.0 * 1e9;                                                                     \
+    }
+#define UNPCKLPS(k) "vunpcklps %%ymm14, %%ymm15, %%ymm" #k "\n"
+#define UNPCKHPD(k) "vunpckhpd %%ymm14, %%ymm15, %%ymm" #k "\n"
+#define SHUFPS(k) "vshufps $0x44, %%ymm14, %%ymm15, %%ymm" #k "\n"
+#define PERMILPS(k) "vpermilps $0x55, %%ymm15, %%ymm" #k "\n"
+#define PERMPS(k) "vpermps %%ymm14, %%ymm15, %%ymm" #k "\n"
+#define INSERTF128(k) "vinsertf128 $1, %%xmm14, %%ymm15, %%ymm" #k "\n"
+#define ADDPS(k) "vaddps %%ymm14, %%ymm15, %%ymm" #k "\n"
+#define MULPS(k) "vmulps %%ymm14, %%ymm15, %%ymm" #k "\n"
+#define BLENDPS(k) "vblendps $0x88, %%ymm14, %%ymm15, %%ymm" #k "\n"
+#define BLENDVPS(k) "vblendvps %%ymm13, %%ymm14, %%ymm15, %%ymm" #k "\n"
+DRAPE_PORT_TEST(t_unpcklps, UNPCKLPS)
+DRAPE_PORT_TEST(t_unpckhpd, UNPCKHPD)
+DRAPE_PORT_TEST(t_shufps, SHUFPS)
+DRAPE_PORT_TEST(t_permilps, PERMILPS)
+DRAPE_PORT_TEST(t_permps, PERMPS)
+DRAPE_PORT_TEST(t_insertf128, INSERTF128)
+DRAPE_PORT_TEST(t_addps, ADDPS)
+DRAPE_PORT_TEST(t_mulps, MULPS)
+DRAPE_PORT_TEST(t_blendps, BLENDPS)
+DRAPE_PORT_TEST(t_blendvps, BLENDVPS)
+
+int ports() {
+    const long n = 20000000;
+    struct Row {
+        const char* name;
+        double (*f)(long);
+    };
+    const Row rows[] = {{"vunpcklps ymm", t_unpcklps}, {"vunpckhpd ymm", t_unpckhpd}, {"vshufps ymm", t_shufps},
+                        {"vpermilps ymm, imm", t_permilps}, {"vpermps ymm", t_permps}, {"vinsertf128 reg", t_insertf128},
+                        {"vaddps ymm", t_addps}, {"vmulps ymm", t_mulps}, {"vblendps ymm", t_blendps},
+                        {"vblendvps ymm", t_blendvps}};
+    for (const Row& r : rows) {
+        const double c0 = ns_per_cycle(), t = r.f(n), c1 = ns_per_cycle();
+        std::printf("%-20s %.2f per cycle\n", r.name, 0.5 * (c0 + c1) / t);
+    }
+    return 0;
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
@@ -214,6 +298,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "ports") == 0) return ports();
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 40, reps = argc > 2 ? std::atoi(argv[2]) : 20;
     GridWorkload grid;
     build_grid_workload(grid, 32, 0);
@@ -280,13 +365,23 @@ int main(int argc, char** argv) {
     // before it (lane j of batch m: particles 16 m + j and 16 m + 8 + j, mod 1,024: four cache
     // lines per side); `scattered` the same with the 1,024 particles in a random order (sixteen
     // lines per batch, as the schedule's). The four-lane batches and the single stay the schedule's.
-    enum { s_schedule, s_independent, s_scattered, streams };
-    const char* const stream_names[streams] = {"schedule", "independent", "scattered"};
+    enum { s_schedule, s_independent, s_scattered, s_l1, streams };
+    const char* const stream_names[streams] = {"schedule", "independent", "scattered", "l1_stream"};
     const size_t packed_words = size_t(ls.links.count) * ls.packed_fields;
     std::vector<uint32_t> stream[streams];
     for (int st = 0; st < streams; ++st) {
         stream[st].assign(ls.packed, ls.packed + packed_words);
         if (st == s_schedule) continue;
+        if (st == s_l1) {  // the first 64 eight-lane batches, contiguous
+            std::vector<uint32_t> first;
+            const uint32_t* rec = ls.packed;
+            for (uint32_t l = 0; l < ls.level_count && first.size() < 64 * 48; ++l) {
+                for (uint32_t k = 0; k < ls.level_batches8[l] && first.size() < 64 * 48; ++k, rec += 48) first.insert(first.end(), rec, rec + 48);
+                rec += 4 * 6 * ls.level_batches4[l];
+            }
+            stream[st] = first;
+            continue;
+        }
         std::vector<uint32_t> perm(1024);
         for (uint32_t i = 0; i < 1024; ++i) perm[i] = i;
         std::srand(7);
@@ -309,7 +404,11 @@ int main(int argc, char** argv) {
             const int c = (k + r) % cells;  // rotate the order so no cell always runs first
             const int v = c % variants, st = c / variants;
             const double t0 = cpu_seconds();
-            for (int i = 0; i < reps; ++i) run(Variant(v), ls, pos[v].data(), stream[st].data());
+            if (st == s_l1) {
+                for (int i = 0; i < reps; ++i) run_looped(Variant(v), pos[v].data(), stream[st].data(), b8);
+            } else {
+                for (int i = 0; i < reps; ++i) run(Variant(v), ls, pos[v].data(), stream[st].data());
+            }
             t[c] = cpu_seconds() - t0;
         }
         for (int c = 0; c < cells; ++c) ns[c].push_back(t[c] / reps * 1e9), ratio[c].push_back(t[c] / t[0]);
@@ -320,7 +419,7 @@ int main(int argc, char** argv) {
         std::printf("%-11s %-13s %8.0f ns per pass  %6.2f ns per eight-lane batch (the pass / %u)  %.3f\n",
                     stream_names[c / variants], kNames[c % variants], median(ns[c]), median(ns[c]) / b8, b8, median(ratio[c]));
     const double cycle_after = ns_per_cycle();
-    std::printf("clock (dependent adds) before and after: %.4f and %.4f ns per cycle; (unpck, schedule) = %.1f cycles per batch\n",
+    std::printf("clock (dependent multiplies) before and after: %.4f and %.4f ns per cycle; (unpck, schedule) = %.1f cycles per batch\n",
                 cycle, cycle_after, median(ns[0]) / b8 / (0.5 * (cycle + cycle_after)));
     return 0;
 }
