@@ -106,7 +106,8 @@ void integrate_pairs(const Setup& s, State& st, uint32_t pairs) {
         __m256 a = g;
         if constexpr (Forces) {
             const __m256i im = _mm256_castsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.inv_mass + 2 * k)));
-            a = _mm256_add_ps(g, _mm256_mul_ps(_mm256_loadu_ps(force + 8 * k), _mm256_permutevar8x32_ps(_mm256_castsi256_ps(im), spread_all)));
+            const __m256 inv_mass = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(im), spread_all);
+            a = _mm256_add_ps(g, _mm256_mul_ps(_mm256_loadu_ps(force + 8 * k), inv_mass));
         }
         const __m256 np = _mm256_add_ps(_mm256_add_ps(pk, v), _mm256_mul_ps(a, h2));
         _mm256_storeu_ps(q + 8 * k, pk);
