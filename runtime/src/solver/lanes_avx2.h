@@ -25,14 +25,19 @@ inline F8 vsqrt(F8 a) { return {_mm256_sqrt_ps(a.v)}; }
 inline F8 select(M8 m, F8 a, F8 b) { return {_mm256_blendv_ps(b.v, a.v, m.v)}; }
 inline M8 gt(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GT_OQ)}; }
 
-// Rows (a0|a4), (a1|a5), (a2|a6), (a3|a7) -> x, y, z, w of the eight vectors, and back.
+// Rows (a0|a4), (a1|a5), (a2|a6), (a3|a7) -> x, y, z, w of the eight vectors, and back (the
+// transpose is its own inverse). Only vshufps, no vunpck*: on Golden Cove / Sapphire Rapids
+// (the machine this was measured on) vunpcklps/vunpckhpd/vpermilps ymm issue on port 5 alone,
+// one per cycle, while vshufps ymm issues on ports 1 and 5, two per cycle; a batch's four
+// transposes are 32 shuffles, which made port 5 the batch's limit (docs/benchmark-history.md,
+// "shuffle port"). Pure data movement, so the lanes' bits are the same either way.
 inline void transpose8(__m256& r0, __m256& r1, __m256& r2, __m256& r3) {
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpacklo_ps(r2, r3);
-    const __m256 t2 = _mm256_unpackhi_ps(r0, r1), t3 = _mm256_unpackhi_ps(r2, r3);
-    r0 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t1)));
-    r1 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t1)));
-    r2 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t2), _mm256_castps_pd(t3)));
-    r3 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t2), _mm256_castps_pd(t3)));
+    const __m256 t0 = _mm256_shuffle_ps(r0, r1, 0x44), t1 = _mm256_shuffle_ps(r2, r3, 0x44);  // x y of two rows each
+    const __m256 t2 = _mm256_shuffle_ps(r0, r1, 0xEE), t3 = _mm256_shuffle_ps(r2, r3, 0xEE);  // z w of two rows each
+    r0 = _mm256_shuffle_ps(t0, t1, 0x88);
+    r1 = _mm256_shuffle_ps(t0, t1, 0xDD);
+    r2 = _mm256_shuffle_ps(t2, t3, 0x88);
+    r3 = _mm256_shuffle_ps(t2, t3, 0xDD);
 }
 
 }  // namespace drape::solver::lanes

@@ -1,4 +1,5 @@
-// drape solver: eight links at a time with AVX2 (256-bit lanes), chosen at run time by cpuid.
+// drape solver: eight links at a time with AVX2 (256-bit lanes), chosen at run time by cpuid, and
+// the Verlet step two particles at a time.
 // The same link_kernel as the scalar and SSE2 paths: only correctly rounded operations, no FMA
 // (the target is "avx2" without "fma", and the runtime compiles with -ffp-contract=off), so the
 // bits equal theirs.
@@ -87,12 +88,48 @@ void batches(unsigned char* base, const uint32_t* rec, uint32_t count) {
     for (uint32_t n = 0; n < count; ++n, rec += words) batch8<Uniform>(base, rec);
 }
 
+// Verlet as step.cpp integrate_particles states it, two particles per vector (a particle's four
+// lanes in each half): per lane the same operations in the same order, so the same bits.
+template <bool Forces>
+void integrate_pairs(const Setup& s, State& st, uint32_t pairs) {
+    const __m256 damping = _mm256_set1_ps(st.damping), h2 = _mm256_set1_ps(st.substep_length * st.substep_length);
+    const __m256 g = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(&s.gravity.x));
+    // Lanes x, y, z of each half take their particle's dynamic-mask word, w a zero word (w is kept).
+    const __m256i spread_xyz = _mm256_setr_epi32(0, 0, 0, 2, 1, 1, 1, 2);
+    const __m256i spread_all = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    float* const p = &st.positions[0].x;
+    float* const q = &st.previous_positions[0].x;
+    const float* const force = Forces ? &st.forces[0].x : nullptr;
+    for (uint32_t k = 0; k < pairs; ++k) {
+        const __m256 pk = _mm256_loadu_ps(p + 8 * k), qk = _mm256_loadu_ps(q + 8 * k);
+        const __m256 v = _mm256_mul_ps(_mm256_sub_ps(pk, qk), damping);
+        __m256 a = g;
+        if constexpr (Forces) {
+            const __m256i im = _mm256_castsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.inv_mass + 2 * k)));
+            const __m256 inv_mass = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(im), spread_all);
+            a = _mm256_add_ps(g, _mm256_mul_ps(_mm256_loadu_ps(force + 8 * k), inv_mass));
+        }
+        const __m256 np = _mm256_add_ps(_mm256_add_ps(pk, v), _mm256_mul_ps(a, h2));
+        _mm256_storeu_ps(q + 8 * k, pk);
+        const __m256i dyn = _mm256_castsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.dynamic_mask + 2 * k)));
+        const __m256 keep_new = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(dyn), spread_xyz);  // ~0u or 0 per lane
+        _mm256_storeu_ps(p + 8 * k, _mm256_blendv_ps(pk, np, keep_new));
+    }
+}
+
 }  // namespace
 
 void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool uniform) {
     unsigned char* base = reinterpret_cast<unsigned char*>(p);
     if (uniform) batches<true>(base, packed, count);
     else batches<false>(base, packed, count);
+}
+
+uint32_t integrate_avx2(const Setup& s, State& st, bool forces) {
+    const uint32_t pairs = s.particle_count / 2;
+    if (forces) integrate_pairs<true>(s, st, pairs);
+    else integrate_pairs<false>(s, st, pairs);
+    return 2 * pairs;
 }
 
 }  // namespace drape::solver
@@ -108,6 +145,7 @@ void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool u
 namespace drape::solver {
 bool has_avx2() { return false; }
 void link_batches_avx2(Float4*, const uint32_t*, uint32_t, bool) {}
+uint32_t integrate_avx2(const Setup&, State&, bool) { return 0; }
 }  // namespace drape::solver
 
 #endif

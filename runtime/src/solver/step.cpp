@@ -18,9 +18,10 @@ namespace drape::solver {
 
 using namespace lanes;
 
-// links_avx2.cpp: `count` eight-lane batches.
+// links_avx2.cpp: `count` eight-lane batches; the Verlet step of particles [0, returned count).
 bool has_avx2();
 void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);
+uint32_t integrate_avx2(const Setup& s, State& st, bool forces);
 
 uint32_t widest_lanes() {
     static const uint32_t lanes = has_avx2() ? 8u : 4u;
@@ -1186,8 +1187,10 @@ void collide(const Setup& s, State& st, SolveMode mode, uint64_t* moved_groups) 
 // Verlet: v = (p - q) * damping; q = p; p = (p + v) + a * h^2, a = gravity (+ force * inv_mass).
 // One particle per four-lane vector (x, y, z, w); w and pinned particles are left as they are
 // (a pinned particle's new position is computed and not kept: no branch in the loop).
+// Particles [first, particle_count): the AVX2 path (links_avx2.cpp integrate_avx2) does the
+// others two at a time with these operations.
 template <bool Forces>
-void integrate_particles(const Setup& s, State& st) {
+void integrate_particles(const Setup& s, State& st, uint32_t first) {
     const float hh = st.substep_length * st.substep_length;
     const F4 damping = splat4(st.damping), h2 = splat4(hh);
     const F4 g = load4(&s.gravity.x);
@@ -1199,7 +1202,7 @@ void integrate_particles(const Setup& s, State& st) {
     const uint32_t n = s.particle_count;
     alignas(16) static const uint32_t xyz_bits[4] = {~0u, ~0u, ~0u, 0u};
     const M4 xyz = mask_from_bits(xyz_bits);
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = first; i < n; ++i) {
         const F4 pi = load4(&p[i].x), qi = load4(&q[i].x);
         const F4 v = (pi - qi) * damping;
         F4 a = g;
@@ -1209,9 +1212,12 @@ void integrate_particles(const Setup& s, State& st) {
         store4(&p[i].x, select(mask_and(xyz, mask_splat(dynamic[i])), np, pi));
     }
 }
-void integrate(const Setup& s, State& st, bool forces) {
-    if (forces) integrate_particles<true>(s, st);
-    else integrate_particles<false>(s, st);
+// `wide`: the scheduled solve on eight lanes (AVX2); the sequential and four-lane solves keep
+// the SSE2 loop, so the tests comparing them with the eight-lane solve also compare the two loops.
+void integrate(const Setup& s, State& st, bool forces, bool wide) {
+    const uint32_t first = wide ? integrate_avx2(s, st, forces) : 0;
+    if (forces) integrate_particles<true>(s, st, first);
+    else integrate_particles<false>(s, st, first);
 }
 
 
@@ -1317,7 +1323,7 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
     const float h = st.substep_length;
     for (uint32_t sub = 0; sub < s.sub_steps; ++sub) {
         move_collidables(st, h);
-        integrate(s, st, forces);
+        integrate(s, st, forces, in.mode != SolveMode::sequential && step_lanes(in) == 8);
         for (uint32_t it = 0; it < s.solve_iterations; ++it) {
             for (uint32_t k = 0; k < s.pass_count; ++k) {
                 const Pass& pass = s.passes[k];
