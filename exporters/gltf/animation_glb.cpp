@@ -14,11 +14,13 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 namespace drape::exporters {
 
 using json = nlohmann::json;
+using namespace std::string_view_literals;
 
 const char* mirror_name(Mirror m) {
     switch (m) {
@@ -88,13 +90,13 @@ public:
         }
         // Keys in nlohmann's (sorted) order: bufferView, byteOffset, componentType, count, max, min, type.
         m_text.clear();
-        m_text += "{\"bufferView\":";
+        m_text += "{\"bufferView\":"sv;
         put_int(m_text, m_view);
-        m_text += ",\"byteOffset\":";
+        m_text += ",\"byteOffset\":"sv;
         put_int(m_text, int64_t(m_data.size()));
-        m_text += ",\"componentType\":";
+        m_text += ",\"componentType\":"sv;
         put_int(m_text, k_float);
-        m_text += ",\"count\":";
+        m_text += ",\"count\":"sv;
         put_int(m_text, int64_t(values.size() / comps));
         if (min_max && !values.empty()) {
             std::vector<float> mn(values.begin(), values.begin() + long(comps)), mx = mn;
@@ -103,17 +105,17 @@ public:
                 mx[i % comps] = std::max(mx[i % comps], values[i]);
             }
             // Few of these (one time accessor per clip): nlohmann formats the numbers as before.
-            m_text += ",\"max\":";
+            m_text += ",\"max\":"sv;
             m_text += json(mx).dump();
-            m_text += ",\"min\":";
+            m_text += ",\"min\":"sv;
             m_text += json(mn).dump();
         }
-        m_text += ",\"type\":\"";
+        m_text += ",\"type\":\""sv;
         m_text += type;
-        m_text += "\"}";
-        const size_t at = m_data.size();
-        m_data.resize(at + values.size() * 4);
-        if (!values.empty()) std::memcpy(m_data.data() + at, values.data(), values.size() * 4);
+        m_text += "\"}"sv;
+        // Appended, not resized then copied over (the zero-fill was a pass over every key).
+        const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+        m_data.insert(m_data.end(), bytes, bytes + values.size() * 4);
         const int index = m_doc.append_accessor_text(m_text);
         if (!key.empty()) m_constants.emplace(std::move(key), index);
         return index;
@@ -192,18 +194,18 @@ void add_channel(AnimationText& anim, DataBuilder& data, int node, const char* p
         anim.samplers.push_back(',');
         anim.channels.push_back(',');
     }
-    anim.samplers += "{\"input\":";
+    anim.samplers += "{\"input\":"sv;
     put_int(anim.samplers, input);
-    anim.samplers += ",\"interpolation\":\"LINEAR\",\"output\":";
+    anim.samplers += ",\"interpolation\":\"LINEAR\",\"output\":"sv;
     put_int(anim.samplers, output);
     anim.samplers.push_back('}');
-    anim.channels += "{\"sampler\":";
+    anim.channels += "{\"sampler\":"sv;
     put_int(anim.channels, int64_t(anim.count));
-    anim.channels += ",\"target\":{\"node\":";
+    anim.channels += ",\"target\":{\"node\":"sv;
     put_int(anim.channels, node);
-    anim.channels += ",\"path\":\"";
+    anim.channels += ",\"path\":\""sv;
     anim.channels += path;
-    anim.channels += "\"}}";
+    anim.channels += "\"}}"sv;
     ++anim.count;
     ++channels;
 }

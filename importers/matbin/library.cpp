@@ -55,10 +55,12 @@ struct MaterialLibrary::Impl {
         // Eager: the decompressed binder (or the loose file). Lazy: the DCX file as read, which
         // `lazy` decodes from.
         std::vector<uint8_t> bytes;
-        bnd::Binder binder;  // eager: entries view into bytes; lazy: the entries without data
+        bnd::Binder eager;  // eager: the binder, its entries view into bytes
         std::optional<dcx::LazyBinder> lazy;  // KRAK binders: members decoded on lookup
         dcx::DecodeOptions options;           // what lazy decodes with
         bool loose = false;
+        // The entries (lazy: without their data).
+        const bnd::Binder& binder() const { return lazy ? lazy->binder() : eager; }
     };
     struct Member {
         size_t source = 0;
@@ -93,9 +95,9 @@ struct MaterialLibrary::Impl {
         } else if (s.loose) {
             r = read_material(s.bytes);
         } else {
-            const auto& e = s.binder.entries[mb.entry];
-            if (s.lazy || e.compressed(s.binder.bit_big_endian)) {
-                auto b = s.lazy ? lazy_member(s, e) : bnd::entry_bytes(s.binder, e);
+            const auto& e = s.binder().entries[mb.entry];
+            if (s.lazy || e.compressed(s.eager.bit_big_endian)) {
+                auto b = s.lazy ? lazy_member(s, e) : bnd::entry_bytes(s.eager, e);
                 if (!b) {
                     Error err = std::move(b).error();
                     err.within(mb.name).within(s.name);
@@ -129,7 +131,7 @@ struct MaterialLibrary::Impl {
     Result<void> copy_kept_lazy(Source& src, std::vector<Member>& kept) {
         std::vector<size_t> order(kept.size());
         for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-        const auto& entries = src.binder.entries;
+        const auto& entries = src.binder().entries;
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
             return entries[kept[a].entry].data_offset < entries[kept[b].entry].data_offset;
         });
@@ -153,8 +155,8 @@ struct MaterialLibrary::Impl {
                 Member& mb = kept[order[k]];
                 bnd::Entry e = entries[mb.entry];
                 e.data = got->subspan(size_t(e.data_offset - start), size_t(e.stored_size));
-                if (e.compressed(src.binder.bit_big_endian)) {
-                    auto b = bnd::entry_bytes(src.binder, e);
+                if (e.compressed(src.binder().bit_big_endian)) {
+                    auto b = bnd::entry_bytes(src.binder(), e);
                     if (b) mb.copy = std::move(*b);
                 } else {
                     mb.copy = std::vector<uint8_t>(e.data.begin(), e.data.end());
@@ -186,7 +188,6 @@ Result<void> MaterialLibrary::add_bytes(std::vector<uint8_t> bytes, std::string 
             auto lb = dcx::LazyBinder::open(src->bytes, options);
             if (lb) {
                 m->decoded += lb->binder().headers_end;
-                src->binder = lb->binder();
                 src->lazy.emplace(std::move(*lb));
                 lazy = true;
             } else if (lb.error().field != "dcx.bnd4") {
@@ -212,39 +213,41 @@ Result<void> MaterialLibrary::add_bytes(std::vector<uint8_t> bytes, std::string 
         if (!lazy) {
             auto b = bnd::read_bnd4(src->bytes);
             if (!b) return std::move(b).error().within(name);
-            src->binder = std::move(*b);
+            src->eager = std::move(*b);
         }
+        const bnd::Binder& binder = src->binder();
         std::vector<Impl::Member> added;
-        for (size_t i = 0; i < src->binder.entries.size(); ++i) {
-            const auto& e = src->binder.entries[i];
+        std::vector<std::string> keys;  // material_key of each added member
+        for (size_t i = 0; i < binder.entries.size(); ++i) {
+            const auto& e = binder.entries[i];
             std::string key = material_key(e.name);
             if (m->keep && !m->keep->count(key)) continue;
             added.push_back({source_index, i, e.name, std::nullopt});
+            keys.push_back(std::move(key));
         }
         if (m->keep) {
             if (lazy) {
                 if (auto c = m->copy_kept_lazy(*src, added); !c) return std::move(c).error().within(name);
             } else {
                 for (auto& member : added) {
-                    const auto& e = src->binder.entries[member.entry];
-                    if (e.compressed(src->binder.bit_big_endian)) {
-                        auto b = bnd::entry_bytes(src->binder, e);
+                    const auto& e = binder.entries[member.entry];
+                    if (e.compressed(binder.bit_big_endian)) {
+                        auto b = bnd::entry_bytes(binder, e);
                         if (b) member.copy = std::move(*b);
                     } else {
                         member.copy = std::vector<uint8_t>(e.data.begin(), e.data.end());
                     }
                 }
             }
-            // Unreadable: as if absent (find reports no definition).
-            added.erase(std::remove_if(added.begin(), added.end(), [](const Impl::Member& mb) { return !mb.copy; }), added.end());
         }
-        for (auto& member : added) {
-            m->by_key[material_key(member.name)].push_back(m->members.size());
-            m->members.push_back(std::move(member));
+        for (size_t k = 0; k < added.size(); ++k) {
+            if (m->keep && !added[k].copy) continue;  // unreadable: as if absent (find reports no definition)
+            m->by_key[std::move(keys[k])].push_back(m->members.size());
+            m->members.push_back(std::move(added[k]));
         }
         if (m->keep) {  // every kept member has its copy: the binder's bytes can go
             src->lazy.reset();
-            src->binder = {};
+            src->eager = {};
             std::vector<uint8_t>().swap(src->bytes);
         }
     } else {
