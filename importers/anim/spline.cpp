@@ -259,14 +259,10 @@ std::array<float, D> eval_fixed(const float* U, const std::array<float, D>* poin
     return out;
 }
 
+// The curve at u (already clamped) in knot span `span`.
 template <size_t D>
-std::array<float, D> eval_points(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, float u) {
+std::array<float, D> eval_at_span(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, size_t span, float u) {
     std::array<float, D> out{};
-    if (points.empty()) return out;
-    const size_t n = points.size();
-    // Clamp to the curve's domain [knots[degree], knots[n]].
-    u = std::clamp(u, knots[degree], knots[n]);
-    const size_t span = find_span(knots, n, degree, u);
     switch (degree) {
         case 1: return eval_fixed<D, 1>(knots.data(), points.data(), span, u);
         case 2: return eval_fixed<D, 2>(knots.data(), points.data(), span, u);
@@ -280,6 +276,39 @@ std::array<float, D> eval_points(const std::vector<float>& knots, const std::vec
         for (size_t k = 0; k < D; ++k) out[k] += N[i] * P[k];
     }
     return out;
+}
+
+template <size_t D>
+std::array<float, D> eval_points(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, float u) {
+    if (points.empty()) return std::array<float, D>{};
+    const size_t n = points.size();
+    // Clamp to the curve's domain [knots[degree], knots[n]].
+    u = std::clamp(u, knots[degree], knots[n]);
+    return eval_at_span(knots, points, degree, find_span(knots, n, degree, u), u);
+}
+
+// eval_points at u0, u0 + 1, ... into out[0 .. count). With sorted knots the clamped u only
+// grows, so each span is the previous one moved forward: the index find_span's upper_bound
+// gives (the first knot in [degree + 1, n) above u, less one). Unsorted knots (no game file
+// has them) take find_span at every frame, so the result is eval_points' in every case.
+template <size_t D, class Out, class Finish>
+void eval_frames(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, float u0, size_t count,
+                 Out* out, const Finish& finish) {
+    const size_t n = points.size();
+    bool sorted = knots.size() > n;  // knots[0 .. n] non-decreasing (and no NaN: a hand-made curve may hold one)
+    for (size_t k = 0; sorted && k < n; ++k) sorted = knots[k] <= knots[k + 1];
+    size_t next = degree + 1;  // first candidate of the knot above u
+    for (size_t i = 0; i < count; ++i) {
+        const float u = std::clamp(u0 + float(i), knots[degree], knots[n]);
+        size_t span;
+        if (sorted) {
+            while (next < n && !(u < knots[next])) ++next;
+            span = next - 1;  // degree when no knot of [degree + 1, n) is at or below u (or none is there)
+        } else {
+            span = find_span(knots, n, degree, u);
+        }
+        out[i] = finish(eval_at_span(knots, points, degree, span, u));
+    }
 }
 
 }  // namespace
@@ -296,6 +325,27 @@ Vec3 evaluate(const VectorCurve& c, float u) {
 Quat evaluate(const RotationCurve& c, float u) {
     if (!c.is_spline || c.points.empty()) return normalize(c.constant);
     return normalize(eval_points<4>(c.knots, c.points, c.degree, u));
+}
+
+void evaluate_frames(const VectorCurve& c, float u0, size_t count, Vec3* out) {
+    if (!c.spline_mask || c.points.empty()) {
+        std::fill(out, out + count, c.constant);
+        return;
+    }
+    eval_frames<3>(c.knots, c.points, c.degree, u0, count, out, [&c](const Vec3& v) {
+        Vec3 r = c.constant;
+        for (int k = 0; k < 3; ++k)
+            if (c.spline_mask & (1 << k)) r[k] = v[k];
+        return r;
+    });
+}
+
+void evaluate_frames(const RotationCurve& c, float u0, size_t count, Quat* out) {
+    if (!c.is_spline || c.points.empty()) {
+        std::fill(out, out + count, normalize(c.constant));
+        return;
+    }
+    eval_frames<4>(c.knots, c.points, c.degree, u0, count, out, [](const Quat& q) { return normalize(q); });
 }
 
 Result<SplineClip> decode_spline(const havok::SplineData& d, int32_t num_tracks, int32_t num_float_tracks) {
