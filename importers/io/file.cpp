@@ -1,5 +1,6 @@
 #include "drape/io/file.h"
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 
@@ -72,6 +73,23 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const void* da
     return {};
 }
 
+namespace {
+
+// What sanitize_member_path keeps of each byte: 0 = dropped (NUL and control characters), the
+// characters Windows refuses in names as '_', the others as they are.
+constexpr std::array<char, 256> k_member_char = [] {
+    std::array<char, 256> t{};
+    for (int u = 0; u < 256; ++u) {
+        char c = char(u);
+        if (u < 0x20 || u == 0x7F) c = 0;
+        else if (c == '<' || c == '>' || c == ':' || c == '"' || c == '|' || c == '?' || c == '*') c = '_';
+        t[size_t(u)] = c;
+    }
+    return t;
+}();
+
+}  // namespace
+
 std::string sanitize_member_path(std::string_view name) {
     // Split on both separators; drop drive letters ("N:"), empty, "." and ".." components.
     // One pass, each component cleaned straight into `out` and taken back when it is dropped
@@ -90,10 +108,9 @@ std::string sanitize_member_path(std::string_view name) {
         const size_t first = mark == 0 ? 0 : mark + 1;  // after the separator
         size_t end = first;
         for (char c : cur) {
-            const unsigned char u = static_cast<unsigned char>(c);
-            if (u < 0x20 || u == 0x7F) continue;  // NUL and control characters
-            if (c == '<' || c == '>' || c == ':' || c == '"' || c == '|' || c == '?' || c == '*') c = '_';
-            base[end++] = c;
+            const char m = k_member_char[static_cast<unsigned char>(c)];
+            base[end] = m;
+            end += m != 0;
         }
         // Trailing dots and spaces are not portable (Windows strips them).
         while (end > first && (base[end - 1] == '.' || base[end - 1] == ' ')) --end;
