@@ -166,9 +166,8 @@ bool read_vector(ByteReader& r, uint8_t type, uint8_t quant, float identity, Vec
     return r.align(4, field);
 }
 
-bool read_quaternion(ByteReader& r, RotationQuantization q, Quat& out, const char* field) {
-    uint8_t b[16];
-    if (!r.read_bytes(b, rotation_size(q), field)) return false;
+// One quaternion of rotation_size(q) bytes at b; false for a quantization without a decoder.
+bool decode_quaternion(RotationQuantization q, const uint8_t* b, Quat& out) {
     switch (q) {
         case RotationQuantization::polar32: {
             uint32_t c;
@@ -181,6 +180,12 @@ bool read_quaternion(ByteReader& r, RotationQuantization q, Quat& out, const cha
         case RotationQuantization::uncompressed: std::memcpy(out.data(), b, 16); return true;
         default: return false;
     }
+}
+
+bool read_quaternion(ByteReader& r, RotationQuantization q, Quat& out, const char* field) {
+    uint8_t b[16];
+    if (!r.read_bytes(b, rotation_size(q), field)) return false;
+    return decode_quaternion(q, b, out);
 }
 
 bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, RotationCurve& c, const char* field) {
@@ -198,8 +203,18 @@ bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, Rotation
         if (!read_spline_header(r, c.degree, c.knots, n, field) || !r.align(rotation_align(q), field)) return false;
         if (!r.check_count(n, rotation_size(q), field)) return false;
         c.points.resize(n);
-        for (uint32_t i = 0; i < n; ++i)
-            if (!read_quaternion(r, q, c.points[i], field)) return false;
+        if (q == RotationQuantization::polar32 || q == RotationQuantization::threecomp40 || q == RotationQuantization::threecomp48 ||
+            q == RotationQuantization::uncompressed) {
+            // The count is checked against the bytes left: the points are taken at once and
+            // decoded from the span (one bounds check, not one per point).
+            const size_t size = rotation_size(q);
+            const Bytes all = r.take(size_t(n) * size, field);
+            if (r.failed()) return false;
+            for (uint32_t i = 0; i < n; ++i) decode_quaternion(q, all.data() + size_t(i) * size, c.points[i]);
+        } else {
+            for (uint32_t i = 0; i < n; ++i)
+                if (!read_quaternion(r, q, c.points[i], field)) return false;
+        }
     } else {
         if (!r.align(rotation_align(q), field) || !read_quaternion(r, q, c.constant, field)) return false;
     }
