@@ -9,6 +9,7 @@
 #include "corpus.h"
 #include "drape/anim/anibnd.h"
 #include "drape/anim/animation.h"
+#include "drape/io/file.h"
 #include "havok_corpus.h"
 
 using namespace drape;
@@ -410,4 +411,73 @@ TEST_CASE("anim: interleaved clips interpolate between stored frames, bindings a
     havok::Skeleton s;
     s.bone_names = {"a", "b", "c"};
     CHECK(anim::tracks_to_bones(clip, s) == std::vector<int32_t>{-1});
+}
+
+namespace {
+
+bool same_bits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
+
+}  // namespace
+
+TEST_CASE("anim: evaluate_frames equals evaluate at every frame, bit for bit (c5000's clips and hand-made curves)") {
+    auto bytes = drape::read_file(test::corpus("er/game/chr/c5000.anibnd.dcx"));
+    REQUIRE(bytes);
+    auto set = anim::read_clip_set(*bytes, "c5000");
+    REQUIRE(set);
+    REQUIRE(set->clips.size() == 66);
+    size_t compared = 0, spline_channels = 0;
+    std::vector<anim::Vec3> v;
+    std::vector<anim::Quat> q;
+    for (const auto& clip : set->clips) {
+        if (!clip.spline) continue;
+        const int32_t per = clip.spline->max_frames_per_block - 1;
+        for (const auto& block : clip.spline->blocks)
+            for (const auto& tc : block.tracks) {
+                // A block's frames 0 .. per, and past both ends (clamped to the domain).
+                const size_t count = size_t(per) + 3;
+                const float u0 = -1.0f;
+                v.assign(count, {});
+                q.assign(count, {});
+                spline_channels += tc.rotation.is_spline + (tc.translation.spline_mask != 0);
+                anim::evaluate_frames(tc.translation, u0, count, v.data());
+                for (size_t i = 0; i < count; ++i) {
+                    const anim::Vec3 e = anim::evaluate(tc.translation, u0 + float(i));
+                    CHECK(same_bits(v[i].data(), e.data(), 3));
+                }
+                anim::evaluate_frames(tc.scale, u0, count, v.data());
+                for (size_t i = 0; i < count; ++i) {
+                    const anim::Vec3 e = anim::evaluate(tc.scale, u0 + float(i));
+                    CHECK(same_bits(v[i].data(), e.data(), 3));
+                }
+                anim::evaluate_frames(tc.rotation, u0, count, q.data());
+                for (size_t i = 0; i < count; ++i) {
+                    const anim::Quat e = anim::evaluate(tc.rotation, u0 + float(i));
+                    CHECK(same_bits(q[i].data(), e.data(), 4));
+                }
+                compared += 3 * count;
+            }
+    }
+    CHECK(spline_channels > 5000);  // 7,714 spline rotations alone in c5000's clips
+    CHECK(compared > 100000);
+
+    // Hand-made curves the files cannot hold: degree 4 (the general basis), knots that decrease
+    // and a NaN knot (find_span at every frame), each equal to evaluate.
+    anim::RotationCurve r;
+    r.is_spline = true;
+    r.points = {{0, 0, 0, 1}, {0.1f, 0, 0, 1}, {0, 0.2f, 0, 1}, {0, 0, 0.3f, 1}, {0.2f, 0.1f, 0, 1}, {0, 0, 0, 1}};
+    for (int variant = 0; variant < 3; ++variant) {
+        CAPTURE(variant);
+        r.degree = variant == 0 ? 4 : 2;
+        r.knots.clear();
+        for (size_t k = 0; k < r.points.size() + r.degree + 1; ++k) r.knots.push_back(float(k < 3 ? 0 : k - 2));
+        if (variant == 1) std::swap(r.knots[3], r.knots[4]);
+        if (variant == 2) r.knots[4] = std::nanf("");
+        const size_t count = 12;
+        q.assign(count, {});
+        anim::evaluate_frames(r, -2.0f, count, q.data());
+        for (size_t i = 0; i < count; ++i) {
+            const anim::Quat e = anim::evaluate(r, -2.0f + float(i));
+            CHECK(same_bits(q[i].data(), e.data(), 4));
+        }
+    }
 }

@@ -99,6 +99,14 @@ TEST_CASE("io: Shift-JIS and UTF-16 conversion") {
     // Surrogate pair U+1F600 and an unpaired surrogate.
     const uint8_t u16[] = {0x3D, 0xD8, 0x00, 0xDE, 0x00, 0xD8};
     CHECK(utf16_to_utf8(u16, false) == "\xF0\x9F\x98\x80\xEF\xBF\xBD");
+    // An ASCII prefix, then the rest code point by code point (U+00E9, U+4E2D), big endian too.
+    const uint8_t mixed_le[] = {'a', 0, 'b', 0, 0xE9, 0x00, 'c', 0, 0x2D, 0x4E};
+    CHECK(utf16_to_utf8(mixed_le, false) == "ab\xC3\xA9" "c\xE4\xB8\xAD");
+    const uint8_t mixed_be[] = {0, 'a', 0x00, 0xE9, 0, 'z'};
+    CHECK(utf16_to_utf8(mixed_be, true) == "a\xC3\xA9z");
+    const uint8_t ascii[] = {'N', 0, ':', 0, '\\', 0};
+    CHECK(utf16_to_utf8(ascii, false) == "N:\\");
+    CHECK(utf16_to_utf8({}, false).empty());
     auto back = utf8_to_utf16("\xF0\x9F\x98\x80" "a");
     CHECK(back.size() == 3);
 }
@@ -118,6 +126,10 @@ TEST_CASE("io: hostile member names never leave the output folder") {
     // A drive is dropped only as the first component kept.
     CHECK(sanitize_member_path("x/N:/y") == "x/N_/y");
     CHECK(sanitize_member_path("N:") == "unnamed");
+    // Dropped components leave no separator behind; trailing dots and spaces go per component.
+    CHECK(sanitize_member_path("a/ . /b. /..\\c") == "a/b/c");
+    CHECK(sanitize_member_path("../N:/x") == "x");
+    CHECK(sanitize_member_path("a\\\\\x01/b") == "a/b");
     CHECK(sanitize_member_path("../N:/y") == "y");
     CHECK(sanitize_member_path("a \x01" "b. /c") == "a b/c");
     CHECK(sanitize_member_path("a\\b/c\\") == "a/b/c");

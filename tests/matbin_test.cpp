@@ -2,6 +2,8 @@
 // error message, truncation at every length, and every member of the corpus material binders.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -9,6 +11,9 @@
 
 #include "corpus.h"
 #include "drape/bnd/bnd4.h"
+#include "drape/dcx/dcx.h"
+#include "drape/dcx/member.h"
+#include "drape/io/file.h"
 #include "drape/matbin/matbin.h"
 #include "matbin_fixture.h"
 
@@ -418,4 +423,236 @@ TEST_CASE("matbin: keep_only indexes just the named definitions and they read as
     auto dropped = kept.find("N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c4361]_Body.matxml");
     REQUIRE(dropped);
     CHECK(*dropped == nullptr);
+}
+
+// ---- Lazy binders (dcx::LazyBinder): what a lookup decodes, and that it reads as the eager form.
+
+namespace {
+
+void check_same_material(const Material& a, const Material& b) {
+    CHECK(a.format == b.format);
+    CHECK(a.member == b.member);
+    CHECK(a.shader_path == b.shader_path);
+    CHECK(a.source_path == b.source_path);
+    CHECK(a.description == b.description);
+    CHECK(a.key == b.key);
+    REQUIRE(a.params.size() == b.params.size());
+    for (size_t i = 0; i < a.params.size(); ++i) {
+        CHECK(a.params[i].name == b.params[i].name);
+        CHECK(a.params[i].type == b.params[i].type);
+        CHECK(a.params[i].key == b.params[i].key);
+        CHECK(a.params[i].ints == b.params[i].ints);
+        CHECK(a.params[i].floats == b.params[i].floats);
+    }
+    REQUIRE(a.samplers.size() == b.samplers.size());
+    for (size_t i = 0; i < a.samplers.size(); ++i) {
+        CHECK(a.samplers[i].type == b.samplers[i].type);
+        CHECK(a.samplers[i].path == b.samplers[i].path);
+        CHECK(a.samplers[i].key == b.samplers[i].key);
+        CHECK(a.samplers[i].scale[0] == b.samplers[i].scale[0]);
+        CHECK(a.samplers[i].scale[1] == b.samplers[i].scale[1]);
+        CHECK(a.samplers[i].uv_index == b.samplers[i].uv_index);
+        CHECK(a.samplers[i].shader_data_index == b.samplers[i].shader_data_index);
+    }
+}
+
+std::vector<uint8_t> corpus_file(const char* rel) {
+    auto bytes = read_file(test::corpus(rel));
+    REQUIRE(bytes);
+    return std::move(*bytes);
+}
+
+// The bare BND4 of a DCX: given to add_bytes, the library indexes it as it is (decodes nothing).
+std::vector<uint8_t> decompressed(const std::vector<uint8_t>& file) {
+    auto d = dcx::decompress(file);
+    REQUIRE(d);
+    return std::move(*d);
+}
+
+bool ends_with_ci(std::string s, std::string suffix) {
+    for (auto& c : s) c = char(std::tolower(uint8_t(c)));
+    for (auto& c : suffix) c = char(std::tolower(uint8_t(c)));
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("matbin: a lookup in a KRAK binder decodes only the BND4 headers and the member it reads") {
+    const auto file = corpus_file("er/game/material/allmaterial.matbinbnd.dcx");
+    // The binder's layout as dcx::LazyBinder reads it (tested on its own in kraken_corpus_test).
+    auto layout = dcx::LazyBinder::open(file);
+    REQUIRE(layout);
+    const uint64_t total = layout->header().uncompressed_size;
+    const uint64_t headers_end = layout->binder().headers_end;
+    uint64_t fur_size = 0;
+    for (const auto& e : layout->binder().entries)
+        if (ends_with_ci(e.name, "\\C[c3061]_BeastFur.matbin")) fur_size = e.stored_size;
+    REQUIRE(fur_size > 0);
+    CHECK(total == 77457355u);
+
+    MaterialLibrary lazy;
+    REQUIRE(lazy.add_bytes(file, "allmaterial.matbinbnd.dcx"));
+    CHECK(lazy.size() == 15103);
+    CHECK(lazy.decoded_bytes() == headers_end);
+    CHECK(headers_end * 20 < total);  // the headers are a small part of the binder
+    const std::string fur = "N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c3061]_BeastFur.matxml";
+    auto found = lazy.find(fur);
+    REQUIRE(found);
+    REQUIRE(*found != nullptr);
+    CHECK(lazy.decoded_bytes() == headers_end + fur_size);
+    auto again = lazy.find(fur);  // cached: nothing decoded
+    REQUIRE(again);
+    CHECK(*again == *found);
+    auto missing = lazy.find("C[c9999]_Nothing.matxml");
+    REQUIRE(missing);
+    CHECK(*missing == nullptr);
+    CHECK(lazy.decoded_bytes() == headers_end + fur_size);
+
+    MaterialLibrary eager;
+    REQUIRE(eager.add_bytes(decompressed(file), "allmaterial.matbinbnd.dcx"));
+    CHECK(eager.decoded_bytes() == 0);  // handed decoded
+    CHECK(eager.member_names() == lazy.member_names());
+    auto e = eager.find(fur);
+    REQUIRE(e);
+    REQUIRE(*e != nullptr);
+    check_same_material(**found, **e);
+}
+
+TEST_CASE("matbin: keep_only on KRAK binders decodes the kept members, not the binders") {
+    const std::vector<std::string> names = {"N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c3061]_BeastFur.matxml",
+                                            "N:\\GR\\data\\Material\\mtd_DLC01\\Chr_DLC01\\matxml\\C[AMSN].matxml",
+                                            "N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c5000]_WP_Sword.matxml"};
+    std::vector<std::string> keys;
+    for (const auto& n : names) keys.push_back(material_key(n));
+    MaterialLibrary kept;
+    kept.keep_only(keys);
+    uint64_t total = 0, headers = 0, kept_stored = 0;
+    size_t kept_members = 0;
+    for (const char* f : {"er/game/material/allmaterial.matbinbnd.dcx", "er/game/material/allmaterial_dlc01.matbinbnd.dcx"}) {
+        const auto file = corpus_file(f);
+        auto layout = dcx::LazyBinder::open(file);
+        REQUIRE(layout);
+        total += layout->header().uncompressed_size;
+        headers += layout->binder().headers_end;
+        for (const auto& e : layout->binder().entries)
+            for (const auto& k : keys)
+                if (material_key(e.name) == k) {
+                    kept_stored += e.stored_size;
+                    ++kept_members;
+                }
+        REQUIRE(kept.add_bytes(file, f));
+    }
+    CHECK(kept.size() == kept_members);
+    CHECK(kept_members >= 3);
+    // The headers, and per kept member its bytes and at most the 256 KiB the merge may add.
+    CHECK(kept.decoded_bytes() >= headers + kept_stored);
+    CHECK(kept.decoded_bytes() <= headers + kept_stored + kept_members * 256 * 1024);
+    CHECK(kept.decoded_bytes() * 10 < total);
+}
+
+TEST_CASE("matbin: lazy, kept and eager libraries read every corpus binder member alike") {
+    const char* files[] = {"er/game/material/allmaterial.matbinbnd.dcx", "er/game/material/allmaterial_dlc01.matbinbnd.dcx",
+                           "sekiro/allmaterialbnd.mtdbnd.dcx"};
+    size_t compared = 0;
+    for (const char* f : files) {
+        CAPTURE(f);
+        const auto file = corpus_file(f);
+        MaterialLibrary eager, lazy, kept;
+        REQUIRE(eager.add_bytes(decompressed(file), f));
+        REQUIRE(lazy.add_bytes(file, f));
+        std::vector<std::string> keys;
+        for (const auto& n : eager.member_names()) keys.push_back(material_key(n));
+        kept.keep_only(keys);  // every member kept: one range over the whole data
+        REQUIRE(kept.add_bytes(file, f));
+        REQUIRE(eager.size() > 2000);
+        REQUIRE(lazy.member_names() == eager.member_names());
+        REQUIRE(kept.member_names() == eager.member_names());
+        for (size_t i = 0; i < eager.size(); ++i) {
+            auto a = eager.parse_member(i);
+            auto k = kept.parse_member(i);
+            REQUIRE(a);
+            REQUIRE(k);
+            check_same_material(*a, *k);
+            if (i % 16 == 0) {  // every member decoded one by one: a few seconds; a sample is enough here
+                auto l = lazy.parse_member(i);
+                REQUIRE(l);
+                check_same_material(*a, *l);
+            }
+            ++compared;
+        }
+    }
+    CHECK(compared == 15103 + 2025 + 3170);
+}
+
+TEST_CASE("matbin: DFLT and ZSTD binders are decoded whole and read as the bare binder") {
+    auto good = test::make_matbin(small_matbin());
+    const std::string body = chr_matbin_path("C[c9999]_Body");
+    const auto bare = matbin_binder({{body, good}, {chr_matbin_path("C[c9999]_Other"), good}});
+    for (auto c : {dcx::Compression::dflt, dcx::Compression::zstd}) {
+        CAPTURE(dcx::compression_name(c));
+        dcx::EncodeOptions eo;
+        eo.compression = c;
+        auto packed = dcx::compress(bare, eo);
+        REQUIRE(packed);
+        MaterialLibrary lib, kept;
+        REQUIRE(lib.add_bytes(*packed, "t.matbinbnd.dcx"));
+        CHECK(lib.decoded_bytes() == bare.size());
+        CHECK(lib.size() == 2);
+        auto found = lib.find("C[c9999]_Body.matxml");
+        REQUIRE(found);
+        REQUIRE(*found != nullptr);
+        CHECK((*found)->member == body);
+        CHECK((*found)->samplers.size() == 2);
+        kept.keep_only({"c[c9999]_body"});
+        REQUIRE(kept.add_bytes(*packed, "t.matbinbnd.dcx"));
+        CHECK(kept.size() == 1);
+        auto k = kept.find("C[c9999]_Body.matxml");
+        REQUIRE(k);
+        REQUIRE(*k != nullptr);
+        check_same_material(**found, **k);
+    }
+}
+
+TEST_CASE("matbin: a KRAK binder whose headers or members do not decode reports it with the binder's name") {
+    const auto file = corpus_file("er/game/material/allmaterial_dlc01.matbinbnd.dcx");
+    auto layout = dcx::LazyBinder::open(file);
+    REQUIRE(layout);
+    const bnd::Entry* last = &layout->binder().entries.front();
+    for (const auto& e : layout->binder().entries)
+        if (e.data_offset > last->data_offset) last = &e;
+    size_t last_index = 0;
+    {
+        MaterialLibrary names;
+        REQUIRE(names.add_bytes(file, "names"));
+        const auto all = names.member_names();
+        last_index = size_t(std::find(all.begin(), all.end(), last->name) - all.begin());
+        REQUIRE(last_index < all.size());
+    }
+    // The end of the compressed stream zeroed: the header blocks decode, the last block does not.
+    auto zeroed = file;
+    std::fill(zeroed.end() - 16, zeroed.end(), uint8_t(0));
+    MaterialLibrary lazy;
+    REQUIRE(lazy.add_bytes(zeroed, "zero.matbinbnd.dcx"));
+    CHECK(lazy.parse_member(0));
+    auto r = lazy.parse_member(last_index);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().to_string().rfind("zero.matbinbnd.dcx > " + last->name + " @", 0) == 0);
+    CHECK(r.error().field.rfind("kraken.", 0) == 0);
+    // keep_only decodes the kept members when adding: there the bad block fails the binder.
+    MaterialLibrary kept;
+    kept.keep_only({material_key(last->name)});
+    auto k = kept.add_bytes(zeroed, "zero.matbinbnd.dcx");
+    REQUIRE_FALSE(k);
+    CHECK(k.error().to_string().rfind("zero.matbinbnd.dcx @", 0) == 0);
+    CHECK(k.error().field.rfind("kraken.", 0) == 0);
+    // Cut short: the DCX header's sizes no longer fit, the open fails with the binder's name.
+    for (size_t keep : {size_t(0x200), file.size() - 16}) {
+        CAPTURE(keep);
+        auto cut = file;
+        cut.resize(keep);
+        MaterialLibrary lib;
+        auto a = lib.add_bytes(cut, "cut.matbinbnd.dcx");
+        REQUIRE_FALSE(a);
+        CHECK(a.error().to_string().rfind("cut.matbinbnd.dcx @", 0) == 0);
+    }
 }

@@ -14,11 +14,13 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 namespace drape::exporters {
 
 using json = nlohmann::json;
+using namespace std::string_view_literals;
 
 const char* mirror_name(Mirror m) {
     switch (m) {
@@ -88,13 +90,13 @@ public:
         }
         // Keys in nlohmann's (sorted) order: bufferView, byteOffset, componentType, count, max, min, type.
         m_text.clear();
-        m_text += "{\"bufferView\":";
+        m_text += "{\"bufferView\":"sv;
         put_int(m_text, m_view);
-        m_text += ",\"byteOffset\":";
+        m_text += ",\"byteOffset\":"sv;
         put_int(m_text, int64_t(m_data.size()));
-        m_text += ",\"componentType\":";
+        m_text += ",\"componentType\":"sv;
         put_int(m_text, k_float);
-        m_text += ",\"count\":";
+        m_text += ",\"count\":"sv;
         put_int(m_text, int64_t(values.size() / comps));
         if (min_max && !values.empty()) {
             std::vector<float> mn(values.begin(), values.begin() + long(comps)), mx = mn;
@@ -103,17 +105,17 @@ public:
                 mx[i % comps] = std::max(mx[i % comps], values[i]);
             }
             // Few of these (one time accessor per clip): nlohmann formats the numbers as before.
-            m_text += ",\"max\":";
+            m_text += ",\"max\":"sv;
             m_text += json(mx).dump();
-            m_text += ",\"min\":";
+            m_text += ",\"min\":"sv;
             m_text += json(mn).dump();
         }
-        m_text += ",\"type\":\"";
+        m_text += ",\"type\":\""sv;
         m_text += type;
-        m_text += "\"}";
-        const size_t at = m_data.size();
-        m_data.resize(at + values.size() * 4);
-        if (!values.empty()) std::memcpy(m_data.data() + at, values.data(), values.size() * 4);
+        m_text += "\"}"sv;
+        // Appended, not resized then copied over (the zero-fill was a pass over every key).
+        const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+        m_data.insert(m_data.end(), bytes, bytes + values.size() * 4);
         const int index = m_doc.append_accessor_text(m_text);
         if (!key.empty()) m_constants.emplace(std::move(key), index);
         return index;
@@ -192,18 +194,18 @@ void add_channel(AnimationText& anim, DataBuilder& data, int node, const char* p
         anim.samplers.push_back(',');
         anim.channels.push_back(',');
     }
-    anim.samplers += "{\"input\":";
+    anim.samplers += "{\"input\":"sv;
     put_int(anim.samplers, input);
-    anim.samplers += ",\"interpolation\":\"LINEAR\",\"output\":";
+    anim.samplers += ",\"interpolation\":\"LINEAR\",\"output\":"sv;
     put_int(anim.samplers, output);
     anim.samplers.push_back('}');
-    anim.channels += "{\"sampler\":";
+    anim.channels += "{\"sampler\":"sv;
     put_int(anim.channels, int64_t(anim.count));
-    anim.channels += ",\"target\":{\"node\":";
+    anim.channels += ",\"target\":{\"node\":"sv;
     put_int(anim.channels, node);
-    anim.channels += ",\"path\":\"";
+    anim.channels += ",\"path\":\""sv;
     anim.channels += path;
-    anim.channels += "\"}}";
+    anim.channels += "\"}}"sv;
     ++anim.count;
     ++channels;
 }
@@ -293,59 +295,85 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
     if (clip.blend_hint != anim::BlendHint::normal)
         out.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
                                (additive ? " baked onto the reference pose" : " written as stored deltas"));
-    // Spline clips at their stored frames: anim::sample_frame's block and local frame, and its
-    // anim::evaluate of each channel, for the channels this frame writes only (the fixed ones
-    // take frame 0's key; tracks that drive no bone are not written at all).
-    const bool by_channel = !resample && clip.spline && !clip.spline->blocks.empty() && clip.spline->max_frames_per_block >= 2 && clip.num_frames > 0;
-    for (size_t k = 0; k < nk; ++k) {
-        if (by_channel) {
-            const anim::SplineClip& sp = *clip.spline;
-            const int32_t per = sp.max_frames_per_block - 1;
-            const int32_t frame = std::clamp(int32_t(k), 0, clip.num_frames - 1);
-            const int32_t block = std::min<int32_t>(frame / per, int32_t(sp.blocks.size()) - 1);
-            const anim::SplineBlock& blk = sp.blocks[size_t(block)];
-            const float u = float(frame - block * per);
-            for (size_t t = 0; t < nt; ++t) {
-                if (bones[t] < 0) continue;
-                if (t >= blk.tracks.size()) {
-                    pose[t] = anim::Transform{};
-                    continue;
-                }
-                const uint8_t need = k == 0 ? 7 : uint8_t(~fixed[t] & 7);
-                const anim::TrackCurves& c = blk.tracks[t];
-                if (need & 1) pose[t].translation = anim::evaluate(c.translation, u);
-                if (need & 2) pose[t].rotation = anim::evaluate(c.rotation, u);
-                if (need & 4) pose[t].scale = anim::evaluate(c.scale, u);
-            }
-        } else if (resample) {
-            anim::sample_time(clip, times[k], pose);
-        } else {
-            anim::sample_frame(clip, int32_t(k), pose);
+    // One key of track t at key k from its transform x, into the channels that take it.
+    const auto write_key = [&](size_t t, size_t k, const anim::Transform& pose_t) {
+        const uint8_t keep = k == 0 ? 7 : uint8_t(~fixed[t] & 7);  // the channels that take this key
+        if (!keep) return;
+        anim::Transform x = pose_t;
+        if (additive && size_t(bones[t]) < skel.reference_pose.size())
+            x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
+        if (keep & 1) {
+            const V3 p = conv_t(mirror, x.translation);
+            float* tk = T[t].data() + k * 3;
+            for (int c = 0; c < 3; ++c) tk[c] = float(p[size_t(c)]);
         }
+        if (keep & 2) {
+            Q q = conv_q(mirror, x.rotation);
+            float* rk = R[t].data() + k * 4;
+            // Neighbouring keys in one hemisphere, as push_quat keeps them.
+            if (k > 0 && rk[-4] * q[0] + rk[-3] * q[1] + rk[-2] * q[2] + rk[-1] * q[3] < 0)
+                for (auto& v : q) v = -v;
+            for (int c = 0; c < 4; ++c) rk[c] = float(q[size_t(c)]);
+        }
+        if (keep & 4) {
+            float* sk = S[t].data() + k * 3;
+            for (int c = 0; c < 3; ++c) sk[c] = x.scale[size_t(c)];
+        }
+    };
+    // Spline clips at their stored frames: anim::sample_frame's block and local frame, and its
+    // anim::evaluate of each channel, for the channels a frame writes only (the fixed ones take
+    // frame 0's key; tracks that drive no bone are not written at all). One track at a time,
+    // each channel over the frames of a block at once (anim::evaluate_frames: the same values,
+    // the knot span carried from frame to frame); a track's keys depend on its own curves only,
+    // so the order of tracks does not change them.
+    const bool by_channel = !resample && clip.spline && !clip.spline->blocks.empty() && clip.spline->max_frames_per_block >= 2 && clip.num_frames > 0;
+    if (by_channel) {
+        const anim::SplineClip& sp = *clip.spline;
+        const int32_t per = sp.max_frames_per_block - 1;
+        const int32_t last_block = int32_t(sp.blocks.size()) - 1;
+        std::vector<anim::Vec3> tv, sv;
+        std::vector<anim::Quat> rv;
         for (size_t t = 0; t < nt; ++t) {
             if (bones[t] < 0) continue;
-            const uint8_t keep = k == 0 ? 7 : uint8_t(~fixed[t] & 7);  // the channels that take this key
-            if (!keep) continue;
-            anim::Transform x = pose[t];
-            if (additive && size_t(bones[t]) < skel.reference_pose.size())
-                x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
-            if (keep & 1) {
-                const V3 p = conv_t(mirror, x.translation);
-                float* tk = T[t].data() + k * 3;
-                for (int c = 0; c < 3; ++c) tk[c] = float(p[size_t(c)]);
+            anim::Transform cur;  // the track's pose, as sample_frame leaves it from frame to frame
+            for (size_t k0 = 0; k0 < nk;) {
+                const int32_t frame = std::clamp(int32_t(k0), 0, clip.num_frames - 1);
+                const int32_t block = std::min<int32_t>(frame / per, last_block);
+                // The keys of this block: frame == k (nk == num_frames here).
+                const size_t k1 = block == last_block ? nk : std::min(nk, size_t(block + 1) * size_t(per));
+                const size_t count = k1 - k0;
+                const anim::SplineBlock& blk = sp.blocks[size_t(block)];
+                if (t >= blk.tracks.size()) {
+                    for (size_t k = k0; k < k1; ++k) write_key(t, k, cur = anim::Transform{});
+                    k0 = k1;
+                    continue;
+                }
+                const anim::TrackCurves& c = blk.tracks[t];
+                const float u0 = float(frame - block * per);
+                // A fixed channel is evaluated at frame 0 only; the others at every frame.
+                const bool all_t = !(fixed[t] & 1), all_r = !(fixed[t] & 2), all_s = !(fixed[t] & 4);
+                if (all_t) tv.resize(count), anim::evaluate_frames(c.translation, u0, count, tv.data());
+                if (all_r) rv.resize(count), anim::evaluate_frames(c.rotation, u0, count, rv.data());
+                if (all_s) sv.resize(count), anim::evaluate_frames(c.scale, u0, count, sv.data());
+                for (size_t k = k0; k < k1; ++k) {
+                    const size_t i = k - k0;
+                    if (all_t) cur.translation = tv[i];
+                    else if (k == 0) cur.translation = anim::evaluate(c.translation, u0);
+                    if (all_r) cur.rotation = rv[i];
+                    else if (k == 0) cur.rotation = anim::evaluate(c.rotation, u0);
+                    if (all_s) cur.scale = sv[i];
+                    else if (k == 0) cur.scale = anim::evaluate(c.scale, u0);
+                    write_key(t, k, cur);
+                }
+                k0 = k1;
             }
-            if (keep & 2) {
-                Q q = conv_q(mirror, x.rotation);
-                float* rk = R[t].data() + k * 4;
-                // Neighbouring keys in one hemisphere, as push_quat keeps them.
-                if (k > 0 && rk[-4] * q[0] + rk[-3] * q[1] + rk[-2] * q[2] + rk[-1] * q[3] < 0)
-                    for (auto& v : q) v = -v;
-                for (int c = 0; c < 4; ++c) rk[c] = float(q[size_t(c)]);
-            }
-            if (keep & 4) {
-                float* sk = S[t].data() + k * 3;
-                for (int c = 0; c < 3; ++c) sk[c] = x.scale[size_t(c)];
-            }
+        }
+    } else {
+        for (size_t k = 0; k < nk; ++k) {
+            if (resample) anim::sample_time(clip, times[k], pose);
+            else anim::sample_frame(clip, int32_t(k), pose);
+            for (size_t t = 0; t < nt; ++t)
+                if (bones[t] >= 0) write_key(t, k, pose[t]);
         }
     }
     // A constant channel keeps its one key (add_channel writes it so): checked here, on the

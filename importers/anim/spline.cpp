@@ -166,9 +166,8 @@ bool read_vector(ByteReader& r, uint8_t type, uint8_t quant, float identity, Vec
     return r.align(4, field);
 }
 
-bool read_quaternion(ByteReader& r, RotationQuantization q, Quat& out, const char* field) {
-    uint8_t b[16];
-    if (!r.read_bytes(b, rotation_size(q), field)) return false;
+// One quaternion of rotation_size(q) bytes at b; false for a quantization without a decoder.
+bool decode_quaternion(RotationQuantization q, const uint8_t* b, Quat& out) {
     switch (q) {
         case RotationQuantization::polar32: {
             uint32_t c;
@@ -181,6 +180,12 @@ bool read_quaternion(ByteReader& r, RotationQuantization q, Quat& out, const cha
         case RotationQuantization::uncompressed: std::memcpy(out.data(), b, 16); return true;
         default: return false;
     }
+}
+
+bool read_quaternion(ByteReader& r, RotationQuantization q, Quat& out, const char* field) {
+    uint8_t b[16];
+    if (!r.read_bytes(b, rotation_size(q), field)) return false;
+    return decode_quaternion(q, b, out);
 }
 
 bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, RotationCurve& c, const char* field) {
@@ -198,8 +203,18 @@ bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, Rotation
         if (!read_spline_header(r, c.degree, c.knots, n, field) || !r.align(rotation_align(q), field)) return false;
         if (!r.check_count(n, rotation_size(q), field)) return false;
         c.points.resize(n);
-        for (uint32_t i = 0; i < n; ++i)
-            if (!read_quaternion(r, q, c.points[i], field)) return false;
+        if (q == RotationQuantization::polar32 || q == RotationQuantization::threecomp40 || q == RotationQuantization::threecomp48 ||
+            q == RotationQuantization::uncompressed) {
+            // The count is checked against the bytes left: the points are taken at once and
+            // decoded from the span (one bounds check, not one per point).
+            const size_t size = rotation_size(q);
+            const Bytes all = r.take(size_t(n) * size, field);
+            if (r.failed()) return false;
+            for (uint32_t i = 0; i < n; ++i) decode_quaternion(q, all.data() + size_t(i) * size, c.points[i]);
+        } else {
+            for (uint32_t i = 0; i < n; ++i)
+                if (!read_quaternion(r, q, c.points[i], field)) return false;
+        }
     } else {
         if (!r.align(rotation_align(q), field) || !read_quaternion(r, q, c.constant, field)) return false;
     }
@@ -231,14 +246,44 @@ void basis(const std::vector<float>& U, size_t span, unsigned p, float u, float*
     }
 }
 
-template <size_t D>
-std::array<float, D> eval_points(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, float u) {
+// basis() and the weighted sum for a degree known at compile time (the games' curves are of
+// degree 1 to 3): the same operations in the same order, so the same bits, with the loops
+// unrolled and the intermediates in registers (the sampling of a character's clips spent a
+// tenth of `drape convert` here).
+template <size_t D, unsigned P>
+std::array<float, D> eval_fixed(const float* U, const std::array<float, D>* points, size_t span, float u) {
+    float N[P + 1], left[P + 1], right[P + 1];
+    N[0] = 1.0f;
+    for (unsigned j = 1; j <= P; ++j) {
+        left[j] = u - U[span + 1 - j];
+        right[j] = U[span + j] - u;
+        float saved = 0.0f;
+        for (unsigned r = 0; r < j; ++r) {
+            const float den = right[r + 1] + left[j - r];
+            const float temp = den != 0.0f ? N[r] / den : 0.0f;
+            N[r] = saved + right[r + 1] * temp;
+            saved = left[j - r] * temp;
+        }
+        N[j] = saved;
+    }
     std::array<float, D> out{};
-    if (points.empty()) return out;
-    const size_t n = points.size();
-    // Clamp to the curve's domain [knots[degree], knots[n]].
-    u = std::clamp(u, knots[degree], knots[n]);
-    const size_t span = find_span(knots, n, degree, u);
+    for (unsigned i = 0; i <= P; ++i) {
+        const auto& Pt = points[span - P + i];
+        for (size_t k = 0; k < D; ++k) out[k] += N[i] * Pt[k];
+    }
+    return out;
+}
+
+// The curve at u (already clamped) in knot span `span`.
+template <size_t D>
+std::array<float, D> eval_at_span(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, size_t span, float u) {
+    std::array<float, D> out{};
+    switch (degree) {
+        case 1: return eval_fixed<D, 1>(knots.data(), points.data(), span, u);
+        case 2: return eval_fixed<D, 2>(knots.data(), points.data(), span, u);
+        case 3: return eval_fixed<D, 3>(knots.data(), points.data(), span, u);
+        default: break;
+    }
     float N[256];
     basis(knots, span, degree, u, N);
     for (unsigned i = 0; i <= degree; ++i) {
@@ -246,6 +291,39 @@ std::array<float, D> eval_points(const std::vector<float>& knots, const std::vec
         for (size_t k = 0; k < D; ++k) out[k] += N[i] * P[k];
     }
     return out;
+}
+
+template <size_t D>
+std::array<float, D> eval_points(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, float u) {
+    if (points.empty()) return std::array<float, D>{};
+    const size_t n = points.size();
+    // Clamp to the curve's domain [knots[degree], knots[n]].
+    u = std::clamp(u, knots[degree], knots[n]);
+    return eval_at_span(knots, points, degree, find_span(knots, n, degree, u), u);
+}
+
+// eval_points at u0, u0 + 1, ... into out[0 .. count). With sorted knots the clamped u only
+// grows, so each span is the previous one moved forward: the index find_span's upper_bound
+// gives (the first knot in [degree + 1, n) above u, less one). Unsorted knots (no game file
+// has them) take find_span at every frame, so the result is eval_points' in every case.
+template <size_t D, class Out, class Finish>
+void eval_frames(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, float u0, size_t count,
+                 Out* out, const Finish& finish) {
+    const size_t n = points.size();
+    bool sorted = knots.size() > n;  // knots[0 .. n] non-decreasing (and no NaN: a hand-made curve may hold one)
+    for (size_t k = 0; sorted && k < n; ++k) sorted = knots[k] <= knots[k + 1];
+    size_t next = degree + 1;  // first candidate of the knot above u
+    for (size_t i = 0; i < count; ++i) {
+        const float u = std::clamp(u0 + float(i), knots[degree], knots[n]);
+        size_t span;
+        if (sorted) {
+            while (next < n && !(u < knots[next])) ++next;
+            span = next - 1;  // degree when no knot of [degree + 1, n) is at or below u (or none is there)
+        } else {
+            span = find_span(knots, n, degree, u);
+        }
+        out[i] = finish(eval_at_span(knots, points, degree, span, u));
+    }
 }
 
 }  // namespace
@@ -262,6 +340,27 @@ Vec3 evaluate(const VectorCurve& c, float u) {
 Quat evaluate(const RotationCurve& c, float u) {
     if (!c.is_spline || c.points.empty()) return normalize(c.constant);
     return normalize(eval_points<4>(c.knots, c.points, c.degree, u));
+}
+
+void evaluate_frames(const VectorCurve& c, float u0, size_t count, Vec3* out) {
+    if (!c.spline_mask || c.points.empty()) {
+        std::fill(out, out + count, c.constant);
+        return;
+    }
+    eval_frames<3>(c.knots, c.points, c.degree, u0, count, out, [&c](const Vec3& v) {
+        Vec3 r = c.constant;
+        for (int k = 0; k < 3; ++k)
+            if (c.spline_mask & (1 << k)) r[k] = v[k];
+        return r;
+    });
+}
+
+void evaluate_frames(const RotationCurve& c, float u0, size_t count, Quat* out) {
+    if (!c.is_spline || c.points.empty()) {
+        std::fill(out, out + count, normalize(c.constant));
+        return;
+    }
+    eval_frames<4>(c.knots, c.points, c.degree, u0, count, out, [](const Quat& q) { return normalize(q); });
 }
 
 Result<SplineClip> decode_spline(const havok::SplineData& d, int32_t num_tracks, int32_t num_float_tracks) {

@@ -293,12 +293,19 @@ static void put_utf8(std::string& s, uint32_t cp) {
 std::string utf16_to_utf8(Bytes units, bool big_endian) {
     std::string s;
     size_t n = units.size() / 2;
-    s.reserve(n);
     auto unit = [&](size_t i) -> uint32_t {
         return big_endian ? (uint32_t(units[2 * i]) << 8 | units[2 * i + 1])
                           : (uint32_t(units[2 * i + 1]) << 8 | units[2 * i]);
     };
-    for (size_t i = 0; i < n; ++i) {
+    // The ASCII prefix (every member name of the games' binders is ASCII) written straight into
+    // the string; the rest, from the first other unit, one code point at a time.
+    s.resize(n);
+    size_t i = 0;
+    for (uint32_t u; i < n && (u = unit(i)) < 0x80; ++i) s[i] = char(u);
+    s.resize(i);
+    if (i == n) return s;
+    s.reserve(n + 8);
+    for (; i < n; ++i) {
         uint32_t u = unit(i);
         if (u >= 0xD800 && u < 0xDC00 && i + 1 < n) {
             uint32_t lo = unit(i + 1);

@@ -1,5 +1,6 @@
 // drape: MaterialLibrary: indexes the member names of material binders, parses on lookup.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <unordered_set>
 
 #include "drape/bnd/bnd4.h"
+#include "drape/dcx/member.h"
 #include "drape/io/file.h"
 #include "drape/matbin/matbin.h"
 
@@ -42,12 +44,23 @@ std::string material_key(std::string_view path) {
     return lower(base);
 }
 
+// Members of a KRAK binder whose stored bytes lie closer than this are decoded in one range:
+// the blocks between them (at most one 256 KiB block) cost less than decoding a block that
+// holds the end of one member and the start of the next twice.
+constexpr uint64_t k_merge_gap = 256 * 1024;
+
 struct MaterialLibrary::Impl {
     struct Source {
         std::string name;
-        std::vector<uint8_t> bytes;  // the decompressed binder (or the loose file)
-        bnd::Binder binder;          // entries view into bytes
+        // Eager: the decompressed binder (or the loose file). Lazy: the DCX file as read, which
+        // `lazy` decodes from.
+        std::vector<uint8_t> bytes;
+        bnd::Binder eager;  // eager: the binder, its entries view into bytes
+        std::optional<dcx::LazyBinder> lazy;  // KRAK binders: members decoded on lookup
+        dcx::DecodeOptions options;           // what lazy decodes with
         bool loose = false;
+        // The entries (lazy: without their data).
+        const bnd::Binder& binder() const { return lazy ? lazy->binder() : eager; }
     };
     struct Member {
         size_t source = 0;
@@ -60,9 +73,18 @@ struct MaterialLibrary::Impl {
     std::vector<Member> members;
     std::unordered_map<std::string, std::vector<size_t>> by_key;  // material_key -> members, in added order
     std::optional<std::unordered_set<std::string>> keep;          // keep_only's keys
+    mutable std::atomic<uint64_t> decoded{0};                     // decoded_bytes()
 
     mutable std::mutex mutex;
     mutable std::map<size_t, std::unique_ptr<Result<Material>>> parsed;
+
+    // The member's bytes as bnd::entry_bytes gives them, decoded from a lazy source (under
+    // the mutex: LazyBinder::member writes its output buffer).
+    Result<std::vector<uint8_t>> lazy_member(const Source& s, const bnd::Entry& e) const {
+        auto b = const_cast<dcx::LazyBinder&>(*s.lazy).member_bytes(e);
+        if (b) decoded += e.stored_size;
+        return b;
+    }
 
     Result<Material> parse(size_t i) const {
         const Member& mb = members[i];
@@ -73,9 +95,9 @@ struct MaterialLibrary::Impl {
         } else if (s.loose) {
             r = read_material(s.bytes);
         } else {
-            const auto& e = s.binder.entries[mb.entry];
-            if (e.compressed(s.binder.bit_big_endian)) {
-                auto b = bnd::entry_bytes(s.binder, e);
+            const auto& e = s.binder().entries[mb.entry];
+            if (s.lazy || e.compressed(s.eager.bit_big_endian)) {
+                auto b = s.lazy ? lazy_member(s, e) : bnd::entry_bytes(s.eager, e);
                 if (!b) {
                     Error err = std::move(b).error();
                     err.within(mb.name).within(s.name);
@@ -102,6 +124,48 @@ struct MaterialLibrary::Impl {
         if (!slot) slot = std::make_unique<Result<Material>>(parse(i));
         return *slot;
     }
+
+    // keep_only on a lazy source: the kept members' bytes decoded (neighbours in one range)
+    // and copied. A range that does not decode fails the binder, as decoding it whole would
+    // have; a member whose own DCX does not decompress is left out (find reports no definition).
+    Result<void> copy_kept_lazy(Source& src, std::vector<Member>& kept) {
+        std::vector<size_t> order(kept.size());
+        for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+        const auto& entries = src.binder().entries;
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return entries[kept[a].entry].data_offset < entries[kept[b].entry].data_offset;
+        });
+        const uint64_t total = src.lazy->header().uncompressed_size;
+        dcx::Buffer range;
+        for (size_t first = 0; first < order.size();) {
+            const uint64_t start = entries[kept[order[first]].entry].data_offset;
+            uint64_t end = start;
+            size_t last = first;
+            for (; last < order.size(); ++last) {
+                const bnd::Entry& e = entries[kept[order[last]].entry];
+                if (e.data_offset > total || e.stored_size > total - e.data_offset)
+                    return make_error_at(e.data_offset, "bnd4.file.data", "member data lies outside the binder").within(kept[order[last]].name);
+                if (last > first && e.data_offset > end + k_merge_gap) break;
+                end = std::max(end, e.data_offset + e.stored_size);
+            }
+            auto got = dcx::decompress_range(src.bytes, start, end - start, range, src.options);
+            if (!got) return got.error();
+            decoded += end - start;
+            for (size_t k = first; k < last; ++k) {
+                Member& mb = kept[order[k]];
+                bnd::Entry e = entries[mb.entry];
+                e.data = got->subspan(size_t(e.data_offset - start), size_t(e.stored_size));
+                if (e.compressed(src.binder().bit_big_endian)) {
+                    auto b = bnd::entry_bytes(src.binder(), e);
+                    if (b) mb.copy = std::move(*b);
+                } else {
+                    mb.copy = std::vector<uint8_t>(e.data.begin(), e.data.end());
+                }
+            }
+            first = last;
+        }
+        return {};
+    }
 };
 
 MaterialLibrary::MaterialLibrary() : m(std::make_unique<Impl>()) {}
@@ -112,40 +176,78 @@ MaterialLibrary& MaterialLibrary::operator=(MaterialLibrary&&) noexcept = defaul
 Result<void> MaterialLibrary::add_bytes(std::vector<uint8_t> bytes, std::string name, const dcx::DecodeOptions& options) {
     auto src = std::make_unique<Impl::Source>();
     src->name = name;
-    if (dcx::is_dcx(bytes)) {
-        auto d = dcx::decompress(bytes, options);
-        if (!d) return std::move(d).error().within(name);
-        bytes = std::move(*d);
-    }
-    src->bytes = std::move(bytes);
+    src->options = options;
     const size_t source_index = m->sources.size();
-    if (is_matbin(src->bytes) || is_mtd(src->bytes)) {
+    bool lazy = false;
+    if (dcx::is_dcx(bytes)) {
+        auto h = dcx::read_header(bytes);
+        if (!h) return std::move(h).error().within(name);
+        if (h->compression == dcx::Compression::krak) {
+            // KRAK: only the blocks of the BND4 headers now, the members when they are needed.
+            src->bytes = std::move(bytes);  // the LazyBinder views it: it must not move again
+            auto lb = dcx::LazyBinder::open(src->bytes, options);
+            if (lb) {
+                m->decoded += lb->binder().headers_end;
+                src->lazy.emplace(std::move(*lb));
+                lazy = true;
+            } else if (lb.error().field != "dcx.bnd4") {
+                return std::move(lb).error().within(name);
+            } else {
+                bytes = std::move(src->bytes);  // not a binder: decoded whole below
+            }
+        }
+        if (!lazy) {
+            // DFLT and ZSTD cannot be entered in the middle (dcx/member.h): decoded whole.
+            auto d = dcx::decompress(bytes, options);
+            if (!d) return std::move(d).error().within(name);
+            m->decoded += d->size();
+            bytes = std::move(*d);
+        }
+    }
+    if (!lazy) src->bytes = std::move(bytes);
+    if (!lazy && (is_matbin(src->bytes) || is_mtd(src->bytes))) {
         src->loose = true;
         m->by_key[material_key(name)].push_back(m->members.size());
         m->members.push_back({source_index, 0, name, std::nullopt});
-    } else if (bnd::is_bnd4(src->bytes)) {
-        auto b = bnd::read_bnd4(src->bytes);
-        if (!b) return std::move(b).error().within(name);
-        src->binder = std::move(*b);
-        for (size_t i = 0; i < src->binder.entries.size(); ++i) {
-            const auto& e = src->binder.entries[i];
+    } else if (lazy || bnd::is_bnd4(src->bytes)) {
+        if (!lazy) {
+            auto b = bnd::read_bnd4(src->bytes);
+            if (!b) return std::move(b).error().within(name);
+            src->eager = std::move(*b);
+        }
+        const bnd::Binder& binder = src->binder();
+        std::vector<Impl::Member> added;
+        std::vector<std::string> keys;  // material_key of each added member
+        for (size_t i = 0; i < binder.entries.size(); ++i) {
+            const auto& e = binder.entries[i];
             std::string key = material_key(e.name);
             if (m->keep && !m->keep->count(key)) continue;
-            Impl::Member member{source_index, i, e.name, std::nullopt};
-            if (m->keep) {
-                if (e.compressed(src->binder.bit_big_endian)) {
-                    auto bytes = bnd::entry_bytes(src->binder, e);
-                    if (!bytes) continue;  // unreadable: as if absent (find reports no definition)
-                    member.copy = std::move(*bytes);
-                } else {
-                    member.copy = std::vector<uint8_t>(e.data.begin(), e.data.end());
+            added.push_back({source_index, i, e.name, std::nullopt});
+            keys.push_back(std::move(key));
+        }
+        if (m->keep) {
+            if (lazy) {
+                if (auto c = m->copy_kept_lazy(*src, added); !c) return std::move(c).error().within(name);
+            } else {
+                for (auto& member : added) {
+                    const auto& e = binder.entries[member.entry];
+                    if (e.compressed(binder.bit_big_endian)) {
+                        auto b = bnd::entry_bytes(binder, e);
+                        if (b) member.copy = std::move(*b);
+                    } else {
+                        member.copy = std::vector<uint8_t>(e.data.begin(), e.data.end());
+                    }
                 }
             }
-            m->by_key[std::move(key)].push_back(m->members.size());
-            m->members.push_back(std::move(member));
+        }
+        for (size_t k = 0; k < added.size(); ++k) {
+            if (m->keep && !added[k].copy) continue;  // unreadable: as if absent (find reports no definition)
+            m->by_key[std::move(keys[k])].push_back(m->members.size());
+            m->members.push_back(std::move(added[k]));
         }
         if (m->keep) {  // every kept member has its copy: the binder's bytes can go
-            src->binder = {};
+            src->lazy.reset();
+            src->eager = {};
             std::vector<uint8_t>().swap(src->bytes);
         }
     } else {
@@ -159,6 +261,9 @@ Result<void> MaterialLibrary::add_bytes(std::vector<uint8_t> bytes, std::string 
 Result<std::vector<uint8_t>> MaterialLibrary::read_binder(const std::filesystem::path& path, const dcx::DecodeOptions& options) {
     auto bytes = read_file(path);
     if (!bytes || !dcx::is_dcx(*bytes)) return bytes;
+    auto h = dcx::read_header(*bytes);
+    if (!h) return std::move(h).error().within(path.filename().string());
+    if (h->compression == dcx::Compression::krak) return bytes;  // add_bytes decodes only what it indexes
     auto d = dcx::decompress(*bytes, options);
     if (!d) return std::move(d).error().within(path.filename().string());
     return d;
@@ -202,6 +307,7 @@ void MaterialLibrary::keep_only(std::vector<std::string> keys) {
 }
 
 size_t MaterialLibrary::size() const { return m->members.size(); }
+uint64_t MaterialLibrary::decoded_bytes() const { return m->decoded.load(); }
 const std::vector<std::string>& MaterialLibrary::sources() const { return m->source_names; }
 
 Result<const Material*> MaterialLibrary::find(std::string_view path) const {

@@ -91,9 +91,9 @@ Classified classify(const std::string& file_name) {
 // The pre-pass, on the pool's threads: every item's model file opened (read, unpacked, first
 // FLVER parsed), the material_key of every material path each names collected (only those
 // MATBINs/MTDs are indexed), and the opened model kept for its item within the budget; beside
-// them, each material binder read and DCX-decompressed (`binders`: the bytes for
-// MaterialLibrary::add_bytes, or the error add_file would have given), which was 10% of a
-// one-job run on one thread before any item could start. Unreadable models add nothing (their
+// them, each material binder read (`binders`: the bytes for MaterialLibrary::add_bytes, or the
+// error add_file would have given; a KRAK binder as read, for add_bytes to decode only its
+// headers and kept members, a DFLT/ZSTD one decompressed here, off the indexing thread). Unreadable models add nothing (their
 // item reports them).
 std::vector<std::string> open_models(const std::vector<ItemInputs>& work, const std::vector<fs::path>& libraries, const dcx::DecodeOptions& dcx,
                                      uint64_t budget, JobPool& pool, std::vector<std::unique_ptr<OpenedModel>>& opened,
@@ -292,8 +292,8 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     std::vector<Result<std::vector<uint8_t>>> binders;
     std::vector<std::string> names = open_models(work, material_libraries, per_job.dcx, options.opened_model_budget, pool, opened, binders);
     const double prepass_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - materials_t0).count();
-    // Indexing the binders (read_bnd4 of 91 MB, one thread: 5% of a one-job run) is the first
-    // task of the run below, beside the first items: they read their clips meanwhile and wait
+    // Indexing the binders (their headers and kept members decoded) is the first task of the
+    // run below, beside the first items: they read their clips meanwhile and wait
     // for it only before they resolve their materials.
     double index_seconds = 0;
     const auto index_materials = [&] {
@@ -306,7 +306,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
                 const std::string label = fs::relative(lib, base.empty() ? "." : base, e).generic_string();
                 Result<void> a = binders[k] ? cache.materials.add_bytes(std::move(*binders[k]), lib.filename().string(), per_job.dcx)
                                             : Result<void>(binders[k].error());
-                binders[k] = std::vector<uint8_t>{};  // indexed: the decompressed binder is dropped
+                binders[k] = std::vector<uint8_t>{};  // indexed: the binder's bytes are dropped
                 if (!a) report.skipped.push_back(label + ": " + a.error().to_string());
             }
         } catch (const std::exception& e) {

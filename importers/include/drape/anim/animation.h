@@ -108,6 +108,11 @@ Result<SplineClip> decode_spline(const havok::SplineData& data, int32_t num_tran
 // Evaluates one curve at local frame u (clamped to the curve's domain).
 Vec3 evaluate(const VectorCurve& c, float u);
 Quat evaluate(const RotationCurve& c, float u);  // normalised
+// The same at the `count` local frames u0, u0 + 1, ... (out[i] == evaluate(c, u0 + i), bit for
+// bit), finding each knot span from the previous one instead of searching the knots anew: the
+// form for sampling a clip's frames one channel at a time.
+void evaluate_frames(const VectorCurve& c, float u0, size_t count, Vec3* out);
+void evaluate_frames(const RotationCurve& c, float u0, size_t count, Quat* out);
 
 // Root motion: hkaDefaultAnimatedReferenceFrame samples (x, y, z, w) in the game's space,
 // spread evenly over `duration` (sample rate (n - 1) / duration; 30 Hz in the games).

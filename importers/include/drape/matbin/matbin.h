@@ -81,9 +81,13 @@ Result<Material> read_material(Bytes data);
 // ("N:\...\matxml\C[c5000]_WP_Sword.matxml" -> "c[c5000]_wp_sword").
 std::string material_key(std::string_view path);
 
-// The material definitions of a game folder, indexed by name. Adding a binder decompresses
-// it and indexes its member names only; a member is parsed the first time it is looked up
-// and the result is kept. Lookups are thread-safe; adding is not (add first, then share).
+// The material definitions of a game folder, indexed by name. Adding a binder indexes its
+// member names only; a member is parsed the first time it is looked up and the result is
+// kept. A KRAK binder (Elden Ring's, Sekiro's) is opened with dcx::LazyBinder: adding decodes
+// only the blocks of its BND4 headers, a lookup the blocks of the member it reads (with
+// keep_only: the kept members, when added). DFLT and ZSTD binders, which cannot be entered in
+// the middle, are decompressed whole when added. Lookups are thread-safe; adding is not (add
+// first, then share).
 class MaterialLibrary {
 public:
     MaterialLibrary();
@@ -95,9 +99,10 @@ public:
     // loose .matbin / .mtd). `name` is used in errors and by `sources()`.
     Result<void> add_bytes(std::vector<uint8_t> bytes, std::string name, const dcx::DecodeOptions& options = {});
     Result<void> add_file(const std::filesystem::path& path, const dcx::DecodeOptions& options = {});
-    // What add_file does before add_bytes: the file read and, when it is DCX, decompressed
-    // (errors name the file). Touches no library, so a caller may run it for several binders
-    // on its own threads and hand each result to add_bytes (with the file name as `name`).
+    // What add_file does before add_bytes: the file read and, when it is a DFLT or ZSTD DCX,
+    // decompressed (errors name the file); a KRAK DCX is returned as read, for add_bytes to
+    // open lazily. Touches no library, so a caller may run it for several binders on its own
+    // threads and hand each result to add_bytes (with the file name as `name`).
     static Result<std::vector<uint8_t>> read_binder(const std::filesystem::path& path, const dcx::DecodeOptions& options = {});
 
     // The definition files of a game: in `dir` and in its `material/` and `mtd/` folders:
@@ -109,12 +114,17 @@ public:
     static std::vector<std::filesystem::path> binders_for(const std::filesystem::path& input);
 
     // Before adding: index only the members whose material_key is in `keys` and keep a copy
-    // of just their bytes, dropping each decompressed binder once it is added (Elden Ring's two
-    // matbinbnds are 91 MB decompressed; a folder's FLVERs name a few hundred KB of them).
+    // of just their bytes, dropping each binder once it is added (Elden Ring's two matbinbnds
+    // are 91 MB decompressed; a folder's FLVERs name a few hundred KB of them, and only their
+    // blocks are decoded). A KRAK range of kept members that does not decode fails add_bytes.
     // Lookups of other names then find nothing. Without it every member is kept.
     void keep_only(std::vector<std::string> keys);
 
     size_t size() const;  // indexed members
+    // Binder bytes this library has decompressed so far: the BND4 headers and each member
+    // range read from a KRAK binder, or the whole payload of a binder decoded whole (tests
+    // check with it that a lookup decodes only what it reads).
+    uint64_t decoded_bytes() const;
     const std::vector<std::string>& sources() const;
 
     // The definition a FLVER material path names, or nullptr when the library has no member of
