@@ -2,20 +2,31 @@
 // zlib -9 decompressing the same output, measured in one process (issue 15's protocol):
 // single thread, every decoder writing into a reused buffer, MB/s of output, the median of 7
 // batches of at least 0.3 s per decoder (DRAPE_BENCH_BATCH_SECONDS overrides), the decoders
-// taking turns in 5 ms slices so that load from other processes hits them alike. Single-threaded decoders are
-// timed by the thread's CPU time (equal to wall time on an idle machine, and not inflated by
-// other processes on a loaded one); the 2-thread figure by wall time. Figures per file:
+// taking turns in 5 ms slices so that load from other processes hits them alike. Single-threaded
+// decoders are timed by the thread's CPU time (equal to wall time on an idle machine, and not
+// inflated by other processes on a loaded one). Figures per file:
 //   drape         kraken::decompress, 1 thread, reused output buffer
 //   dcx           dcx::decompress into a reused dcx::Buffer (the whole container layer)
 //   dcx_vector    dcx::decompress returning a fresh std::vector per call (the convenience form)
-//   drape_2t      kraken::decompress on 2 threads (files of 8+ blocks), wall clock
-//   drape_1t_wall kraken::decompress on 1 thread, wall clock (the yardstick of 2t/1t)
 //   zstd19 zlib9  the same output compressed once (cached on disk) and decompressed into a reused buffer
 // Every decoder but dcx_vector writes into the same buffer (dcx::decompress's dcx::Buffer), so
 // none finds its output in the cache more often than another.
-// and the ratios drape/zstd19, dcx/drape, 2t/1t. A markdown table of all files is printed at
-// the end (the README's table). Also: DFLT files through dcx::decompress (libdeflate) against
-// bare zlib on the same payload.
+// and the ratios drape/zstd19, dcx/drape.
+//
+// Two threads (files of 8+ blocks), by wall clock, in rounds (see measure_scaling): each round
+// times one batch of each of
+//   1t     kraken::decompress on 1 thread
+//   2t     kraken::decompress on 2 threads
+//   pair   two independent 1-thread decodes at once, each into its own buffer: what this
+//          machine's two cores give two unrelated jobs, the ceiling that 2t can reach
+//   copy1 copy2  memcpy of the output bytes on 1 thread / on 2 threads (a half each): the
+//          memory system's own 2-thread scaling on the same bytes
+// and the ratios are taken within each round (2t/1t, pair/1t, 2t/pair, copy2/copy1), so speed
+// drift between rounds (this VM's drifts 1.5-2.7x) does not enter them; reported as the median
+// over the rounds with the min and max of 2t/1t.
+//
+// A markdown table of all files is printed at the end (the README's table). Also: DFLT files
+// through dcx::decompress (libdeflate) against bare zlib on the same payload.
 #include <benchmark/benchmark.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -23,6 +34,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +44,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "corpus.h"
@@ -64,11 +77,9 @@ double wall_seconds() {
 // turns in slices of at least k_slice_s (A B C D A B C D ...; a slice is timed as a whole, so
 // caches are warm after its first call and the clock is read twice per slice) until every
 // decoder has run for at least batch_seconds(): load from other processes then falls on all
-// of them alike, so same-run ratios hold even on a busy machine. Decoders flagged in `wall`
-// (the multi-threaded ones) are timed by wall clock, the others by the thread's CPU time.
+// of them alike, so same-run ratios hold even on a busy machine. Timed by the thread's CPU time.
 constexpr double k_slice_s = 0.005;
-std::vector<double> measure(size_t out_bytes, const std::vector<std::function<bool()>>& decoders,
-                            const std::vector<bool>& wall = {}) {
+std::vector<double> measure(size_t out_bytes, const std::vector<std::function<bool()>>& decoders) {
     const size_t nd = decoders.size();
     std::vector<std::vector<double>> rates(nd);
     const double min_s = batch_seconds();
@@ -80,7 +91,7 @@ std::vector<double> measure(size_t out_bytes, const std::vector<std::function<bo
             for (size_t d = 0; d < nd; ++d) {
                 if (spent[d] >= min_s) continue;
                 done = false;
-                auto now = d < wall.size() && wall[d] ? wall_seconds : thread_seconds;
+                auto now = thread_seconds;
                 const double t0 = now();
                 double s = 0;
                 do {
@@ -100,6 +111,120 @@ std::vector<double> measure(size_t out_bytes, const std::vector<std::function<bo
         med.push_back(r[r.size() / 2]);
     }
     return med;
+}
+
+// Wall-clock MB/s of one batch of at least `seconds`: `work` on the calling thread and, when
+// `second` is given, `second` on another thread at the same time, each called until the batch's
+// end (throughput of both: their bytes over the time until both have stopped). One untimed call
+// of each first, so a batch starts warm (caches, a sleeping decoder helper woken) whatever ran
+// before it. `bytes_per_call` is the output of one call of either. 0 if a call failed.
+double wall_batch(double seconds, size_t bytes_per_call, const std::function<bool()>& work,
+                  const std::function<bool()>* second = nullptr) {
+    if (!work() || (second && !(*second)())) return 0;
+    std::atomic<bool> go{false};
+    std::atomic<double> end_b{0};
+    size_t calls_b = 0;
+    bool ok_b = true;
+    double t0 = 0;
+    std::thread other;
+    if (second)
+        other = std::thread([&] {
+            while (!go.load(std::memory_order_acquire)) {
+            }
+            const double deadline = t0 + seconds;
+            double t = 0;
+            do {
+                ok_b = ok_b && (*second)();
+                ++calls_b;
+                t = wall_seconds();
+            } while (t < deadline);
+            end_b.store(t);
+        });
+    t0 = wall_seconds();
+    go.store(true, std::memory_order_release);
+    const double deadline = t0 + seconds;
+    size_t calls_a = 0;
+    bool ok_a = true;
+    double t = 0;
+    do {
+        ok_a = ok_a && work();
+        ++calls_a;
+        t = wall_seconds();
+    } while (t < deadline);
+    if (second) other.join();
+    if (!ok_a || !ok_b) return 0;
+    const double elapsed = std::max(t, end_b.load()) - t0;
+    return double(bytes_per_call) * double(calls_a + calls_b) / elapsed / 1e6;
+}
+
+struct Spread {
+    double median = 0, min = 0, max = 0;
+};
+Spread spread(std::vector<double> v) {
+    if (v.empty()) return {};
+    std::sort(v.begin(), v.end());
+    return {v[v.size() / 2], v.front(), v.back()};
+}
+
+// 2-thread scaling of one file (files of 8+ blocks). k_rounds rounds, each timing by wall
+// clock one batch of 1t, 2t, pair (two independent 1-thread decodes at once), copy1 and copy2
+// (memcpy of the output on 1 and 2 threads), in reversed order every other round so that a
+// steady drift cancels; every ratio is taken within its round. The decode batches are a quarter
+// of batch_seconds() and the copy batches a fifteenth, so the rounds take as long as the
+// earlier form (two wall-clock decoders in the 7 batches of measure(): 4.2 s at 0.3 s).
+constexpr int k_rounds = 16;
+struct Scaling {
+    double mbps_1t = 0, mbps_2t = 0, mbps_pair = 0;  // medians over the rounds
+    Spread t2_over_1t;                                // 2t / 1t
+    double pair_over_1t = 0, t2_over_pair = 0, copy2_over_copy1 = 0, copy1_mbps = 0;
+    bool ok = false;
+};
+Scaling measure_scaling(drape::Bytes stream, std::span<uint8_t> out, std::span<uint8_t> out2, const std::vector<uint8_t>& plain) {
+    const size_t size = out.size();
+    const double dec_s = batch_seconds() / 4, copy_s = batch_seconds() / 15;
+    const std::function<bool()> one = [&] { return bool(drape::kraken::decompress(stream, out, 1)); };
+    const std::function<bool()> two = [&] { return bool(drape::kraken::decompress(stream, out, 2)); };
+    const std::function<bool()> one_b = [&] { return bool(drape::kraken::decompress(stream, out2, 1)); };
+    const size_t half = (size / 2) & ~size_t(63);
+    const std::function<bool()> copy_all = [&] { std::memcpy(out.data(), plain.data(), size); return true; };
+    const std::function<bool()> copy_lo = [&] { std::memcpy(out.data(), plain.data(), half); return true; };
+    const std::function<bool()> copy_hi = [&] { std::memcpy(out.data() + half, plain.data() + half, size - half); return true; };
+    std::vector<double> r1, r2, rp, t21, p1, t2p, c21, c1;
+    for (int round = 0; round < k_rounds; ++round) {
+        double v[5] = {};
+        for (int k = 0; k < 5; ++k) {
+            const int which = round % 2 ? 4 - k : k;
+            switch (which) {
+            case 0: v[0] = wall_batch(dec_s, size, one); break;
+            case 1: v[1] = wall_batch(dec_s, size, two); break;
+            case 2: v[2] = wall_batch(dec_s, size, one, &one_b); break;
+            // copy2: each thread copies its half, so a call of either moves half the bytes
+            case 3: v[3] = wall_batch(copy_s, size, copy_all); break;
+            case 4: v[4] = wall_batch(copy_s, size / 2, copy_lo, &copy_hi); break;
+            }
+        }
+        for (double x : v)
+            if (!(x > 0)) return {};
+        r1.push_back(v[0]);
+        r2.push_back(v[1]);
+        rp.push_back(v[2]);
+        t21.push_back(v[1] / v[0]);
+        p1.push_back(v[2] / v[0]);
+        t2p.push_back(v[1] / v[2]);
+        c21.push_back(v[4] / v[3]);
+        c1.push_back(v[3]);
+    }
+    Scaling sc;
+    sc.mbps_1t = spread(r1).median;
+    sc.mbps_2t = spread(r2).median;
+    sc.mbps_pair = spread(rp).median;
+    sc.t2_over_1t = spread(t21);
+    sc.pair_over_1t = spread(p1).median;
+    sc.t2_over_pair = spread(t2p).median;
+    sc.copy2_over_copy1 = spread(c21).median;
+    sc.copy1_mbps = spread(c1).median;
+    sc.ok = true;
+    return sc;
 }
 
 fs::path cache_dir() {
@@ -161,9 +286,9 @@ struct Row {
     std::string file;
     double ratio = 0;
     size_t blocks = 0;
-    double drape = 0, dcx = 0, drape2 = 0, zstd = 0, zlib = 0;
-    double drape1_wall = 0;  // 1 thread, wall clock (the 2-thread figure's yardstick)
-    double dcx_vector = 0;   // dcx::decompress returning a fresh std::vector per call
+    double drape = 0, dcx = 0, zstd = 0, zlib = 0;
+    double dcx_vector = 0;  // dcx::decompress returning a fresh std::vector per call
+    Scaling two;            // files of 8+ blocks
 };
 std::vector<Row>& rows() {
     static std::vector<Row> r;
@@ -213,18 +338,17 @@ void krak_file(benchmark::State& state, std::string rel) {
             return v && v->size() == size;
         },
     };
-    if (blocks >= 8) {
-        decoders.push_back([&] { return bool(drape::kraken::decompress(stream, out, 2)); });
-        // One thread again, timed by wall clock like the 2-thread run: 2t/1t compares like
-        // with like (on a loaded machine both include the time other processes took).
-        decoders.push_back([&] { return bool(drape::kraken::decompress(stream, out, 1)); });
-    }
     std::vector<double> m;
-    for (auto _ : state) m = measure(size, decoders, {false, false, false, false, false, true, true});
+    Scaling two;
+    std::vector<uint8_t> out2(blocks >= 8 ? size : 0);  // the pair's second decode (faulted in by its warm-up call)
+    for (auto _ : state) {
+        m = measure(size, decoders);
+        if (!m.empty() && blocks >= 8) two = measure_scaling(stream, out, out2, plain);
+    }
     ZSTD_freeDCtx(dctx);
     if (m.empty()) return state.SkipWithError("a decoder failed");
-    Row row{rel, double(size) / double(stream.size()), blocks, m[0], m[1], blocks >= 8 ? m[5] : 0, m[2], m[3],
-            blocks >= 8 ? m[6] : 0, m[4]};
+    if (blocks >= 8 && !two.ok) return state.SkipWithError("a 2-thread measurement failed");
+    Row row{rel, double(size) / double(stream.size()), blocks, m[0], m[1], m[2], m[3], m[4], two};
     rows().push_back(row);
     state.counters["ratio"] = row.ratio;
     state.counters["blocks"] = double(blocks);
@@ -235,7 +359,14 @@ void krak_file(benchmark::State& state, std::string rel) {
     state.counters["drape/zstd19"] = row.drape / row.zstd;
     state.counters["dcx/drape"] = row.dcx / row.drape;
     state.counters["dcx_vector_MBps"] = row.dcx_vector;
-    if (blocks >= 8) state.counters["2t/1t"] = row.drape2 / row.drape1_wall;
+    if (blocks >= 8) {
+        state.counters["2t/1t"] = row.two.t2_over_1t.median;
+        state.counters["2t/1t_min"] = row.two.t2_over_1t.min;
+        state.counters["2t/1t_max"] = row.two.t2_over_1t.max;
+        state.counters["pair/1t"] = row.two.pair_over_1t;
+        state.counters["2t/pair"] = row.two.t2_over_pair;
+        state.counters["copy2/copy1"] = row.two.copy2_over_copy1;
+    }
 }
 
 struct DfltRow {
@@ -276,13 +407,20 @@ void print_tables(benchmark::State& state) {
     for (auto _ : state) {
     }
     std::printf("\n| file | ratio | blocks | drape MB/s | dcx::decompress MB/s | dcx/drape | dcx (new vector) MB/s | zstd -19 MB/s | drape/zstd19 | zlib -9 MB/s | "
-                "drape/zlib9 | 1 thread MB/s (wall) | 2 threads MB/s (wall) | 2t/1t |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "drape/zlib9 |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const Row& r : rows())
-        std::printf("| `%s` | %.2f | %zu | %s | %s | %.2f | %s | %s | %.2f | %s | %.1f | %s | %s | %s |\n", r.file.c_str(), r.ratio, r.blocks,
+        std::printf("| `%s` | %.2f | %zu | %s | %s | %.2f | %s | %s | %.2f | %s | %.1f |\n", r.file.c_str(), r.ratio, r.blocks,
                     fmt(r.drape).c_str(), fmt(r.dcx).c_str(), r.dcx / r.drape, fmt(r.dcx_vector).c_str(), fmt(r.zstd).c_str(), r.drape / r.zstd,
-                    fmt(r.zlib).c_str(), r.drape / r.zlib, r.blocks >= 8 ? fmt(r.drape1_wall).c_str() : "-",
-                    r.blocks >= 8 ? fmt(r.drape2).c_str() : "-",
-                    r.blocks >= 8 ? fmt(r.drape2 / r.drape1_wall, "%.2f").c_str() : "-");
+                    fmt(r.zlib).c_str(), r.drape / r.zlib);
+    std::printf("\nTwo threads, wall clock, ratios within each of %d rounds (median over the rounds; 2t/1t also min-max):\n\n"
+                "| file | blocks | 1 thread MB/s | 2 threads MB/s | 2t/1t | 2t/1t min-max | two independent decodes / 1t | 2t / two independent | memcpy 2t/1t |\n"
+                "|---|---|---|---|---|---|---|---|---|\n",
+                k_rounds);
+    for (const Row& r : rows())
+        if (r.blocks >= 8)
+            std::printf("| `%s` | %zu | %s | %s | %.2f | %.2f-%.2f | %.2f | %.2f | %.2f |\n", r.file.c_str(), r.blocks, fmt(r.two.mbps_1t).c_str(),
+                        fmt(r.two.mbps_2t).c_str(), r.two.t2_over_1t.median, r.two.t2_over_1t.min, r.two.t2_over_1t.max, r.two.pair_over_1t,
+                        r.two.t2_over_pair, r.two.copy2_over_copy1);
     std::printf("\n| DFLT file | dcx::decompress (libdeflate) MB/s | bare zlib MB/s | ratio |\n|---|---|---|---|\n");
     for (const DfltRow& r : dflt_rows())
         std::printf("| `%s` | %s | %s | %.2f |\n", r.file.c_str(), fmt(r.dcx).c_str(), fmt(r.zlib).c_str(), r.dcx / r.zlib);

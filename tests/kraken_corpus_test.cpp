@@ -186,6 +186,31 @@ TEST_CASE("kraken corpus: dcx::decompress into a reused Buffer equals the vector
     CHECK(checked == 7);
 }
 
+TEST_CASE("kraken corpus: outputs of 4 MiB and more (huge-page advice) keep their digests through dcx::decompress") {
+    // dcx::decompress advises huge pages on large outputs before their first write (the vector
+    // form before its zero fill, a Buffer when it allocates): the bytes must be the decoder's.
+    size_t checked = 0;
+    for (const char* rel : {"er/game/material/allmaterial_dlc01.matbinbnd.dcx", "er/game/chr/c5000.chrbnd.dcx"}) {
+        CAPTURE(rel);
+        const std::vector<uint8_t> file = test::load(test::corpus(rel));
+        const Expected& want = expected().at(rel);
+        REQUIRE(want.size >= size_t(4) << 20);
+        auto v = dcx::decompress(file);
+        REQUIRE(bool(v));
+        CHECK(v->size() == want.size);
+        CHECK(test::sha256_hex(Bytes(v->data(), v->size())) == want.sha256);
+        dcx::Buffer fresh;  // allocated by this call
+        dcx::DecodeOptions two_threads;
+        two_threads.jobs = 2;
+        auto b = dcx::decompress(file, fresh, two_threads);
+        REQUIRE(bool(b));
+        CHECK(fresh.capacity() >= want.size);
+        CHECK(test::sha256_hex(*b) == want.sha256);
+        ++checked;
+    }
+    CHECK(checked == 2);
+}
+
 TEST_CASE("kraken corpus: decompress_range gives the bytes of the whole output, for any range") {
     const char* rel = "er/game/material/allmaterial_dlc01.matbinbnd.dcx";  // 50 blocks
     std::vector<uint8_t> file = test::load(test::corpus(rel));

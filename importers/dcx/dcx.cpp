@@ -6,7 +6,11 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "drape/dcx/kraken.h"
 #include "oodle.h"
@@ -131,11 +135,36 @@ Result<Header> read_header(Bytes data) {
     return read_dcx_header(r);
 }
 
+namespace {
+
+// Asks for transparent huge pages on the 2 MiB-aligned interior of a large output buffer that
+// has not been written yet, so that its first touch takes one page fault per 2 MiB instead of
+// 512 (Linux with THP in "madvise" mode, as on this project's machine; a no-op where THP is
+// off or always on). Measured (kraken::decompress on 1 thread into a fresh anonymous mapping,
+// medians of 30): dlc01 matbinbnd (12.9 MB) 15.7 ms with 4 KiB pages, 10.7 ms with huge pages,
+// 8.5 ms into a reused buffer; the 77 MB matbinbnd 95 / 64 / 51 ms. Advice only: contents and
+// results do not change, and a failed madvise changes nothing.
+void advise_huge_pages(uint8_t* p, size_t n) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr uintptr_t k_huge = uintptr_t(2) << 20;
+    if (p == nullptr || n < 2 * k_huge) return;
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + k_huge - 1) & ~(k_huge - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(k_huge - 1);
+    if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
+}  // namespace
+
 void Buffer::resize_uninitialized(size_t n) {
     if (n > m_capacity) {
         m_data.reset();  // free first: the old contents need not survive a reallocation
         m_data.reset(new uint8_t[n]);
         m_capacity = n;
+        advise_huge_pages(m_data.get(), n);
     }
     m_size = n;
 }
@@ -422,7 +451,11 @@ Result<std::vector<uint8_t>> decompress(Bytes data, const DecodeOptions& options
     auto p = prepare(data, options);
     if (!p) return p.error();
     if (header_out) *header_out = p->h;
-    std::vector<uint8_t> out(p->h.uncompressed_size);
+    // Allocated first and advised before the zero fill (the vector form's cost: its first touch).
+    std::vector<uint8_t> out;
+    out.reserve(p->h.uncompressed_size);
+    advise_huge_pages(out.data(), out.capacity());
+    out.resize(p->h.uncompressed_size);
     auto r = decode_into(data, *p, out, options);
     if (!r) return std::move(r).error();
     return out;

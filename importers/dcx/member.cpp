@@ -34,10 +34,11 @@ Result<LazyBinder> LazyBinder::open(Bytes file, const DecodeOptions& options) {
                              "headers end " + hex(headers_end) + " lies outside the " + std::to_string(total) + " B binder");
     auto headers = decompress_range(file, 0, headers_end, part, options);
     if (!headers) return headers.error();
-    lb.m_output.resize_uninitialized(total);
-    std::memcpy(lb.m_output.data(), headers->data(), headers->size());
+    lb.m_output.reset(new uint8_t[size_t(total)]);
+    lb.m_total = total;
+    std::memcpy(lb.m_output.get(), headers->data(), headers->size());
     // read_bnd4 reads only the headers region; member data views are dropped below.
-    auto b = bnd::read_bnd4(lb.m_output.bytes());
+    auto b = bnd::read_bnd4(Bytes(lb.m_output.get(), size_t(total)));
     if (!b) return b.error();
     lb.m_binder = std::move(*b);
     for (bnd::Entry& e : lb.m_binder.entries) e.data = {};
@@ -45,13 +46,13 @@ Result<LazyBinder> LazyBinder::open(Bytes file, const DecodeOptions& options) {
 }
 
 Result<Bytes> LazyBinder::member(const bnd::Entry& entry) {
-    const uint64_t total = m_output.size();
+    const uint64_t total = m_total;
     if (entry.data_offset > total || entry.stored_size > total - entry.data_offset)
         return make_error_at(entry.data_offset, "bnd4.file.data", "member data lies outside the binder");
     Buffer part;
     auto got = decompress_range(m_file, entry.data_offset, entry.stored_size, part, m_options);
     if (!got) return got.error();
-    uint8_t* dst = m_output.data() + entry.data_offset;
+    uint8_t* dst = m_output.get() + entry.data_offset;
     if (!got->empty()) std::memcpy(dst, got->data(), got->size());
     return Bytes(dst, size_t(entry.stored_size));
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "drape/bnd/bnd4.h"
@@ -40,8 +41,10 @@ private:
     Header m_header;
     bnd::Binder m_binder;
     // The whole output's address range, allocated without being written: only the decoded
-    // ranges are ever touched (and only their pages faulted in).
-    Buffer m_output;
+    // ranges are ever touched (and only their pages faulted in). Not a Buffer: that one asks
+    // for huge pages, whose first touch would zero 2 MiB around every member read.
+    std::unique_ptr<uint8_t[]> m_output;
+    uint64_t m_total = 0;
 };
 
 }  // namespace drape::dcx
