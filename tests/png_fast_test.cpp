@@ -241,13 +241,14 @@ TEST_CASE("fast deflate: synthetic PNG edge cases read back exactly") {
     for (size_t i = 0; i < p16.size(); ++i) CHECK((d.pixels[2 * i] << 8 | d.pixels[2 * i + 1]) == p16[i]);
 }
 
-TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as RGB and read back exactly") {
+TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as RGB and read back exactly, the same on every CPU path") {
     // encode_png(Image) drops an opaque image's alpha (16-byte shuffles, 4 pixels at a time,
-    // whose stores run 4 bytes past each group; the last groups of a row are written by
-    // bytes): every width around those group sizes, each filter, and heights that split the
-    // rows into the deflate's two halves unevenly.
+    // whose stores run 4 bytes past each group, or 32-byte ones, 16 pixels a step, whose stores
+    // run 8 bytes past; the last groups of a row are written by bytes): every width around
+    // those group sizes, each filter, and heights that split the rows into the deflate's two
+    // halves unevenly. Widths up to 40 reach the AVX2 loop's second step (from 35 pixels).
     test::Lcg rng{23};
-    int images = 0;
+    int images = 0, paths = 0;
     for (uint32_t w = 1; w <= 40; ++w)
         for (uint32_t h : {1u, 2u, 3u, 8u}) {
             tpf::Image img;
@@ -276,9 +277,20 @@ TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as 
                 CHECK(d.channels == 3);
                 CHECK(d.pixels == rgb);
                 ++images;
+                // The opacity test and the repacking (scalar, SSSE3, AVX2) give the same file.
+                for (auto cpu : {image::FastDeflateCpu::portable, image::FastDeflateCpu::ssse3, image::FastDeflateCpu::avx2}) {
+                    if (!image::fast_deflate_cpu_supported(cpu)) continue;
+                    o.cpu = cpu;
+                    auto other = image::encode_png(img, o);
+                    REQUIRE(other);
+                    CAPTURE(int(cpu));
+                    CHECK(*other == *png);
+                    ++paths;
+                }
             }
         }
     CHECK(images == 40 * 4 * 3);
+    CHECK(paths >= images);  // the portable path at least
 }
 
 TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that decode to the same pixels") {

@@ -515,8 +515,24 @@ void pixel_masks_portable(const uint8_t* px, size_t width, size_t up, bool first
     pixel_masks_portable_from<Unit>(px, 0, width, up, first_row, left, upm);
 }
 
-// The bits of pixels [x, x + 16) that lie inside the row.
-inline unsigned inside16(size_t x, size_t width) { return width - x >= 16 ? 0xFFFFu : (1u << (width - x)) - 1; }
+// 16-pixel words a vector loop may build: its loads reach `reach` bytes past the word's first
+// pixel, which must stay within `readable`; a last partial word is built too when its loads fit
+// (finish_words then sets its bits from the width on).
+inline size_t vector_words(size_t width, size_t readable, size_t unit, size_t reach) {
+    const size_t fit = readable >= reach ? (readable - reach) / (16 * unit) + 1 : 0;
+    return std::min((width + 15) / 16, fit);
+}
+inline void finish_words(size_t words, size_t width, uint8_t* left, uint8_t* upm) {
+    if (16 * words <= width) return;
+    const size_t x = 16 * (words - 1);
+    const uint16_t outside = uint16_t(~((1u << (width - x)) - 1));
+    for (uint8_t* m : {left, upm}) {
+        uint16_t v;
+        std::memcpy(&v, m + (x >> 3), 2);
+        v = uint16_t(v | outside);
+        std::memcpy(m + (x >> 3), &v, 2);
+    }
+}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define DRAPE_FAST_DEFLATE_X86 1
@@ -534,7 +550,8 @@ inline unsigned inside16(size_t x, size_t width) { return width - x >= 16 ? 0xFF
     size_t x = 0;
     if (!first_row) {
         const __m128i spread = _mm_setr_epi8(0, 1, 2, -128, 3, 4, 5, -128, 6, 7, 8, -128, 9, 10, 11, -128);
-        for (; x < width && 3 * x + 52 <= readable; x += 16) {  // the last load reads px[3x + 36, 3x + 52)
+        const size_t words = vector_words(width, readable, 3, 52);  // the last load reads px[3x + 36, 3x + 52)
+        for (size_t w = 0; w < words; ++w, x += 16) {
             unsigned l = 0, u = 0;
             for (size_t g = 0; g < 4; ++g) {
                 const uint8_t* c = px + 3 * (x + 4 * g);
@@ -542,10 +559,10 @@ inline unsigned inside16(size_t x, size_t width) { return width - x >= 16 ? 0xFF
                 l |= equal4(cv, rgb4_ssse3(c - 3, spread)) << (4 * g);
                 if (up) u |= equal4(cv, rgb4_ssse3(c - up, spread)) << (4 * g);
             }
-            const unsigned inside = inside16(x, width);
-            store_mask16(left, x, l & inside);
-            store_mask16(upm, x, u & inside);
+            store_mask16(left, x, l);
+            store_mask16(upm, x, u);
         }
+        finish_words(words, width, left, upm);
     }
     pixel_masks_portable_from<3>(px, x, width, up, first_row, left, upm);
 }
@@ -554,7 +571,8 @@ inline unsigned inside16(size_t x, size_t width) { return width - x >= 16 ? 0xFF
                                                     uint8_t* left, uint8_t* upm) {
     size_t x = 0;
     if (!first_row) {
-        for (; x < width && 4 * x + 64 <= readable; x += 16) {
+        const size_t words = vector_words(width, readable, 4, 64);
+        for (size_t w = 0; w < words; ++w, x += 16) {
             unsigned l = 0, u = 0;
             for (size_t g = 0; g < 4; ++g) {
                 const uint8_t* c = px + 4 * (x + 4 * g);
@@ -562,10 +580,10 @@ inline unsigned inside16(size_t x, size_t width) { return width - x >= 16 ? 0xFF
                 l |= equal4(cv, _mm_loadu_si128(reinterpret_cast<const __m128i*>(c - 4))) << (4 * g);
                 if (up) u |= equal4(cv, _mm_loadu_si128(reinterpret_cast<const __m128i*>(c - up))) << (4 * g);
             }
-            const unsigned inside = inside16(x, width);
-            store_mask16(left, x, l & inside);
-            store_mask16(upm, x, u & inside);
+            store_mask16(left, x, l);
+            store_mask16(upm, x, u);
         }
+        finish_words(words, width, left, upm);
     }
     pixel_masks_portable_from<4>(px, x, width, up, first_row, left, upm);
 }
@@ -587,16 +605,17 @@ inline unsigned inside16(size_t x, size_t width) { return width - x >= 16 ? 0xFF
         const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 0, 3, 4, 5, 0);
         const __m256i spread = _mm256_setr_epi8(0, 1, 2, -128, 3, 4, 5, -128, 6, 7, 8, -128, 9, 10, 11, -128, 0, 1, 2, -128, 3,
                                                 4, 5, -128, 6, 7, 8, -128, 9, 10, 11, -128);
-        for (; x < width && 3 * x + 56 <= readable; x += 16) {  // the second load reads px[3x + 24, 3x + 56)
+        const size_t words = vector_words(width, readable, 3, 56);  // the second load reads px[3x + 24, 3x + 56)
+        for (size_t w = 0; w < words; ++w, x += 16) {
             const uint8_t* c = px + 3 * x;
             const __m256i c0 = rgb8_avx2(c, lanes, spread), c1 = rgb8_avx2(c + 24, lanes, spread);
             const unsigned l = equal8(c0, rgb8_avx2(c - 3, lanes, spread)) | equal8(c1, rgb8_avx2(c + 21, lanes, spread)) << 8;
             unsigned u = 0;
             if (up) u = equal8(c0, rgb8_avx2(c - up, lanes, spread)) | equal8(c1, rgb8_avx2(c + 24 - up, lanes, spread)) << 8;
-            const unsigned inside = inside16(x, width);
-            store_mask16(left, x, l & inside);
-            store_mask16(upm, x, u & inside);
+            store_mask16(left, x, l);
+            store_mask16(upm, x, u);
         }
+        finish_words(words, width, left, upm);
     }
     pixel_masks_portable_from<3>(px, x, width, up, first_row, left, upm);
 }
@@ -604,16 +623,17 @@ inline unsigned inside16(size_t x, size_t width) { return width - x >= 16 ? 0xFF
                                                     uint8_t* left, uint8_t* upm) {
     size_t x = 0;
     if (!first_row) {
-        for (; x < width && 4 * x + 64 <= readable; x += 16) {
+        const size_t words = vector_words(width, readable, 4, 64);
+        for (size_t w = 0; w < words; ++w, x += 16) {
             const uint8_t* c = px + 4 * x;
             const __m256i c0 = at(c), c1 = at(c + 32);
             const unsigned l = equal8(c0, at(c - 4)) | equal8(c1, at(c + 28)) << 8;
             unsigned u = 0;
             if (up) u = equal8(c0, at(c - up)) | equal8(c1, at(c + 32 - up)) << 8;
-            const unsigned inside = inside16(x, width);
-            store_mask16(left, x, l & inside);
-            store_mask16(upm, x, u & inside);
+            store_mask16(left, x, l);
+            store_mask16(upm, x, u);
         }
+        finish_words(words, width, left, upm);
     }
     pixel_masks_portable_from<4>(px, x, width, up, first_row, left, upm);
 }
@@ -703,13 +723,15 @@ template <size_t Unit>
     second = bottom_steps;
     // Matches counted per (candidate, pixels): one add per match; the length symbols, their
     // extra bits and the distance uses follow from these counts after the loop.
-    uint32_t matches[2][k_max_match / Unit + 1] = {};
-    // A match of p pixels: its step slot per candidate.
-    uint16_t slot_of[2][k_max_match / Unit + 1];
+    // Index: pixels for the left candidate, pixels + k_up for the up one.
+    constexpr size_t k_up = k_max_match / Unit + 1;
+    uint32_t matches[2 * k_up] = {};
+    // A match's step slot by that index.
+    uint16_t slot_of[2 * k_up];
     for (size_t px = 0; px <= max_px; ++px) {
         const size_t len = std::max<size_t>(px * Unit, 3);
-        slot_of[0][px] = uint16_t(1 + len);
-        slot_of[1][px] = uint16_t(1 + (k_max_match + 1) + len);
+        slot_of[px] = uint16_t(1 + len);
+        slot_of[k_up + px] = uint16_t(1 + (k_max_match + 1) + len);
     }
     // Bytes a mask builder may load from a row's first pixel on (past the row, within the data).
     const size_t total = rows * stride;
@@ -766,10 +788,10 @@ template <size_t Unit>
                 return;
             }
             const size_t r0 = long_run(m, k), r1 = long_run(mu, k);
-            const size_t which = r1 > r0, pixels = which ? r1 : r0;
-            ++matches[which][pixels];
-            *steps++ = uint32_t(n << k_literal_shift | slot_of[which][pixels]);
-            k += pixels;
+            const size_t at = r1 > r0 ? k_up + r1 : r0;
+            ++matches[at];
+            *steps++ = uint32_t(n << k_literal_shift | slot_of[at]);
+            k += std::max(r0, r1);
             return;
         }
         if (k + n >= width) {  // literals to the row's end (the bits past it read "differs")
@@ -784,11 +806,10 @@ template <size_t Unit>
             r0 = long_run(m, k);
             r1 = long_run(mu, k);
         }
-        const size_t which = r1 > r0;
-        const size_t pixels = which ? r1 : r0;  // >= 1 (not a literal pixel), <= max_px
-        ++matches[which][pixels];
-        *steps++ = uint32_t(n << k_literal_shift | slot_of[which][pixels]);
-        k += pixels;
+        const size_t at = r1 > r0 ? k_up + r1 : r0;  // the longer run, the left one on a tie
+        ++matches[at];
+        *steps++ = uint32_t(n << k_literal_shift | slot_of[at]);
+        k += std::max(r0, r1);  // >= 1 (not a literal pixel), <= max_px
     };
     for (size_t y = 0; y < rows - top_rows; ++y) {
         const size_t by = top_rows + y;
@@ -808,7 +829,7 @@ template <size_t Unit>
     for (size_t which = 0; which < 2; ++which)
         for (size_t px = 1; px <= max_px; ++px) {
             const LengthCode& lc = k_length_codes[px * Unit];
-            const uint32_t n = matches[which][px];
+            const uint32_t n = matches[which * k_up + px];
             p.lit_freq[lc.symbol] += n;
             p.extra_bits += uint64_t(n) * lc.extra_bits;
             p.dist_uses[which] += n;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "drape/exporters/fast_deflate.h"
 #include "drape/io/error.h"
 #include "drape/tpf/bc.h"
 #include "drape/tpf/tpf.h"
@@ -41,6 +42,9 @@ struct PngOptions {
     // encode_png(tpf::Image): an RGBA image whose alpha is 255 everywhere (BC1 colour maps)
     // is written as RGB: a quarter less to filter and deflate, the same pixels.
     bool drop_opaque_alpha = true;
+    // Which vector code runs (the opacity test, RGBA -> RGB, the fast deflate's masks and
+    // passes): every choice writes the same bytes; other than automatic for tests and benchmarks.
+    FastDeflateCpu cpu = FastDeflateCpu::automatic;
 };
 
 // 8-bit samples: `pixels` holds width * height * channels bytes, rows top to bottom.
