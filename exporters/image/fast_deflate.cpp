@@ -705,14 +705,20 @@ constexpr size_t k_max_literal_run = 65535;
 // Pass 1 over pixel masks: rows of a filter byte and width pixels of Unit bytes, the top and
 // bottom halves walked at once as in find_matches_masked. Steps: one uint32_t per decision
 // (see k_literal_shift), at most one per pixel; the bottom half's from steps + split pixels.
-template <size_t Unit>
+// FixedMaskBytes: the bytes of each mask when rows hold at most k_fixed_mask_pixels pixels (the
+// four masks then lie at constant offsets from one register), 0 for wider rows (sized per call).
+constexpr size_t k_fixed_mask_pixels = 4096;
+constexpr size_t k_fixed_mask_bytes = k_fixed_mask_pixels / 8 + 32;
+
+template <size_t Unit, size_t FixedMaskBytes>
 [[gnu::always_inline]] inline void find_pixel_matches(const uint8_t* data, size_t rows, size_t stride, size_t up, BuildPixelMasks build,
                                                       Pass1& p, uint32_t* steps_begin, uint32_t*& second) {
     const size_t width = (stride - 1) / Unit;
     const size_t max_px = size_t(k_max_match) / Unit;  // 86 RGB pixels, 64 RGBA pixels
-    const size_t mask_bytes = (width >> 3) + 32;
-    std::vector<uint8_t> masks(4 * mask_bytes);
-    uint8_t* const top_m = masks.data();
+    const size_t mask_bytes = FixedMaskBytes ? FixedMaskBytes : (width >> 3) + 32;
+    alignas(64) uint8_t fixed_masks[FixedMaskBytes ? 4 * FixedMaskBytes : 1];
+    std::vector<uint8_t> sized_masks(FixedMaskBytes ? 0 : 4 * mask_bytes);
+    uint8_t* const top_m = FixedMaskBytes ? fixed_masks : sized_masks.data();
     uint8_t* const bottom_m = top_m + 2 * mask_bytes;
     // Literal bytes counted by byte of the pixel: consecutive adds rarely wait on the same counter.
     uint32_t freq[Unit][256] = {};
@@ -944,18 +950,26 @@ template <size_t Unit>
         flush();
         ++px;
         const uint8_t* const end = px + (stride - 1);
+        auto literal_pixel = [&](uint64_t keep) __attribute__((always_inline)) {
+            uint64_t lw = 0, lb = 0;
+            for (size_t c = 0; c < Unit; ++c) {
+                lw |= w.lit_code[px[c]] << lb;
+                lb += w.lit_bits[px[c]];
+            }
+            buf |= (lw & keep) << used;
+            used += lb & keep;
+            flush();
+        };
         while (px < end) {
             const uint32_t t = *steps++;
-            for (const uint8_t* lit_end = px + size_t(t >> k_literal_shift) * Unit; px < lit_end; px += Unit) {
-                uint64_t lw = 0, lb = 0;
-                for (size_t c = 0; c < Unit; ++c) {
-                    lw |= w.lit_code[px[c]] << lb;
-                    lb += w.lit_bits[px[c]];
-                }
-                buf |= lw << used;
-                used += lb;
-                flush();
-            }
+            const size_t literals = t >> k_literal_shift;
+            // The first literal pixel without a branch (most steps have none or one: a branch
+            // on the count mispredicted about every other step); its bits are dropped when the
+            // step has none (px is inside the row either way, so its bytes can be read).
+            const uint64_t keep = uint64_t(0) - uint64_t(literals != 0);
+            literal_pixel(keep);
+            px += Unit & keep;
+            for (const uint8_t* lit_end = px + (literals - (literals != 0)) * Unit; px < lit_end; px += Unit) literal_pixel(~uint64_t(0));
             const uint32_t slot = t & ((1u << k_literal_shift) - 1);
             buf |= w.match_word[slot] << used;
             used += w.match_bits[slot];
@@ -975,7 +989,10 @@ template <size_t Unit>
 struct PixelPasses {
     static void find(const uint8_t* data, size_t rows, size_t stride, size_t up, BuildPixelMasks build, Pass1& p,
                      uint32_t* steps, uint32_t*& second) {
-        find_pixel_matches<Unit>(data, rows, stride, up, build, p, steps, second);
+        if ((stride - 1) / Unit <= k_fixed_mask_pixels)
+            find_pixel_matches<Unit, k_fixed_mask_bytes>(data, rows, stride, up, build, p, steps, second);
+        else
+            find_pixel_matches<Unit, 0>(data, rows, stride, up, build, p, steps, second);
     }
     static uint8_t* write(const uint8_t* data, size_t row_first, size_t row_last, size_t stride, const SymbolWords& w,
                           const uint32_t* steps, uint8_t* o, uint64_t& buf, int& used) {
@@ -984,7 +1001,10 @@ struct PixelPasses {
 #ifdef DRAPE_FAST_DEFLATE_X86
     [[gnu::target("avx2,bmi,bmi2")]] static void find_v3(const uint8_t* data, size_t rows, size_t stride, size_t up,
                                                          BuildPixelMasks build, Pass1& p, uint32_t* steps, uint32_t*& second) {
-        find_pixel_matches<Unit>(data, rows, stride, up, build, p, steps, second);
+        if ((stride - 1) / Unit <= k_fixed_mask_pixels)
+            find_pixel_matches<Unit, k_fixed_mask_bytes>(data, rows, stride, up, build, p, steps, second);
+        else
+            find_pixel_matches<Unit, 0>(data, rows, stride, up, build, p, steps, second);
     }
     [[gnu::target("avx2,bmi,bmi2")]] static uint8_t* write_v3(const uint8_t* data, size_t row_first, size_t row_last, size_t stride,
                                                               const SymbolWords& w, const uint32_t* steps, uint8_t* o,
