@@ -368,6 +368,16 @@ std::vector<uint8_t> scanlines(const std::vector<uint8_t>& pixels, size_t rows, 
     return out;
 }
 
+// Pixels that equal neither the pixel before nor the one above but compress (three values):
+// every row one literal run, through pass 2's dynamic block rather than stored blocks.
+std::vector<uint8_t> never_matching(size_t width, size_t rows, uint32_t bpp) {
+    std::vector<uint8_t> px(width * rows * bpp);
+    for (size_t y = 0; y < rows; ++y)
+        for (size_t x = 0; x < width; ++x)
+            for (uint32_t c = 0; c < bpp; ++c) px[(y * width + x) * bpp + c] = uint8_t((x + y) % 3 * 50 + c);
+    return px;
+}
+
 // Every supported CPU path on one image: the same bytes as the portable path, which inflate to
 // the scanlines. Returns how many paths ran.
 int check_cpu_paths(const std::vector<uint8_t>& pixels, size_t width, size_t rows, uint32_t bpp) {
@@ -394,7 +404,8 @@ TEST_CASE("fast deflate: the portable, SSSE3 and AVX2 paths write the same bytes
     // Widths around the vector loops' 16-pixel words and their tails, runs of equal pixels
     // shorter and longer than one 56-bit mask window and than the longest match (86 RGB / 64
     // RGBA pixels), literal runs over 56 pixels, the first row, rows over the 32 KiB window
-    // (no up distance), and a literal run over the step's 65535-pixel split.
+    // (no up distance), and literal runs over 56 pixels and over the step's 65535-pixel split in
+    // a dynamic block (never_matching: noise goes to stored blocks).
     test::Lcg rng{31};
     int images = 0, paths = 0;
     for (uint32_t bpp : {3u, 4u}) {
@@ -421,7 +432,8 @@ TEST_CASE("fast deflate: the portable, SSSE3 and AVX2 paths write the same bytes
                 paths += check_cpu_paths(std::vector<uint8_t>(px.size(), 0x42), width, rows, bpp);
                 for (auto& b : px) b = uint8_t(rng.next31());
                 paths += check_cpu_paths(px, width, rows, bpp);
-                images += 3;
+                paths += check_cpu_paths(never_matching(width, rows, bpp), width, rows, bpp);
+                images += 4;
             }
         // Rows of 11,000 pixels (over 32 KiB: no up distance) and of 70,000 noise pixels.
         std::vector<uint8_t> wide(size_t(11000) * 3 * bpp);
@@ -430,10 +442,11 @@ TEST_CASE("fast deflate: the portable, SSSE3 and AVX2 paths write the same bytes
         std::vector<uint8_t> noise(size_t(70000) * 2 * bpp);
         for (auto& b : noise) b = uint8_t(rng.next31());
         paths += check_cpu_paths(noise, 70000, 2, bpp);
-        images += 2;
+        paths += check_cpu_paths(never_matching(70000, 2, bpp), 70000, 2, bpp);
+        images += 3;
     }
     MESSAGE(images << " images, " << paths << " encodes (portable + every supported vector path)");
-    CHECK(images == 2 * (18 * 4 * 3 + 2));
+    CHECK(images == 2 * (18 * 4 * 4 + 3));
     CHECK(paths >= 2 * images);  // at least portable and automatic for each
 }
 
