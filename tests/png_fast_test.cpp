@@ -241,13 +241,14 @@ TEST_CASE("fast deflate: synthetic PNG edge cases read back exactly") {
     for (size_t i = 0; i < p16.size(); ++i) CHECK((d.pixels[2 * i] << 8 | d.pixels[2 * i + 1]) == p16[i]);
 }
 
-TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as RGB and read back exactly") {
+TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as RGB and read back exactly, the same on every CPU path") {
     // encode_png(Image) drops an opaque image's alpha (16-byte shuffles, 4 pixels at a time,
-    // whose stores run 4 bytes past each group; the last groups of a row are written by
-    // bytes): every width around those group sizes, each filter, and heights that split the
-    // rows into the deflate's two halves unevenly.
+    // whose stores run 4 bytes past each group, or 32-byte ones, 16 pixels a step, whose stores
+    // run 8 bytes past; the last groups of a row are written by bytes): every width around
+    // those group sizes, each filter, and heights that split the rows into the deflate's two
+    // halves unevenly. Widths up to 40 reach the AVX2 loop's second step (from 35 pixels).
     test::Lcg rng{23};
-    int images = 0;
+    int images = 0, paths = 0;
     for (uint32_t w = 1; w <= 40; ++w)
         for (uint32_t h : {1u, 2u, 3u, 8u}) {
             tpf::Image img;
@@ -276,9 +277,20 @@ TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as 
                 CHECK(d.channels == 3);
                 CHECK(d.pixels == rgb);
                 ++images;
+                // The opacity test and the repacking (scalar, SSSE3, AVX2) give the same file.
+                for (auto cpu : {image::FastDeflateCpu::portable, image::FastDeflateCpu::ssse3, image::FastDeflateCpu::avx2}) {
+                    if (!image::fast_deflate_cpu_supported(cpu)) continue;
+                    o.cpu = cpu;
+                    auto other = image::encode_png(img, o);
+                    REQUIRE(other);
+                    CAPTURE(int(cpu));
+                    CHECK(*other == *png);
+                    ++paths;
+                }
             }
         }
     CHECK(images == 40 * 4 * 3);
+    CHECK(paths >= images);  // the portable path at least
 }
 
 TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that decode to the same pixels") {
@@ -341,4 +353,135 @@ TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that dec
     // Sane size: at most half again libdeflate's fastest level over the set (1.35x measured:
     // libdeflate also finds repeats at other distances, e.g. the DS3 BC3 masks).
     CHECK(fast_total * 2 <= libdeflate_total * 3);
+}
+
+namespace {
+
+// PNG scanlines with filter byte 0 (none) before each row of `pixels`.
+std::vector<uint8_t> scanlines(const std::vector<uint8_t>& pixels, size_t rows, size_t row_bytes) {
+    std::vector<uint8_t> out;
+    out.reserve(rows * (row_bytes + 1));
+    for (size_t y = 0; y < rows; ++y) {
+        out.push_back(0);
+        out.insert(out.end(), pixels.begin() + ptrdiff_t(y * row_bytes), pixels.begin() + ptrdiff_t((y + 1) * row_bytes));
+    }
+    return out;
+}
+
+// Pixels that equal neither the pixel before nor the one above but compress (three values):
+// every row one literal run, through pass 2's dynamic block rather than stored blocks.
+std::vector<uint8_t> never_matching(size_t width, size_t rows, uint32_t bpp) {
+    std::vector<uint8_t> px(width * rows * bpp);
+    for (size_t y = 0; y < rows; ++y)
+        for (size_t x = 0; x < width; ++x)
+            for (uint32_t c = 0; c < bpp; ++c) px[(y * width + x) * bpp + c] = uint8_t((x + y) % 3 * 50 + c);
+    return px;
+}
+
+// Every supported CPU path on one image: the same bytes as the portable path, which inflate to
+// the scanlines. Returns how many paths ran.
+int check_cpu_paths(const std::vector<uint8_t>& pixels, size_t width, size_t rows, uint32_t bpp) {
+    const size_t row_bytes = width * bpp;
+    const std::vector<uint8_t> lines = scanlines(pixels, rows, row_bytes);
+    std::vector<uint8_t> portable;
+    image::fast_zlib_compress_png(lines.data(), rows, row_bytes, bpp, portable, image::FastDeflateCpu::portable);
+    CHECK(inflate_zlib(portable, lines.size()) == lines);
+    int paths = 1;
+    for (auto cpu : {image::FastDeflateCpu::ssse3, image::FastDeflateCpu::avx2, image::FastDeflateCpu::automatic}) {
+        if (!image::fast_deflate_cpu_supported(cpu)) continue;
+        std::vector<uint8_t> z;
+        image::fast_zlib_compress_png(lines.data(), rows, row_bytes, bpp, z, cpu);
+        CAPTURE(int(cpu));
+        CHECK(z == portable);
+        ++paths;
+    }
+    return paths;
+}
+
+}  // namespace
+
+TEST_CASE("fast deflate: the portable, SSSE3 and AVX2 paths write the same bytes for RGB and RGBA rows") {
+    // Widths around the vector loops' 16-pixel words and their tails, runs of equal pixels
+    // shorter and longer than one 56-bit mask window and than the longest match (86 RGB / 64
+    // RGBA pixels), literal runs over 56 pixels, the first row, rows over the 32 KiB window
+    // (no up distance), and literal runs over 56 pixels and over the step's 65535-pixel split in
+    // a dynamic block (never_matching: noise goes to stored blocks).
+    test::Lcg rng{31};
+    int images = 0, paths = 0;
+    for (uint32_t bpp : {3u, 4u}) {
+        for (size_t width : {1u, 2u, 5u, 15u, 16u, 17u, 18u, 19u, 20u, 31u, 33u, 40u, 63u, 64u, 65u, 100u, 257u, 1000u})
+            for (size_t rows : {1u, 2u, 3u, 7u}) {
+                std::vector<uint8_t> px(width * rows * bpp);
+                for (size_t i = 0; i < width * rows; ++i) {
+                    const uint32_t r = rng.next31();
+                    const size_t x = i % width;
+                    uint8_t* p = &px[i * bpp];
+                    if (i >= width && (r & 7) < 3) {
+                        std::memcpy(p, p - width * bpp, bpp);  // as the row above
+                    } else if (x > 0 && (r & 7) < 6 && (i / 97) % 3 != 0) {
+                        std::memcpy(p, p - bpp, bpp);  // as the pixel before (long runs)
+                    } else {
+                        for (uint32_t c = 0; c < bpp; ++c) p[c] = uint8_t(rng.next31() >> (c * 3));
+                    }
+                }
+                CAPTURE(bpp);
+                CAPTURE(width);
+                CAPTURE(rows);
+                paths += check_cpu_paths(px, width, rows, bpp);
+                // Flat (runs to the longest match everywhere) and noise (literal runs).
+                paths += check_cpu_paths(std::vector<uint8_t>(px.size(), 0x42), width, rows, bpp);
+                for (auto& b : px) b = uint8_t(rng.next31());
+                paths += check_cpu_paths(px, width, rows, bpp);
+                paths += check_cpu_paths(never_matching(width, rows, bpp), width, rows, bpp);
+                images += 4;
+            }
+        // Rows of 11,000 pixels (over 32 KiB: no up distance) and of 70,000 noise pixels.
+        std::vector<uint8_t> wide(size_t(11000) * 3 * bpp);
+        for (size_t i = 0; i < wide.size(); ++i) wide[i] = uint8_t((i / (bpp * 5)) % 7 * 30 + (rng.next31() & 1));
+        paths += check_cpu_paths(wide, 11000, 3, bpp);
+        std::vector<uint8_t> noise(size_t(70000) * 2 * bpp);
+        for (auto& b : noise) b = uint8_t(rng.next31());
+        paths += check_cpu_paths(noise, 70000, 2, bpp);
+        paths += check_cpu_paths(never_matching(70000, 2, bpp), 70000, 2, bpp);
+        images += 3;
+    }
+    MESSAGE(images << " images, " << paths << " encodes (portable + every supported vector path)");
+    CHECK(images == 2 * (18 * 4 * 4 + 3));
+    CHECK(paths >= 2 * images);  // at least portable and automatic for each
+}
+
+TEST_CASE("fast deflate: corpus colour maps give the same bytes on every CPU path") {
+    // The 1024^2 BC1 maps: DS3's HD_M_7200_a (opaque: RGB rows) and Elden Ring's c4361_body_a
+    // (with alpha: RGBA rows).
+    std::vector<std::vector<uint8_t>> tpfs;
+    tpfs.push_back(test::load(test::corpus("ds3/EliteKnight.tpf")));
+    for (auto& t : game::collect_tpfs(test::load(test::corpus("er/game/chr/c4361_h.texbnd.dcx")), dcx::DecodeOptions{}))
+        tpfs.push_back(std::move(t));
+    int checked = 0;
+    for (const auto& bytes : tpfs) {
+        auto tpf = tpf::read_tpf(bytes);
+        REQUIRE(tpf);
+        for (const auto& tex : tpf->textures) {
+            if (tex.name != "HD_M_7200_a" && tex.name != "c4361_body_a") continue;
+            auto dds = tpf::parse_dds(tex.dds);
+            REQUIRE(dds);
+            auto img = tpf::decode_surface(*dds);
+            REQUIRE(img);
+            std::vector<uint8_t> px = img->u8;
+            uint32_t bpp = 4;
+            bool opaque = true;
+            for (size_t i = 3; opaque && i < px.size(); i += 4) opaque = px[i] == 255;
+            if (opaque) {
+                std::vector<uint8_t> rgb;
+                for (size_t i = 0; i < px.size(); i += 4) rgb.insert(rgb.end(), &px[i], &px[i] + 3);
+                px = std::move(rgb);
+                bpp = 3;
+            }
+            CAPTURE(tex.name);
+            CHECK(bpp == (tex.name == "HD_M_7200_a" ? 3u : 4u));
+            CHECK(check_cpu_paths(px, img->width, img->height, bpp) >= 2);
+            ++checked;
+        }
+    }
+    CHECK(checked == 2);
 }

@@ -15,6 +15,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 namespace drape::image {
 
@@ -466,6 +469,381 @@ void find_matches_masked(const uint8_t* data, size_t size, Layout layout, size_t
     for (int v = 256; v < k_litlen_symbols; ++v) p.lit_freq[v] += freq[3][v];
 }
 
+// Pass 1 for RGB and RGBA rows (PNG): one bit per pixel and candidate instead of one per byte.
+// Per row, bit x of `left` is 1 where pixel x differs from the Unit bytes before it (for x == 0
+// the end of the row above and this row's filter byte, as a byte compare at distance Unit sees
+// them; on the first row: differs), bit x of `up` where it differs from pixel x of the row above
+// (every bit on the first row, or when rows are too long for the up distance). Bits from the
+// row's width on are 1, so every run stops at the row's end. A decision is then a run of
+// literal pixels (trailing ones of left & up) and the match after it (the longer run of zeros
+// of the two, the left one on a tie): one step per match instead of one per literal pixel
+// or match, and no per-byte mask to gather. Decisions equal the byte masks' but for that tie
+// rule (a byte run of 5 and of 4 are one pixel each: the byte version took the 5).
+//
+// The mask builders (portable, SSSE3/SSE2, AVX2) write the same bits, as whole 16-pixel words
+// (bits from the width on set) from the row's start to its last partial word; the caller sets
+// every byte after that to 0xFF. px: the row's first pixel; readable: bytes that may be loaded
+// from px on (the rows below included); up: the up distance in bytes (0: none).
+using BuildPixelMasks = void (*)(const uint8_t* px, size_t width, size_t up, bool first_row, size_t readable, uint8_t* left,
+                                 uint8_t* upm);
+
+inline void store_mask16(uint8_t* m, size_t x, unsigned equal) {
+    const uint16_t differs = uint16_t(~equal);
+    std::memcpy(m + (x >> 3), &differs, 2);
+}
+
+// Pixels from x (a multiple of 16) to the row's end, one compare each.
+template <size_t Unit>
+void pixel_masks_portable_from(const uint8_t* px, size_t x, size_t width, size_t up, bool first_row, uint8_t* left,
+                               uint8_t* upm) {
+    for (; x < width; x += 16) {
+        unsigned l = 0, u = 0;
+        for (size_t j = 0; j < 16 && x + j < width; ++j) {
+            const uint8_t* c = px + (x + j) * Unit;
+            const bool el = (x + j > 0 || !first_row) && std::memcmp(c, c - Unit, Unit) == 0;
+            const bool eu = up && !first_row && std::memcmp(c, c - up, Unit) == 0;
+            l |= unsigned(el) << j;
+            u |= unsigned(eu) << j;
+        }
+        store_mask16(left, x, l);
+        store_mask16(upm, x, u);
+    }
+}
+
+template <size_t Unit>
+void pixel_masks_portable(const uint8_t* px, size_t width, size_t up, bool first_row, size_t, uint8_t* left, uint8_t* upm) {
+    pixel_masks_portable_from<Unit>(px, 0, width, up, first_row, left, upm);
+}
+
+// 16-pixel words a vector loop may build: its loads reach `reach` bytes past the word's first
+// pixel, which must stay within `readable`; a last partial word is built too when its loads fit
+// (finish_words then sets its bits from the width on).
+inline size_t vector_words(size_t width, size_t readable, size_t unit, size_t reach) {
+    const size_t fit = readable >= reach ? (readable - reach) / (16 * unit) + 1 : 0;
+    return std::min((width + 15) / 16, fit);
+}
+inline void finish_words(size_t words, size_t width, uint8_t* left, uint8_t* upm) {
+    if (16 * words <= width) return;
+    const size_t x = 16 * (words - 1);
+    const uint16_t outside = uint16_t(~((1u << (width - x)) - 1));
+    for (uint8_t* m : {left, upm}) {
+        uint16_t v;
+        std::memcpy(&v, m + (x >> 3), 2);
+        v = uint16_t(v | outside);
+        std::memcpy(m + (x >> 3), &v, 2);
+    }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DRAPE_FAST_DEFLATE_X86 1
+// RGB: four pixels of a 16-byte load spread to 32-bit lanes (top byte 0) by one shuffle, then
+// compared as 32-bit words; 16 pixels per stored word of bits. The first row is left to the
+// portable loop (its left loads would start before the data).
+[[gnu::target("ssse3")]] inline __m128i rgb4_ssse3(const uint8_t* p, __m128i spread) {
+    return _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), spread);
+}
+[[gnu::target("ssse3")]] inline unsigned equal4(__m128i a, __m128i b) {
+    return unsigned(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(a, b))));
+}
+[[gnu::target("ssse3")]] void pixel_masks_ssse3_rgb(const uint8_t* px, size_t width, size_t up, bool first_row, size_t readable,
+                                                     uint8_t* left, uint8_t* upm) {
+    size_t x = 0;
+    if (!first_row) {
+        const __m128i spread = _mm_setr_epi8(0, 1, 2, -128, 3, 4, 5, -128, 6, 7, 8, -128, 9, 10, 11, -128);
+        const size_t words = vector_words(width, readable, 3, 52);  // the last load reads px[3x + 36, 3x + 52)
+        for (size_t w = 0; w < words; ++w, x += 16) {
+            unsigned l = 0, u = 0;
+            for (size_t g = 0; g < 4; ++g) {
+                const uint8_t* c = px + 3 * (x + 4 * g);
+                const __m128i cv = rgb4_ssse3(c, spread);
+                l |= equal4(cv, rgb4_ssse3(c - 3, spread)) << (4 * g);
+                if (up) u |= equal4(cv, rgb4_ssse3(c - up, spread)) << (4 * g);
+            }
+            store_mask16(left, x, l);
+            store_mask16(upm, x, u);
+        }
+        finish_words(words, width, left, upm);
+    }
+    pixel_masks_portable_from<3>(px, x, width, up, first_row, left, upm);
+}
+// RGBA: four pixels per 16-byte load as they are (SSE2 is part of x86-64).
+[[gnu::target("ssse3")]] void pixel_masks_sse2_rgba(const uint8_t* px, size_t width, size_t up, bool first_row, size_t readable,
+                                                    uint8_t* left, uint8_t* upm) {
+    size_t x = 0;
+    if (!first_row) {
+        const size_t words = vector_words(width, readable, 4, 64);
+        for (size_t w = 0; w < words; ++w, x += 16) {
+            unsigned l = 0, u = 0;
+            for (size_t g = 0; g < 4; ++g) {
+                const uint8_t* c = px + 4 * (x + 4 * g);
+                const __m128i cv = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
+                l |= equal4(cv, _mm_loadu_si128(reinterpret_cast<const __m128i*>(c - 4))) << (4 * g);
+                if (up) u |= equal4(cv, _mm_loadu_si128(reinterpret_cast<const __m128i*>(c - up))) << (4 * g);
+            }
+            store_mask16(left, x, l);
+            store_mask16(upm, x, u);
+        }
+        finish_words(words, width, left, upm);
+    }
+    pixel_masks_portable_from<4>(px, x, width, up, first_row, left, upm);
+}
+
+// AVX2: eight pixels per compare. RGB: a 32-byte load's first 24 bytes, their 32-bit words
+// 0-2 and 3-5 moved to the two 128-bit lanes, then spread within each lane as above.
+[[gnu::target("avx2")]] inline __m256i rgb8_avx2(const uint8_t* p, __m256i lanes, __m256i spread) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(v, lanes), spread);
+}
+[[gnu::target("avx2")]] inline __m256i at(const uint8_t* q) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)); }
+[[gnu::target("avx2")]] inline unsigned equal8(__m256i a, __m256i b) {
+    return unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(a, b))));
+}
+[[gnu::target("avx2")]] void pixel_masks_avx2_rgb(const uint8_t* px, size_t width, size_t up, bool first_row, size_t readable,
+                                                   uint8_t* left, uint8_t* upm) {
+    size_t x = 0;
+    if (!first_row) {
+        const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 0, 3, 4, 5, 0);
+        const __m256i spread = _mm256_setr_epi8(0, 1, 2, -128, 3, 4, 5, -128, 6, 7, 8, -128, 9, 10, 11, -128, 0, 1, 2, -128, 3,
+                                                4, 5, -128, 6, 7, 8, -128, 9, 10, 11, -128);
+        const size_t words = vector_words(width, readable, 3, 56);  // the second load reads px[3x + 24, 3x + 56)
+        for (size_t w = 0; w < words; ++w, x += 16) {
+            const uint8_t* c = px + 3 * x;
+            const __m256i c0 = rgb8_avx2(c, lanes, spread), c1 = rgb8_avx2(c + 24, lanes, spread);
+            const unsigned l = equal8(c0, rgb8_avx2(c - 3, lanes, spread)) | equal8(c1, rgb8_avx2(c + 21, lanes, spread)) << 8;
+            unsigned u = 0;
+            if (up) u = equal8(c0, rgb8_avx2(c - up, lanes, spread)) | equal8(c1, rgb8_avx2(c + 24 - up, lanes, spread)) << 8;
+            store_mask16(left, x, l);
+            store_mask16(upm, x, u);
+        }
+        finish_words(words, width, left, upm);
+    }
+    pixel_masks_portable_from<3>(px, x, width, up, first_row, left, upm);
+}
+[[gnu::target("avx2")]] void pixel_masks_avx2_rgba(const uint8_t* px, size_t width, size_t up, bool first_row, size_t readable,
+                                                    uint8_t* left, uint8_t* upm) {
+    size_t x = 0;
+    if (!first_row) {
+        const size_t words = vector_words(width, readable, 4, 64);
+        for (size_t w = 0; w < words; ++w, x += 16) {
+            const uint8_t* c = px + 4 * x;
+            const __m256i c0 = at(c), c1 = at(c + 32);
+            const unsigned l = equal8(c0, at(c - 4)) | equal8(c1, at(c + 28)) << 8;
+            unsigned u = 0;
+            if (up) u = equal8(c0, at(c - up)) | equal8(c1, at(c + 32 - up)) << 8;
+            store_mask16(left, x, l);
+            store_mask16(upm, x, u);
+        }
+        finish_words(words, width, left, upm);
+    }
+    pixel_masks_portable_from<4>(px, x, width, up, first_row, left, upm);
+}
+#endif
+
+// The builders a path uses (unit 3, unit 4); an unsupported path falls back to portable.
+struct PixelMaskBuilders {
+    BuildPixelMasks rgb = pixel_masks_portable<3>;
+    BuildPixelMasks rgba = pixel_masks_portable<4>;
+};
+
+bool cpu_supported(FastDeflateCpu cpu) {
+    switch (cpu) {
+        case FastDeflateCpu::automatic:
+        case FastDeflateCpu::portable: return true;
+#ifdef DRAPE_FAST_DEFLATE_X86
+        case FastDeflateCpu::ssse3: return __builtin_cpu_supports("ssse3");
+        case FastDeflateCpu::avx2:  // the passes of this level are compiled with BMI1/2 too
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+#endif
+        default: return false;
+    }
+}
+
+// The path that runs for `cpu`: automatic -> the best supported, unsupported -> portable.
+FastDeflateCpu effective_cpu(FastDeflateCpu cpu) {
+    if (cpu == FastDeflateCpu::automatic) {
+        static const FastDeflateCpu best = cpu_supported(FastDeflateCpu::avx2)    ? FastDeflateCpu::avx2
+                                           : cpu_supported(FastDeflateCpu::ssse3) ? FastDeflateCpu::ssse3
+                                                                                  : FastDeflateCpu::portable;
+        return best;
+    }
+    return cpu_supported(cpu) ? cpu : FastDeflateCpu::portable;
+}
+
+PixelMaskBuilders pixel_mask_builders(FastDeflateCpu cpu) {
+    PixelMaskBuilders b;
+#ifdef DRAPE_FAST_DEFLATE_X86
+    if (cpu == FastDeflateCpu::ssse3) {
+        b.rgb = pixel_masks_ssse3_rgb;
+        b.rgba = pixel_masks_sse2_rgba;
+    } else if (cpu == FastDeflateCpu::avx2) {
+        b.rgb = pixel_masks_avx2_rgb;
+        b.rgba = pixel_masks_avx2_rgba;
+    }
+#else
+    (void)cpu;
+#endif
+    return b;
+}
+
+// A pixel step: the literal pixels before a match in the high bits, the match's slot (as in
+// Pass1::steps, 0 = none: the row ended or the run reached k_max_literal_run) in the low ten.
+constexpr uint32_t k_literal_shift = 10;
+static_assert(1 + k_match_slots <= (1u << k_literal_shift));
+// A longer run of literal pixels is split into steps of this many (22 bits would hold more;
+// this bound keeps the split testable on a small image).
+constexpr size_t k_max_literal_run = 65535;
+
+// Trailing zeros of v != 0, zero-extended (an int result would be sign-extended on the chain).
+[[gnu::always_inline]] inline size_t ctz64(uint64_t v) { return size_t(unsigned(__builtin_ctzll(v))); }
+
+// 56 bits of a mask from bit k on, the 57th set (so a bit scan never sees 0 and a run found in
+// one load is at most 56).
+[[gnu::always_inline]] inline uint64_t mask_window(const uint8_t* m, size_t k) {
+    return (load64(m + (k >> 3)) >> (k & 7)) | (uint64_t(1) << 56);
+}
+
+// Pass 1 over pixel masks: rows of a filter byte and width pixels of Unit bytes, the top and
+// bottom halves walked at once as in find_matches_masked. Steps: one uint32_t per decision
+// (see k_literal_shift), at most one per pixel; the bottom half's from steps + split pixels.
+// FixedMaskBytes: the bytes of each mask when rows hold at most k_fixed_mask_pixels pixels (the
+// four masks then lie at constant offsets from one register), 0 for wider rows (sized per call).
+constexpr size_t k_fixed_mask_pixels = 4096;
+constexpr size_t k_fixed_mask_bytes = k_fixed_mask_pixels / 8 + 32;
+
+template <size_t Unit, size_t FixedMaskBytes>
+[[gnu::always_inline]] inline void find_pixel_matches(const uint8_t* data, size_t rows, size_t stride, size_t up, BuildPixelMasks build,
+                                                      Pass1& p, uint32_t* steps_begin, uint32_t*& second) {
+    const size_t width = (stride - 1) / Unit;
+    const size_t max_px = size_t(k_max_match) / Unit;  // 86 RGB pixels, 64 RGBA pixels
+    const size_t mask_bytes = FixedMaskBytes ? FixedMaskBytes : (width >> 3) + 32;
+    alignas(64) uint8_t fixed_masks[FixedMaskBytes ? 4 * FixedMaskBytes : 1];
+    std::vector<uint8_t> sized_masks(FixedMaskBytes ? 0 : 4 * mask_bytes);
+    uint8_t* const top_m = FixedMaskBytes ? fixed_masks : sized_masks.data();
+    uint8_t* const bottom_m = top_m + 2 * mask_bytes;
+    // Literal bytes counted by byte of the pixel: consecutive adds rarely wait on the same counter.
+    uint32_t freq[Unit][256] = {};
+    const size_t top_rows = rows / 2;
+    p.split = top_rows * stride;
+    uint32_t* top_steps = steps_begin;
+    uint32_t* bottom_steps = steps_begin + top_rows * width;
+    second = bottom_steps;
+    // Matches counted per (candidate, pixels): one add per match; the length symbols, their
+    // extra bits and the distance uses follow from these counts after the loop.
+    // Index: pixels for the left candidate, pixels + k_up for the up one.
+    constexpr size_t k_up = k_max_match / Unit + 1;
+    uint32_t matches[2 * k_up] = {};
+    // A match's step slot by that index.
+    uint16_t slot_of[2 * k_up];
+    for (size_t px = 0; px <= max_px; ++px) {
+        const size_t len = std::max<size_t>(px * Unit, 3);
+        slot_of[px] = uint16_t(1 + len);
+        slot_of[k_up + px] = uint16_t(1 + (k_max_match + 1) + len);
+    }
+    // Bytes a mask builder may load from a row's first pixel on (past the row, within the data).
+    const size_t total = rows * stride;
+    auto readable_after = [&](size_t y) { return total - (y * stride + 1); };
+    // Builds a row's masks and counts its literal bytes: the literal pixels are exactly those
+    // that differ from both candidates (a pixel inside or at the start of a match equals its
+    // candidate), so they are counted here from the bits, off the chain of decisions below.
+    auto begin_row = [&](size_t y, uint8_t* m) {
+        const uint8_t* row = data + y * stride;
+        ++p.lit_freq[row[0]];  // the filter byte
+        uint8_t* const mu = m + mask_bytes;
+        // The bits from the last whole 16-pixel word of the row on must read 1; builders write
+        // whole words before it.
+        const size_t fill_from = (width >> 4) * 2;
+        std::memset(m + fill_from, 0xFF, mask_bytes - fill_from);
+        std::memset(mu + fill_from, 0xFF, mask_bytes - fill_from);
+        build(row + 1, width, up, y == 0, readable_after(y), m, mu);
+        const uint8_t* px = row + 1;
+        for (size_t x = 0; x < width; x += 64, px += 64 * Unit) {
+            uint64_t lit = load64(m + (x >> 3)) & load64(mu + (x >> 3));
+            if (width - x < 64) lit &= (uint64_t(1) << (width - x)) - 1;
+            for (; lit; lit &= lit - 1) {
+                const uint8_t* b = px + ctz64((lit)) * Unit;
+                for (size_t c = 0; c < Unit; ++c) ++freq[c][b[c]];
+            }
+        }
+    };
+    // Equal pixels from k on in mask m, at most max_px (for runs of 56 and more).
+    auto long_run = [&](const uint8_t* m, size_t k) {
+        size_t n = 0;
+        for (;;) {
+            const size_t c = ctz64((mask_window(m, k + n)));
+            n += c;
+            if (c < 56 || n >= max_px) return std::min(n, max_px);
+        }
+    };
+    // One decision: the literal pixels from k on (their bytes are counted in begin_row), then
+    // the match after them. Both runs come from the same two 56-bit windows as the literal run
+    // unless a run reaches the windows' end.
+    auto step = [&](const uint8_t* m, size_t& k, uint32_t*& steps) __attribute__((always_inline)) {
+        const uint8_t* mu = m + mask_bytes;
+        const uint64_t wl = mask_window(m, k), wu = mask_window(mu, k);
+        size_t n = ctz64((~(wl & wu) | (uint64_t(1) << 56)));
+        if (n == 56) [[unlikely]] {  // 56 literal pixels or more: to the next match or the row's end
+            while (k + n < width) {
+                const size_t c = ctz64((~(mask_window(m, k + n) & mask_window(mu, k + n)) | (uint64_t(1) << 56)));
+                n += c;
+                if (c < 56) break;
+            }
+            n = std::min({n, width - k, k_max_literal_run});
+            k += n;
+            if (k == width || n == k_max_literal_run) {
+                *steps++ = uint32_t(n << k_literal_shift);
+                return;
+            }
+            const size_t r0 = long_run(m, k), r1 = long_run(mu, k);
+            const size_t at = r1 > r0 ? k_up + r1 : r0;
+            ++matches[at];
+            *steps++ = uint32_t(n << k_literal_shift | slot_of[at]);
+            k += std::max(r0, r1);
+            return;
+        }
+        if (k + n >= width) {  // literals to the row's end (the bits past it read "differs")
+            *steps++ = uint32_t((width - k) << k_literal_shift);
+            k = width;
+            return;
+        }
+        // Runs from k + n within the windows: the bit at 56 - n bounds them.
+        size_t r0 = ctz64((wl >> n)), r1 = ctz64((wu >> n));
+        k += n;
+        if (std::max(r0, r1) == 56 - n) [[unlikely]] {
+            r0 = long_run(m, k);
+            r1 = long_run(mu, k);
+        }
+        const size_t at = r1 > r0 ? k_up + r1 : r0;  // the longer run, the left one on a tie
+        ++matches[at];
+        *steps++ = uint32_t(n << k_literal_shift | slot_of[at]);
+        k += std::max(r0, r1);  // >= 1 (not a literal pixel), <= max_px
+    };
+    for (size_t y = 0; y < rows - top_rows; ++y) {
+        const size_t by = top_rows + y;
+        begin_row(by, bottom_m);
+        size_t bk = 0;
+        if (y < top_rows) {
+            begin_row(y, top_m);
+            size_t tk = 0;
+            while (tk < width && bk < width) {
+                step(top_m, tk, top_steps);
+                step(bottom_m, bk, bottom_steps);
+            }
+            while (tk < width) step(top_m, tk, top_steps);
+        }
+        while (bk < width) step(bottom_m, bk, bottom_steps);
+    }
+    for (size_t which = 0; which < 2; ++which)
+        for (size_t px = 1; px <= max_px; ++px) {
+            const LengthCode& lc = k_length_codes[px * Unit];
+            const uint32_t n = matches[which * k_up + px];
+            p.lit_freq[lc.symbol] += n;
+            p.extra_bits += uint64_t(n) * lc.extra_bits;
+            p.dist_uses[which] += n;
+        }
+    for (size_t c = 0; c < Unit; ++c)
+        for (int v = 0; v < 256; ++v) p.lit_freq[v] += freq[c][v];
+}
+
 // The code words pass 2 writes: each literal's code and bit count, and for every step slot
 // (0: a literal pixel, else a match) the match's whole word, its bit count and how far it
 // advances.
@@ -475,6 +853,7 @@ struct SymbolWords {
     uint64_t match_word[1 + k_match_slots];
     uint8_t match_bits[1 + k_match_slots];
     uint16_t match_advance[1 + k_match_slots];
+    uint16_t match_length[1 + k_match_slots];  // bytes; 0 for slot 0 (write_pixel_steps)
 };
 
 // Pass 2: replays find_matches' loop (same rows, same loop bounds) over its steps and writes
@@ -548,19 +927,139 @@ uint8_t* write_steps(const uint8_t* data, size_t size, size_t rows_begin, size_t
     return o;
 }
 
-void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, uint32_t second, std::vector<uint8_t>& out) {
+// Pass 2 of find_pixel_matches' steps: per row its filter byte, then per step its literal
+// pixels (each flushed: up to 4 x 14 bits) and its match word (slot 0 is empty). Rows
+// [row_first, row_last); returns the output position, buf/used the pending bits.
+template <size_t Unit>
+[[gnu::always_inline]] inline uint8_t* write_pixel_steps(const uint8_t* data, size_t row_first, size_t row_last, size_t stride,
+                                                         const SymbolWords& w, const uint32_t* steps, uint8_t* o, uint64_t& buf_io,
+                                                         int& used_io) {
+    uint64_t buf = buf_io;
+    uint64_t used = uint64_t(used_io);
+    auto flush = [&]() {
+        store64(o, buf);
+        const uint64_t bytes = used >> 3;
+        o += bytes;
+        buf >>= bytes * 8;  // bytes <= 7 (used <= 63 before the flush)
+        used &= 7;
+    };
+    for (size_t y = row_first; y < row_last; ++y) {
+        const uint8_t* px = data + y * stride;
+        buf |= w.lit_code[px[0]] << used;  // the filter byte
+        used += w.lit_bits[px[0]];
+        flush();
+        ++px;
+        const uint8_t* const end = px + (stride - 1);
+        auto literal_pixel = [&](uint64_t keep) __attribute__((always_inline)) {
+            uint64_t lw = 0, lb = 0;
+            for (size_t c = 0; c < Unit; ++c) {
+                lw |= w.lit_code[px[c]] << lb;
+                lb += w.lit_bits[px[c]];
+            }
+            buf |= (lw & keep) << used;
+            used += lb & keep;
+            flush();
+        };
+        while (px < end) {
+            const uint32_t t = *steps++;
+            const size_t literals = t >> k_literal_shift;
+            // The first literal pixel without a branch (most steps have none or one: a branch
+            // on the count mispredicted about every other step); its bits are dropped when the
+            // step has none (px is inside the row either way, so its bytes can be read).
+            const uint64_t keep = uint64_t(0) - uint64_t(literals != 0);
+            literal_pixel(keep);
+            px += Unit & keep;
+            for (const uint8_t* lit_end = px + (literals - (literals != 0)) * Unit; px < lit_end; px += Unit) literal_pixel(~uint64_t(0));
+            const uint32_t slot = t & ((1u << k_literal_shift) - 1);
+            buf |= w.match_word[slot] << used;
+            used += w.match_bits[slot];
+            flush();
+            px += w.match_length[slot];
+        }
+    }
+    buf_io = buf;
+    used_io = int(used);
+    return o;
+}
+
+// Both pixel passes per ISA level: `base` for any x86-64 (or other) CPU, `v3` compiled for AVX2
+// CPUs with BMI1/2 (shifts by a register without CL, three-operand bit operations: fewer
+// instructions per decision). One source, so the same steps and the same bytes.
+template <size_t Unit>
+struct PixelPasses {
+    static void find(const uint8_t* data, size_t rows, size_t stride, size_t up, BuildPixelMasks build, Pass1& p,
+                     uint32_t* steps, uint32_t*& second) {
+        if ((stride - 1) / Unit <= k_fixed_mask_pixels)
+            find_pixel_matches<Unit, k_fixed_mask_bytes>(data, rows, stride, up, build, p, steps, second);
+        else
+            find_pixel_matches<Unit, 0>(data, rows, stride, up, build, p, steps, second);
+    }
+    static uint8_t* write(const uint8_t* data, size_t row_first, size_t row_last, size_t stride, const SymbolWords& w,
+                          const uint32_t* steps, uint8_t* o, uint64_t& buf, int& used) {
+        return write_pixel_steps<Unit>(data, row_first, row_last, stride, w, steps, o, buf, used);
+    }
+#ifdef DRAPE_FAST_DEFLATE_X86
+    [[gnu::target("avx2,bmi,bmi2")]] static void find_v3(const uint8_t* data, size_t rows, size_t stride, size_t up,
+                                                         BuildPixelMasks build, Pass1& p, uint32_t* steps, uint32_t*& second) {
+        if ((stride - 1) / Unit <= k_fixed_mask_pixels)
+            find_pixel_matches<Unit, k_fixed_mask_bytes>(data, rows, stride, up, build, p, steps, second);
+        else
+            find_pixel_matches<Unit, 0>(data, rows, stride, up, build, p, steps, second);
+    }
+    [[gnu::target("avx2,bmi,bmi2")]] static uint8_t* write_v3(const uint8_t* data, size_t row_first, size_t row_last, size_t stride,
+                                                              const SymbolWords& w, const uint32_t* steps, uint8_t* o,
+                                                              uint64_t& buf, int& used) {
+        return write_pixel_steps<Unit>(data, row_first, row_last, stride, w, steps, o, buf, used);
+    }
+#endif
+    using Find = decltype(&find);
+    using Write = decltype(&write);
+    static Find find_for(FastDeflateCpu cpu) {
+#ifdef DRAPE_FAST_DEFLATE_X86
+        if (cpu == FastDeflateCpu::avx2) return find_v3;
+#endif
+        (void)cpu;
+        return find;
+    }
+    static Write write_for(FastDeflateCpu cpu) {
+#ifdef DRAPE_FAST_DEFLATE_X86
+        if (cpu == FastDeflateCpu::avx2) return write_v3;
+#endif
+        (void)cpu;
+        return write;
+    }
+};
+
+using KeptPixelSteps = image_detail::KeptBuffer<uint32_t>;  // per thread, see kept_buffer.h
+
+void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, uint32_t second, std::vector<uint8_t>& out,
+              FastDeflateCpu cpu = FastDeflateCpu::automatic) {
     uint32_t dist[2] = {first, second};
     for (auto& d : dist)
         if (d > 32768) d = 0;
     if (!dist[0]) std::swap(dist[0], dist[1]);
     const size_t d0 = dist[0], d1 = dist[1];
     const size_t unit = std::max<size_t>(1, layout.unit);
+    cpu = effective_cpu(cpu);
 
     // Pass 1: matches, literal runs and the histogram.
     Pass1 p1;
     thread_local KeptSteps kept_steps;
-    p1.steps = kept_steps.get(size / unit + 1);
-    if (layout.stride < size) {  // image rows: the bit masks (whole-stream rows would need size / 4 bytes of bits)
+    thread_local KeptPixelSteps kept_pixel_steps;
+    // PNG rows of RGB or RGBA pixels with the previous pixel as the first distance: pixel masks.
+    const bool pixel_rows = layout.stride < size && layout.lead == 1 && (unit == 3 || unit == 4) && d0 == unit &&
+                            (d1 == 0 || d1 == layout.stride) && (layout.stride - 1) % unit == 0 && size % layout.stride == 0;
+    const size_t rows = size / layout.stride;
+    uint32_t* pixel_steps = nullptr;
+    uint32_t* pixel_second = nullptr;
+    if (pixel_rows) {
+        const PixelMaskBuilders builders = pixel_mask_builders(cpu);
+        pixel_steps = kept_pixel_steps.get(rows * ((layout.stride - 1) / unit) + 1);
+        if (unit == 3)
+            PixelPasses<3>::find_for(cpu)(data, rows, layout.stride, d1, builders.rgb, p1, pixel_steps, pixel_second);
+        else
+            PixelPasses<4>::find_for(cpu)(data, rows, layout.stride, d1, builders.rgba, p1, pixel_steps, pixel_second);
+    } else if (p1.steps = kept_steps.get(size / unit + 1); layout.stride < size) {  // image rows: the bit masks (whole-stream rows would need size / 4 bytes of bits)
         switch (unit) {
             case 1: find_matches_masked<1>(data, size, layout, d0, d1, p1); break;
             case 3: find_matches_masked<3>(data, size, layout, d0, d1, p1); break;
@@ -685,6 +1184,7 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
         words.match_word[0] = 0;
         words.match_bits[0] = 0;
         words.match_advance[0] = uint16_t(unit);
+        words.match_length[0] = 0;
         for (int k = 0; k < 2; ++k) {
             const int c = dist_code[k];
             const uint32_t d = k ? uint32_t(d1) : uint32_t(d0);
@@ -696,6 +1196,7 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
                     words.match_word[slot] = 0;
                     words.match_bits[slot] = 0;
                     words.match_advance[slot] = uint16_t(unit);
+                    words.match_length[slot] = 0;
                     continue;
                 }
                 const LengthCode& lc = k_length_codes[size_t(len)];
@@ -703,13 +1204,19 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
                 words.match_word[slot] = lit_code[lc.symbol] | uint64_t(lc.extra_value) << lit_len[lc.symbol] | tail << head;
                 words.match_bits[slot] = uint8_t(head + tail_bits);
                 words.match_advance[slot] = uint16_t(len);
+                words.match_length[slot] = uint16_t(len);
             }
         }
         uint8_t* o = w.release_flushed();
         uint64_t buf = 0;
         int used = 0;
         w.take_pending(buf, used);
-        switch (unit) {
+        if (pixel_rows) {
+            const size_t top_rows = p1.split / layout.stride;
+            const auto write = unit == 3 ? PixelPasses<3>::write_for(cpu) : PixelPasses<4>::write_for(cpu);
+            o = write(data, 0, top_rows, layout.stride, words, pixel_steps, o, buf, used);
+            o = write(data, top_rows, rows, layout.stride, words, pixel_second, o, buf, used);
+        } else switch (unit) {
             case 1: o = write_steps<1>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
                      o = write_steps<1>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
             case 3: o = write_steps<3>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
@@ -729,6 +1236,7 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
         out.resize(size_t(end - out.data()));
     }
     kept_steps.done();
+    kept_pixel_steps.done();
     const uint32_t adler = uint32_t(libdeflate_adler32(1, data, size));
     out.push_back(uint8_t(adler >> 24));
     out.push_back(uint8_t(adler >> 16));
@@ -742,10 +1250,13 @@ void fast_zlib_compress(const uint8_t* data, size_t size, FastDeflateDistances d
     compress(data, size, {std::max<size_t>(size, 1), 0, 1}, distances.first, distances.second, out);
 }
 
-void fast_zlib_compress_png(const uint8_t* filtered, size_t rows, size_t row_bytes, uint32_t bytes_per_pixel, std::vector<uint8_t>& out) {
+bool fast_deflate_cpu_supported(FastDeflateCpu cpu) { return cpu_supported(cpu); }
+
+void fast_zlib_compress_png(const uint8_t* filtered, size_t rows, size_t row_bytes, uint32_t bytes_per_pixel, std::vector<uint8_t>& out,
+                            FastDeflateCpu cpu) {
     // Pixels of 3 bytes or more are the unit; smaller pixels (L, LA) match byte by byte.
     const size_t unit = bytes_per_pixel >= 3 ? bytes_per_pixel : 1;
-    compress(filtered, rows * (row_bytes + 1), {row_bytes + 1, 1, unit}, bytes_per_pixel, uint32_t(row_bytes + 1), out);
+    compress(filtered, rows * (row_bytes + 1), {row_bytes + 1, 1, unit}, bytes_per_pixel, uint32_t(row_bytes + 1), out, cpu);
 }
 
 }  // namespace drape::image

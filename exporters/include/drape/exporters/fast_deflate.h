@@ -7,10 +7,12 @@
 // pixel and the same pixel of the previous row. This encoder looks only there.
 //
 // How: one pass over the bytes records matches at the given distances (length 3..258; for
-// PNG rows of RGB, L or LA pixels the longer of the two candidates, found on per-row bit masks
-// of equal bytes, the two halves of the image walked at once; otherwise the first candidate
-// that matches three bytes, extended as far as it goes) and literal runs, counting symbol
-// frequencies; one dynamic Huffman block is built from that histogram
+// PNG rows of RGB and RGBA pixels the longer of the two candidates, found on per-row bit masks
+// of equal pixels (one bit per pixel and candidate, built 8 or 16 pixels per vector compare),
+// each decision a run of literal pixels and the match after it, the two halves of the image
+// walked at once; for L and LA rows the same on bit masks of equal bytes, one decision per
+// byte; otherwise the first candidate that matches three bytes, extended as far as it goes)
+// and literal runs, counting symbol frequencies; one dynamic Huffman block is built from that histogram
 // (lengths limited to 15 bits), whose exact bit size is known before any byte is written; the
 // second pass writes the bits. When stored blocks would be smaller (noise), they are written
 // instead, so the output is never more than the stored size plus the headers.
@@ -36,10 +38,19 @@ struct FastDeflateDistances {
 // (allocation aside).
 void fast_zlib_compress(const uint8_t* data, size_t size, FastDeflateDistances distances, std::vector<uint8_t>& out);
 
+// Which code path builds the PNG path's pixel masks (RGB and RGBA rows). Every path writes the
+// same bytes (tests/png_fast_test.cpp compares them); `automatic` takes the fastest one this
+// CPU has (AVX2, else SSSE3, else portable C++). The other values are for tests and benchmarks.
+enum class FastDeflateCpu : uint8_t { automatic, portable, ssse3, avx2 };
+
+// Whether this build and CPU can run `cpu` (automatic and portable always can).
+bool fast_deflate_cpu_supported(FastDeflateCpu cpu);
+
 // PNG scanlines: `rows` rows of a filter byte and row_bytes bytes. Matches at the previous
 // pixel and the previous row, whole pixels only (pixels of 3 bytes or more; L and LA byte by
-// byte) and never across a row's end; the filter bytes are literals.
+// byte) and never across a row's end; the filter bytes are literals. `cpu` must be supported
+// (fast_deflate_cpu_supported); an unsupported value runs the portable path.
 void fast_zlib_compress_png(const uint8_t* filtered, size_t rows, size_t row_bytes, uint32_t bytes_per_pixel,
-                            std::vector<uint8_t>& out);
+                            std::vector<uint8_t>& out, FastDeflateCpu cpu = FastDeflateCpu::automatic);
 
 }  // namespace drape::image

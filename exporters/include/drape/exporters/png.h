@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "drape/exporters/fast_deflate.h"
 #include "drape/io/error.h"
 #include "drape/tpf/bc.h"
 #include "drape/tpf/tpf.h"
@@ -28,7 +29,7 @@ enum class PngFilter : uint8_t { adaptive, none, sub, up, average, paeth };
 
 // Which deflate writes the IDAT stream.
 // - fast: drape's own encoder (fast_deflate.h: matches at the previous pixel and the previous
-//   row only, one Huffman table per image): 1.3-2.2x the speed of libdeflate level 1 on
+//   row only, one Huffman table per image): about 3-4x the speed of libdeflate level 1 on
 //   decoded textures, files 10-35 % larger (bench/texture_bench.cpp, tests/png_fast_test.cpp);
 // - libdeflate: libdeflate at `level`.
 enum class PngDeflate : uint8_t { fast, libdeflate };
@@ -41,6 +42,9 @@ struct PngOptions {
     // encode_png(tpf::Image): an RGBA image whose alpha is 255 everywhere (BC1 colour maps)
     // is written as RGB: a quarter less to filter and deflate, the same pixels.
     bool drop_opaque_alpha = true;
+    // Which vector code runs (the opacity test, RGBA -> RGB, the fast deflate's masks and
+    // passes): every choice writes the same bytes; other than automatic for tests and benchmarks.
+    FastDeflateCpu cpu = FastDeflateCpu::automatic;
 };
 
 // 8-bit samples: `pixels` holds width * height * channels bytes, rows top to bottom.
