@@ -16,13 +16,17 @@
 //   unpck     the eight-lane batch as main had it before this session: transpose8 by vunpcklps /
 //             vunpckhps / vunpcklpd / vunpckhpd (32 shuffles per batch, all on port 5 on Golden
 //             Cove / Sapphire Rapids);
-//   shufps    the runtime's batch (links_avx2.cpp): the same data flow, transpose8 by vshufps only
-//             (ports 1 and 5 there);
+//   shufps    the same data flow, transpose8 by vshufps only (ports 1 and 5 there; the solver's
+//             transpose8, solver/lanes_avx2.h);
 //   pairs     the links computed in the particles' own layout: each ymm holds the particles of
 //             links k and k+4, d = b - a and d*d per pair, only the squares transposed (7
 //             vshufps) to form (xx+yy)+zz, the square root and divide once per eight links, the
 //             factors put back per pair by one vshufps each (8), the moves in place with the w
 //             lane restored by an immediate blend: 15 shuffles per batch instead of 32;
+//   pipelined the shufps batch cut in two, the front (loads, transpose, d, length, square root,
+//             divide, factors) of batch n+1 issued before the back (moves, transpose, stores) of
+//             batch n (a new run starts at each of the 14 batches that read the one before);
+//   runtime   the runtime's own eight-lane loop (links_avx2.cpp link_batches_avx2: the shufps batch);
 //   no_transpose  ablation: `unpck` without its four transposes (the lanes compute on the rows as
 //             loaded: the bits are wrong, only the time counts);
 //   no_divsqrt    ablation: `unpck` with multiplies for the square root and the divide;
@@ -94,8 +98,8 @@ inline void transpose8_unpck(__m256& r0, __m256& r1, __m256& r2, __m256& r3) {
     r3 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t2), _mm256_castps_pd(t3)));
 }
 
-enum Variant { v_unpck, v_shufps, v_pairs, v_no_transpose, v_no_divsqrt, v_move_only, v_loads_only, v_stores_only, variants };
-const char* const kNames[variants] = {"unpck", "shufps", "pairs", "no_transpose", "no_divsqrt", "move_only", "loads_only", "stores_only"};
+enum Variant { v_unpck, v_shufps, v_pairs, v_pipelined, v_runtime, v_no_transpose, v_no_divsqrt, v_move_only, v_loads_only, v_stores_only, variants };
+const char* const kNames[variants] = {"unpck", "shufps", "pairs", "pipelined", "runtime", "no_transpose", "no_divsqrt", "move_only", "loads_only", "stores_only"};
 
 // A clock in the same run: 1,000 dependent 64-bit multiplies (three cycles each on Intel cores
 // since Sandy Bridge; adds of an immediate are no clock: Golden Cove folds them at rename) take 3,000 cycles.
@@ -165,13 +169,13 @@ inline void batch8(unsigned char* base, const uint32_t* rec) {
         transpose8_unpck(a0, a1, a2, a3), transpose8_unpck(b0, b1, b2, b3);
     } else {
         if constexpr (V == v_unpck) transpose8_unpck(a0, a1, a2, a3), transpose8_unpck(b0, b1, b2, b3);
-        if constexpr (V == v_shufps) transpose8(a0, a1, a2, a3), transpose8(b0, b1, b2, b3);
+        if constexpr (V == v_shufps || V == v_pipelined) transpose8(a0, a1, a2, a3), transpose8(b0, b1, b2, b3);
         F8 ax{a0}, ay{a1}, az{a2}, bx{b0}, by{b1}, bz{b2};
         link_kernel_uniform<F8, M8>(ax, ay, az, bx, by, bz, F8{_mm256_loadu_ps(f)}, F8{_mm256_loadu_ps(f + 8)},
                                     F8{_mm256_loadu_ps(f + 16)}, F8{_mm256_loadu_ps(f + 24)}, F8{_mm256_setzero_ps()});
         a0 = ax.v, a1 = ay.v, a2 = az.v, b0 = bx.v, b1 = by.v, b2 = bz.v;
         if constexpr (V == v_unpck) transpose8_unpck(a0, a1, a2, a3), transpose8_unpck(b0, b1, b2, b3);
-        if constexpr (V == v_shufps) transpose8(a0, a1, a2, a3), transpose8(b0, b1, b2, b3);
+        if constexpr (V == v_shufps || V == v_pipelined) transpose8(a0, a1, a2, a3), transpose8(b0, b1, b2, b3);
     }
     if constexpr (V == v_loads_only) {  // ablation: the sixteen loads, one store of their sum
         const __m256 sum = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
@@ -185,22 +189,82 @@ inline void batch8(unsigned char* base, const uint32_t* rec) {
     store_pair_at(base, ib[2], ib[6], b2), store_pair_at(base, ib[3], ib[7], b3);
 }
 
+// `pipelined`: the shufps batch cut in two, the front (loads, transpose, d, length, square root,
+// divide, the factors) of batch n+1 issued before the back (moves, transpose, stores) of batch n,
+// so the long chain of n+1 starts while n's moves wait less in the scheduler. Valid only on runs
+// where no batch shares a particle with the one before it (pass() cuts the runs so).
+struct Front {
+    __m256 ax, ay, az, aw, bx, by, bz, bw, dx, dy, dz, fa, fb;
+};
+inline Front front(const unsigned char* base, const uint32_t* rec) {
+    const uint32_t* ia = rec;
+    const uint32_t* ib = rec + 8;
+    const float* f = reinterpret_cast<const float*>(rec + 16);
+    Front s;
+    s.ax = load_pair_at(base, ia[0], ia[4]), s.ay = load_pair_at(base, ia[1], ia[5]);
+    s.az = load_pair_at(base, ia[2], ia[6]), s.aw = load_pair_at(base, ia[3], ia[7]);
+    s.bx = load_pair_at(base, ib[0], ib[4]), s.by = load_pair_at(base, ib[1], ib[5]);
+    s.bz = load_pair_at(base, ib[2], ib[6]), s.bw = load_pair_at(base, ib[3], ib[7]);
+    transpose8(s.ax, s.ay, s.az, s.aw), transpose8(s.bx, s.by, s.bz, s.bw);
+    const F8 dx = F8{s.bx} - F8{s.ax}, dy = F8{s.by} - F8{s.ay}, dz = F8{s.bz} - F8{s.az};
+    const F8 len = vsqrt((dx * dx + dy * dy) + dz * dz), zero{_mm256_setzero_ps()};
+    const F8 fl = select(gt(len, zero), ((len - F8{_mm256_loadu_ps(f)}) / len) * F8{_mm256_loadu_ps(f + 8)}, zero);
+    s.dx = dx.v, s.dy = dy.v, s.dz = dz.v;
+    s.fa = (fl * F8{_mm256_loadu_ps(f + 16)}).v, s.fb = (fl * F8{_mm256_loadu_ps(f + 24)}).v;
+    return s;
+}
+inline void back(unsigned char* base, const uint32_t* rec, const Front& s) {
+    const uint32_t* ia = rec;
+    const uint32_t* ib = rec + 8;
+    const F8 dx{s.dx}, dy{s.dy}, dz{s.dz}, fa{s.fa}, fb{s.fb};  // move_link_ends with its products f*w done in front
+    __m256 a0 = (F8{s.ax} + dx * fa).v, a1 = (F8{s.ay} + dy * fa).v, a2 = (F8{s.az} + dz * fa).v, a3 = s.aw;
+    __m256 b0 = (F8{s.bx} - dx * fb).v, b1 = (F8{s.by} - dy * fb).v, b2 = (F8{s.bz} - dz * fb).v, b3 = s.bw;
+    transpose8(a0, a1, a2, a3), transpose8(b0, b1, b2, b3);
+    store_pair_at(base, ia[0], ia[4], a0), store_pair_at(base, ia[1], ia[5], a1);
+    store_pair_at(base, ia[2], ia[6], a2), store_pair_at(base, ia[3], ia[7], a3);
+    store_pair_at(base, ib[0], ib[4], b0), store_pair_at(base, ib[1], ib[5], b1);
+    store_pair_at(base, ib[2], ib[6], b2), store_pair_at(base, ib[3], ib[7], b3);
+}
+
 template <Variant V>
 __attribute__((noinline)) void batches(unsigned char* base, const uint32_t* rec, uint32_t count) {
-    for (uint32_t n = 0; n < count; ++n, rec += 48) batch8<V>(base, rec);
+    if constexpr (V == v_pipelined) {
+        if (count == 0) return;
+        Front cur = front(base, rec);
+        for (uint32_t n = 1; n < count; ++n, rec += 48) {
+            const Front next = front(base, rec + 48);
+            back(base, rec, cur);
+            cur = next;
+        }
+        back(base, rec, cur);
+    } else {
+        for (uint32_t n = 0; n < count; ++n, rec += 48) batch8<V>(base, rec);
+    }
 }
+
+// For `pipelined`: per eight-lane batch in stream order, whether it shares a particle with the
+// batch before it (14 of the grid's 727): the pipelined loop starts a new run there.
+std::vector<uint8_t> g_reads_previous;
 
 // One pass as step.cpp solve_levels<true> runs it with eight lanes; the eight-lane batches by V.
 template <Variant V>
 void pass(const LinkSchedule& ls, Float4* p, const uint32_t* rec) {
     unsigned char* base = reinterpret_cast<unsigned char*>(p);
     const uint32_t words = ls.packed_fields;
-    uint32_t at = 0;
+    uint32_t at = 0, m = 0;
     for (uint32_t l = 0; l < ls.level_count; ++l) {
         const uint32_t b8 = ls.level_batches8[l], b4 = ls.level_batches4[l];
         if (b8) {
-            if constexpr (V == v_shufps) link_batches_avx2(p, rec, b8, true);  // the runtime's own
-            else batches<V>(base, rec, b8);
+            if constexpr (V == v_runtime) {
+                link_batches_avx2(p, rec, b8, true);  // the runtime's own
+            } else if constexpr (V == v_pipelined) {
+                uint32_t first = 0;
+                for (uint32_t k = 1; k <= b8; ++k)
+                    if (k == b8 || g_reads_previous[m + k]) batches<V>(base, rec + 48 * first, k - first), first = k;
+            } else {
+                batches<V>(base, rec, b8);
+            }
+            m += b8;
         }
         rec += 8 * words * b8;
         for (uint32_t b = 0; b < b4; ++b, rec += 4 * words) link_batch4_packed<true>(base, rec, 4);
@@ -214,6 +278,8 @@ void run(Variant v, const LinkSchedule& ls, Float4* p, const uint32_t* rec) {
         case v_unpck: pass<v_unpck>(ls, p, rec); break;
         case v_shufps: pass<v_shufps>(ls, p, rec); break;
         case v_pairs: pass<v_pairs>(ls, p, rec); break;
+        case v_pipelined: pass<v_pipelined>(ls, p, rec); break;
+        case v_runtime: pass<v_runtime>(ls, p, rec); break;
         case v_no_transpose: pass<v_no_transpose>(ls, p, rec); break;
         case v_no_divsqrt: pass<v_no_divsqrt>(ls, p, rec); break;
         case v_loads_only: pass<v_loads_only>(ls, p, rec); break;
@@ -235,6 +301,8 @@ void run_looped(Variant v, Float4* p, const uint32_t* rec, uint32_t count) {
         case v_unpck: looped<v_unpck>(base, rec, count); break;
         case v_shufps: looped<v_shufps>(base, rec, count); break;
         case v_pairs: looped<v_pairs>(base, rec, count); break;
+        case v_pipelined: looped<v_pipelined>(base, rec, count); break;
+        case v_runtime: looped<v_pipelined>(base, rec, count); break;
         case v_no_transpose: looped<v_no_transpose>(base, rec, count); break;
         case v_no_divsqrt: looped<v_no_divsqrt>(base, rec, count); break;
         case v_loads_only: looped<v_loads_only>(base, rec, count); break;
@@ -326,7 +394,7 @@ int main(int argc, char** argv) {
                 for (uint32_t p : {ls.links.a[at + j], ls.links.b[at + j]}) nearest = std::min(nearest, batch - last[p]);
             for (uint32_t j = 0; j < width; ++j)
                 for (uint32_t p : {ls.links.a[at + j], ls.links.b[at + j]}) last[p] = batch;
-            if (width == 8) ++hist[std::min(nearest, 9)];
+            if (width == 8) ++hist[std::min(nearest, 9)], g_reads_previous.push_back(nearest == 1);
             at += width, ++batch;
         };
         for (uint32_t l = 0; l < ls.level_count; ++l) {
