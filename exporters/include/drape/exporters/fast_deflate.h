@@ -38,9 +38,10 @@ struct FastDeflateDistances {
 // (allocation aside).
 void fast_zlib_compress(const uint8_t* data, size_t size, FastDeflateDistances distances, std::vector<uint8_t>& out);
 
-// Which code path builds the PNG path's pixel masks (RGB and RGBA rows). Every path writes the
-// same bytes (tests/png_fast_test.cpp compares them); `automatic` takes the fastest one this
-// CPU has (AVX2, else SSSE3, else portable C++). The other values are for tests and benchmarks.
+// Which code path RGB and RGBA rows take: the pixel-mask builders (AVX2, SSSE3 or portable
+// C++) and the two passes (compiled for AVX2 CPUs with BMI1/2, or for baseline x86-64). Every
+// path writes the same bytes (tests/png_fast_test.cpp compares them); `automatic` takes the
+// fastest one this CPU has. The other values are for tests and benchmarks.
 enum class FastDeflateCpu : uint8_t { automatic, portable, ssse3, avx2 };
 
 // Whether this build and CPU can run `cpu` (automatic and portable always can).

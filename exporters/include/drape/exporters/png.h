@@ -29,8 +29,8 @@ enum class PngFilter : uint8_t { adaptive, none, sub, up, average, paeth };
 
 // Which deflate writes the IDAT stream.
 // - fast: drape's own encoder (fast_deflate.h: matches at the previous pixel and the previous
-//   row only, one Huffman table per image): about 3-4x the speed of libdeflate level 1 on
-//   decoded textures, files 10-35 % larger (bench/texture_bench.cpp, tests/png_fast_test.cpp);
+//   row only, one Huffman table per image): 3.0-4.1x the speed of libdeflate level 1 on
+//   the corpus maps benchmarked, files 10-35 % larger (bench/texture_bench.cpp, tests/png_fast_test.cpp);
 // - libdeflate: libdeflate at `level`.
 enum class PngDeflate : uint8_t { fast, libdeflate };
 
