@@ -228,9 +228,11 @@ size_t find_span(const std::vector<float>& knots, size_t points, unsigned degree
     return size_t(std::upper_bound(begin, end, u) - knots.begin()) - 1;
 }
 
-// Basis functions of A2.2: N[0..degree] for span `span`.
-void basis(const std::vector<float>& U, size_t span, unsigned p, float u, float* N) {
-    float left[256], right[256];
+// Basis functions of A2.2: N[0..p] for span `span` (left and right: p + 1 floats of scratch).
+// Always inlined, so that a caller with a constant p (eval_fixed) gets the loops unrolled and
+// the intermediates in registers from the same operations in the same order: the same bits.
+[[gnu::always_inline]] inline void basis_into(const float* U, size_t span, unsigned p, float u, float* N, float* left,
+                                              float* right) {
     N[0] = 1.0f;
     for (unsigned j = 1; j <= p; ++j) {
         left[j] = u - U[span + 1 - j];
@@ -246,38 +248,35 @@ void basis(const std::vector<float>& U, size_t span, unsigned p, float u, float*
     }
 }
 
-// basis() and the weighted sum for a degree known at compile time (the games' curves are of
-// degree 1 to 3): the same operations in the same order, so the same bits, with the loops
-// unrolled and the intermediates in registers (the sampling of a character's clips spent a
-// tenth of `drape convert` here).
-template <size_t D, unsigned P>
-std::array<float, D> eval_fixed(const float* U, const std::array<float, D>* points, size_t span, float u) {
-    float N[P + 1], left[P + 1], right[P + 1];
-    N[0] = 1.0f;
-    for (unsigned j = 1; j <= P; ++j) {
-        left[j] = u - U[span + 1 - j];
-        right[j] = U[span + j] - u;
-        float saved = 0.0f;
-        for (unsigned r = 0; r < j; ++r) {
-            const float den = right[r + 1] + left[j - r];
-            const float temp = den != 0.0f ? N[r] / den : 0.0f;
-            N[r] = saved + right[r + 1] * temp;
-            saved = left[j - r] * temp;
-        }
-        N[j] = saved;
-    }
+void basis(const std::vector<float>& U, size_t span, unsigned p, float u, float* N) {
+    float left[256], right[256];
+    basis_into(U.data(), span, p, u, N, left, right);
+}
+
+// The weighted sum of the p + 1 control points of span `span` with the basis N.
+template <size_t D>
+[[gnu::always_inline]] inline std::array<float, D> weighted_sum(const float* N, const std::array<float, D>* points, size_t span,
+                                                                unsigned p) {
     std::array<float, D> out{};
-    for (unsigned i = 0; i <= P; ++i) {
-        const auto& Pt = points[span - P + i];
+    for (unsigned i = 0; i <= p; ++i) {
+        const auto& Pt = points[span - p + i];
         for (size_t k = 0; k < D; ++k) out[k] += N[i] * Pt[k];
     }
     return out;
 }
 
+// basis() and the weighted sum for a degree known at compile time (the games' curves are of
+// degree 1 to 3; the sampling of a character's clips spent a tenth of `drape convert` here).
+template <size_t D, unsigned P>
+std::array<float, D> eval_fixed(const float* U, const std::array<float, D>* points, size_t span, float u) {
+    float N[P + 1], left[P + 1], right[P + 1];
+    basis_into(U, span, P, u, N, left, right);
+    return weighted_sum<D>(N, points, span, P);
+}
+
 // The curve at u (already clamped) in knot span `span`.
 template <size_t D>
 std::array<float, D> eval_at_span(const std::vector<float>& knots, const std::vector<std::array<float, D>>& points, unsigned degree, size_t span, float u) {
-    std::array<float, D> out{};
     switch (degree) {
         case 1: return eval_fixed<D, 1>(knots.data(), points.data(), span, u);
         case 2: return eval_fixed<D, 2>(knots.data(), points.data(), span, u);
@@ -286,11 +285,7 @@ std::array<float, D> eval_at_span(const std::vector<float>& knots, const std::ve
     }
     float N[256];
     basis(knots, span, degree, u, N);
-    for (unsigned i = 0; i <= degree; ++i) {
-        const auto& P = points[span - degree + i];
-        for (size_t k = 0; k < D; ++k) out[k] += N[i] * P[k];
-    }
-    return out;
+    return weighted_sum<D>(N, points.data(), span, degree);
 }
 
 template <size_t D>
