@@ -39,31 +39,17 @@
 #include "solver/lanes_avx2.h"
 #include "solver/link_kernel.h"
 #include "solver/solver.h"
+#include "prototype_common.h"
 
 namespace drape::solver {
 void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);  // links_avx2.cpp
 }
 using namespace drape::solver;
 using namespace drape::solver::lanes;
+using drape::solver::prototype::cpu_seconds;
+using drape::solver::prototype::link_scalar;
 
 namespace {
-
-double cpu_seconds() {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
-// F8, M8, their operations and transpose8: the solver's own (solver/lanes_avx2.h).
-
-void link_scalar(Float4* p, const LinkArrays& l, uint32_t i) {
-    Float4& a = p[l.a[i]];
-    Float4& b = p[l.b[i]];
-    float ax = a.x, ay = a.y, az = a.z, bx = b.x, by = b.y, bz = b.z;
-    link_kernel<float, bool>(ax, ay, az, bx, by, bz, l.min_length[i], l.max_length[i], l.k_push[i], l.k_pull[i], l.w_a[i],
-                             l.w_b[i], 0.0f);
-    a.x = ax, a.y = ay, a.z = az, b.x = bx, b.y = by, b.z = bz;
-}
 
 // Today's pass: step.cpp solve_levels<true> with eight lanes.
 void today_pass(const LinkSchedule& ls, Float4* p) {

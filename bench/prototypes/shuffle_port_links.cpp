@@ -55,29 +55,17 @@
 #include "solver/lanes_avx2.h"
 #include "solver/link_kernel.h"
 #include "solver/solver.h"
+#include "prototype_common.h"
 
 namespace drape::solver {
 void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);  // links_avx2.cpp
 }
 using namespace drape::solver;
 using namespace drape::solver::lanes;
+using drape::solver::prototype::cpu_seconds;
+using drape::solver::prototype::link_scalar;
 
 namespace {
-
-double cpu_seconds() {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
-void link_scalar(Float4* p, const LinkArrays& l, uint32_t i) {
-    Float4& a = p[l.a[i]];
-    Float4& b = p[l.b[i]];
-    float ax = a.x, ay = a.y, az = a.z, bx = b.x, by = b.y, bz = b.z;
-    link_kernel<float, bool>(ax, ay, az, bx, by, bz, l.min_length[i], l.max_length[i], l.k_push[i], l.k_pull[i], l.w_a[i],
-                             l.w_b[i], 0.0f);
-    a.x = ax, a.y = ay, a.z = az, b.x = bx, b.y = by, b.z = bz;
-}
 
 inline __m256 load_pair_at(const unsigned char* base, uint32_t lo, uint32_t hi) {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(reinterpret_cast<const float*>(base + lo))),
