@@ -313,3 +313,38 @@ TEST_CASE("dcx::LazyBinder: members read one by one equal those of the fully dec
     REQUIRE_FALSE(not_bnd);
     CHECK(not_bnd.error().field == "dcx.bnd4");
 }
+
+TEST_CASE("dcx::LazyBinder: member_paths off gives the same entries with empty paths") {
+    size_t entries = 0;
+    for (const char* rel : {"er/game/chr/c5000.chrbnd.dcx", "er/game/material/allmaterial_dlc01.matbinbnd.dcx"}) {
+        CAPTURE(rel);
+        std::vector<uint8_t> file = test::load(test::corpus(rel));
+        auto with = dcx::LazyBinder::open(file);
+        REQUIRE_MESSAGE(with, with.error().to_string());
+        auto without = dcx::LazyBinder::open(file, {}, bnd::ReadOptions{.member_paths = false});
+        REQUIRE_MESSAGE(without, without.error().to_string());
+        const auto& a = with->binder().entries;
+        const auto& b = without->binder().entries;
+        REQUIRE(a.size() == b.size());
+        CHECK(without->binder().headers_end == with->binder().headers_end);
+        for (size_t i = 0; i < a.size(); ++i) {
+            CAPTURE(i);
+            CHECK(b[i].name == a[i].name);
+            CHECK(b[i].id == a[i].id);
+            CHECK(b[i].flags == a[i].flags);
+            CHECK(b[i].data_offset == a[i].data_offset);
+            CHECK(b[i].stored_size == a[i].stored_size);
+            CHECK(b[i].uncompressed_size == a[i].uncompressed_size);
+            CHECK_FALSE(a[i].path.empty());  // the default still sanitises every name
+            CHECK(b[i].path.empty());
+            ++entries;
+        }
+        // A member reads the same through either.
+        auto x = with->member_bytes(a.back());
+        auto y = without->member_bytes(b.back());
+        REQUIRE(x);
+        REQUIRE(y);
+        CHECK(*x == *y);
+    }
+    CHECK(entries >= 100);
+}

@@ -16,13 +16,24 @@ namespace {
 
 bool is_normal_key(const std::string& key) { return key.size() > 2 && key.compare(key.size() - 2, 2, "_n") == 0; }
 
+// The blue byte of a normal from its red and green bytes (z of the unit vector).
+uint8_t normal_blue(uint8_t red, uint8_t green) {
+    const float x = red / 127.5f - 1.0f, y = green / 127.5f - 1.0f;
+    const float z = std::sqrt(std::max(0.0f, 1.0f - x * x - y * y));
+    return uint8_t(std::lround((z + 1.0f) * 127.5f));
+}
+
 void rebuild_normal_blue(tpf::Image& img) {
+    // normal_blue for all 64k (red, green) pairs, computed once: a look-up per pixel instead
+    // of a sqrt and an lround (the same bytes; 2 % of a convert's instructions went there).
+    static const std::vector<uint8_t> table = [] {
+        std::vector<uint8_t> t(65536);
+        for (uint32_t r = 0; r < 256; ++r)
+            for (uint32_t g = 0; g < 256; ++g) t[r * 256 + g] = normal_blue(uint8_t(r), uint8_t(g));
+        return t;
+    }();
     const uint32_t ch = img.channels;
-    for (size_t p = 0; p + ch <= img.u8.size(); p += ch) {
-        const float x = img.u8[p] / 127.5f - 1.0f, y = img.u8[p + 1] / 127.5f - 1.0f;
-        const float z = std::sqrt(std::max(0.0f, 1.0f - x * x - y * y));
-        img.u8[p + 2] = uint8_t(std::lround((z + 1.0f) * 127.5f));
-    }
+    for (size_t p = 0; p + ch <= img.u8.size(); p += ch) img.u8[p + 2] = table[size_t(img.u8[p]) * 256 + img.u8[p + 1]];
 }
 
 }  // namespace

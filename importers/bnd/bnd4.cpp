@@ -60,7 +60,7 @@ uint64_t file_header_size_of(uint8_t fmt) {
 
 // Reads the 0x40-byte header shared by BND4 and BHF4 and every file header. Data views are
 // resolved against `data_source` (the BND4 itself, or the BDF4 of a BXF4).
-Result<Binder> read_headers(Bytes data, bool bxf, Bytes data_source) {
+Result<Binder> read_headers(Bytes data, bool bxf, Bytes data_source, const ReadOptions& options = {}) {
     Binder b;
     b.is_bxf = bxf;
     ByteReader r(data);
@@ -118,8 +118,8 @@ Result<Binder> read_headers(Bytes data, bool bxf, Bytes data_source) {
             bool ok = b.unicode ? r.read_utf16z_at(name_offset, e.name, "bnd4.file.name")
                                 : r.read_sjisz_at(name_offset, e.name, "bnd4.file.name");
             if (!ok) return r.error();
-            e.path = sanitize_member_path(e.name);
-        } else {
+            if (options.member_paths) e.path = sanitize_member_path(e.name);
+        } else if (options.member_paths) {
             e.path = std::to_string(e.id >= 0 ? e.id : i);
         }
         ByteReader d = src.slice(e.data_offset, e.stored_size, "bnd4.file.data");
@@ -136,7 +136,7 @@ Result<Binder> read_headers(Bytes data, bool bxf, Bytes data_source) {
 
 }  // namespace
 
-Result<Binder> read_bnd4(Bytes data) { return read_headers(data, false, data); }
+Result<Binder> read_bnd4(Bytes data, const ReadOptions& options) { return read_headers(data, false, data, options); }
 
 Result<Binder> read_bxf4(Bytes bhd, Bytes bdt) {
     ByteReader r(bdt);

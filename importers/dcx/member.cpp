@@ -4,7 +4,7 @@
 
 namespace drape::dcx {
 
-Result<LazyBinder> LazyBinder::open(Bytes file, const DecodeOptions& options) {
+Result<LazyBinder> LazyBinder::open(Bytes file, const DecodeOptions& options, const bnd::ReadOptions& read) {
     LazyBinder lb;
     lb.m_file = file;
     lb.m_options = options;
@@ -38,7 +38,7 @@ Result<LazyBinder> LazyBinder::open(Bytes file, const DecodeOptions& options) {
     lb.m_total = total;
     std::memcpy(lb.m_output.get(), headers->data(), headers->size());
     // read_bnd4 reads only the headers region; member data views are dropped below.
-    auto b = bnd::read_bnd4(Bytes(lb.m_output.get(), size_t(total)));
+    auto b = bnd::read_bnd4(Bytes(lb.m_output.get(), size_t(total)), read);
     if (!b) return b.error();
     lb.m_binder = std::move(*b);
     for (bnd::Entry& e : lb.m_binder.entries) e.data = {};

@@ -185,7 +185,8 @@ Result<void> MaterialLibrary::add_bytes(std::vector<uint8_t> bytes, std::string 
         if (h->compression == dcx::Compression::krak) {
             // KRAK: only the blocks of the BND4 headers now, the members when they are needed.
             src->bytes = std::move(bytes);  // the LazyBinder views it: it must not move again
-            auto lb = dcx::LazyBinder::open(src->bytes, options);
+            // Members are looked up by name only: no sanitised paths (most of the header cost).
+            auto lb = dcx::LazyBinder::open(src->bytes, options, bnd::ReadOptions{.member_paths = false});
             if (lb) {
                 m->decoded += lb->binder().headers_end;
                 src->lazy.emplace(std::move(*lb));
@@ -211,7 +212,7 @@ Result<void> MaterialLibrary::add_bytes(std::vector<uint8_t> bytes, std::string 
         m->members.push_back({source_index, 0, name, std::nullopt});
     } else if (lazy || bnd::is_bnd4(src->bytes)) {
         if (!lazy) {
-            auto b = bnd::read_bnd4(src->bytes);
+            auto b = bnd::read_bnd4(src->bytes, bnd::ReadOptions{.member_paths = false});
             if (!b) return std::move(b).error().within(name);
             src->eager = std::move(*b);
         }

@@ -204,7 +204,124 @@ void decode_bc5_block(const uint8_t* block, uint8_t out_rgb[48], bool is_signed)
     for (int i = 0; i < 16; ++i) out_rgb[3 * i + 2] = is_signed ? 128 : 0;
 }
 
+namespace {
+
+// Bits [pos, pos + count) of the 128-bit little-endian block (lo, hi); 0 < pos, count <= 64.
+inline uint64_t bits_at(uint64_t lo, uint64_t hi, uint32_t pos, uint32_t count) {
+    uint64_t v = pos >= 64 ? hi >> (pos - 64) : (lo >> pos) | (hi << (64 - pos));
+    return count >= 64 ? v : v & ((uint64_t(1) << count) - 1);
+}
+
+// Inserts a 0 bit at `at` (the implicit top index bit of an anchor pixel).
+inline uint64_t insert_zero(uint64_t v, uint32_t at) {
+    const uint64_t low = (uint64_t(1) << at) - 1;
+    return (v & low) | ((v & ~low) << 1);
+}
+
+// One mode, its field widths known at compile time: endpoint bit positions fold to
+// constants, and the index bits are read as one word into which the anchors' implicit
+// zero bits are inserted, so pixel i's index is (word >> i * index_bits).
+template <uint32_t Mode>
+void decode_bc7_mode(const uint8_t* block, uint8_t out_rgba[64]) {
+    constexpr Bc7Mode m = k_bc7_modes[Mode];
+    constexpr uint32_t n = m.subsets * 2u;
+    constexpr bool pbits = m.endpoint_pbits || m.shared_pbits;
+    constexpr uint32_t colour_bits = m.colour_bits + (pbits ? 1 : 0);
+    constexpr uint32_t alpha_bits = m.alpha_bits ? m.alpha_bits + (pbits ? 1 : 0) : 0;
+    const uint64_t lo = load64(block), hi = load64(block + 8);
+    uint32_t pos = Mode + 1;
+    auto take = [&](uint32_t count) {
+        const uint32_t v = count ? uint32_t(bits_at(lo, hi, pos, count)) : 0;
+        pos += count;
+        return v;
+    };
+    const uint32_t partition = take(m.partition_bits);
+    const uint32_t rotation = take(m.rotation_bits);
+    const uint32_t index_selection = take(m.index_selection_bits);
+
+    uint32_t ep[n][4];
+    for (uint32_t ch = 0; ch < 3; ++ch)
+        for (uint32_t e = 0; e < n; ++e) ep[e][ch] = take(m.colour_bits);
+    for (uint32_t e = 0; e < n; ++e) ep[e][3] = m.alpha_bits ? take(m.alpha_bits) : 255;
+    if constexpr (pbits) {
+        for (uint32_t e = 0; e < n; ++e) {
+            if (m.shared_pbits && (e & 1)) continue;  // one bit per subset, read at its first endpoint
+            const uint32_t p = take(1);
+            constexpr uint32_t count = m.shared_pbits ? 2 : 1;
+            for (uint32_t k = 0; k < count; ++k)
+                for (uint32_t ch = 0; ch < (m.alpha_bits ? 4u : 3u); ++ch) ep[e + k][ch] = (ep[e + k][ch] << 1) | p;
+        }
+    }
+    for (uint32_t e = 0; e < n; ++e) {
+        for (uint32_t ch = 0; ch < 3; ++ch) ep[e][ch] = unquantize7(ep[e][ch], colour_bits);
+        if (alpha_bits) ep[e][3] = unquantize7(ep[e][3], alpha_bits);
+    }
+
+    // Primary indices: 16 * index_bits - subsets stored bits (at most 63).
+    constexpr uint32_t ib = m.index_bits;
+    uint64_t primary = bits_at(lo, hi, pos, 16 * ib - m.subsets);
+    primary = insert_zero(primary, ib - 1);  // pixel 0
+    if constexpr (m.subsets == 2) {
+        primary = insert_zero(primary, k_anchor2[partition] * ib + ib - 1);
+    } else if constexpr (m.subsets == 3) {
+        const uint32_t a = k_anchor3a[partition], b = k_anchor3b[partition];
+        primary = insert_zero(primary, std::min(a, b) * ib + ib - 1);
+        primary = insert_zero(primary, std::max(a, b) * ib + ib - 1);
+    }
+    [[maybe_unused]] uint64_t secondary = 0;
+    constexpr uint32_t ib2 = m.index2_bits;
+    if constexpr (ib2 != 0) {
+        secondary = insert_zero(bits_at(lo, hi, pos + 16 * ib - 1, 16 * ib2 - 1), ib2 - 1);
+    }
+    const uint8_t* w_primary = weights_for(ib);
+    [[maybe_unused]] const uint8_t* w_secondary = weights_for(ib2);
+    constexpr uint32_t mask = (1u << ib) - 1, mask2 = (1u << ib2) - 1;
+    [[maybe_unused]] const uint32_t subsets_word = m.subsets == 2 ? uint32_t(k_partition2[partition])
+                                                   : m.subsets == 3 ? k_partition3[partition] : 0u;
+    for (uint32_t i = 0; i < 16; ++i) {
+        uint32_t subset = 0;
+        if constexpr (m.subsets == 2) subset = (subsets_word >> i) & 1;
+        if constexpr (m.subsets == 3) subset = (subsets_word >> (2 * i)) & 3;
+        uint32_t wc = w_primary[uint32_t(primary >> (i * ib)) & mask], wa = wc;
+        if constexpr (ib2 != 0) {
+            const uint32_t w2 = w_secondary[uint32_t(secondary >> (i * ib2)) & mask2];
+            if (index_selection) {
+                wc = w2;
+            } else {
+                wa = w2;
+            }
+        }
+        const uint32_t* e0 = ep[2 * subset];
+        const uint32_t* e1 = ep[2 * subset + 1];
+        uint8_t* px = out_rgba + 4 * i;
+        px[0] = bptc_lerp(e0[0], e1[0], wc);
+        px[1] = bptc_lerp(e0[1], e1[1], wc);
+        px[2] = bptc_lerp(e0[2], e1[2], wc);
+        px[3] = bptc_lerp(e0[3], e1[3], wa);
+    }
+    if constexpr (m.rotation_bits != 0) {
+        if (rotation)
+            for (uint32_t i = 0; i < 16; ++i) std::swap(out_rgba[4 * i + rotation - 1], out_rgba[4 * i + 3]);
+    }
+}
+
+}  // namespace
+
 void decode_bc7_block(const uint8_t* block, uint8_t out_rgba[64]) {
+    switch (block[0] == 0 ? 8 : __builtin_ctz(block[0])) {
+        case 0: decode_bc7_mode<0>(block, out_rgba); return;
+        case 1: decode_bc7_mode<1>(block, out_rgba); return;
+        case 2: decode_bc7_mode<2>(block, out_rgba); return;
+        case 3: decode_bc7_mode<3>(block, out_rgba); return;
+        case 4: decode_bc7_mode<4>(block, out_rgba); return;
+        case 5: decode_bc7_mode<5>(block, out_rgba); return;
+        case 6: decode_bc7_mode<6>(block, out_rgba); return;
+        case 7: decode_bc7_mode<7>(block, out_rgba); return;
+        default: std::memset(out_rgba, 0, 64); return;  // no mode bit: reserved
+    }
+}
+
+void decode_bc7_block_reference(const uint8_t* block, uint8_t out_rgba[64]) {
     if (block[0] == 0) {  // no mode bit: reserved
         std::memset(out_rgba, 0, 64);
         return;

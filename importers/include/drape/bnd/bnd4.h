@@ -57,8 +57,16 @@ bool is_bnd4(Bytes data);
 bool is_bhf4(Bytes data);
 bool is_bdf4(Bytes data);
 
+// What read_bnd4 fills besides the header fields, names, ids, offsets and sizes.
+struct ReadOptions {
+    // Entry::path (sanitize_member_path of each name). A caller that only looks members up by
+    // name turns it off and gets empty paths: sanitising is most of the cost of reading the
+    // headers of a binder of ~17k members (Elden Ring's allmaterial.matbinbnd).
+    bool member_paths = true;
+};
+
 // Reads a BND4. Entry data views point into `data`.
-Result<Binder> read_bnd4(Bytes data);
+Result<Binder> read_bnd4(Bytes data, const ReadOptions& options = {});
 // Reads a BXF4: the BHF4 header file and its BDF4 data file.
 Result<Binder> read_bxf4(Bytes bhd, Bytes bdt);
 

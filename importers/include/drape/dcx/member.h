@@ -22,7 +22,8 @@ public:
     // Reads the DCX header and the BND4's headers (0 .. headers_end). `file` must outlive
     // the LazyBinder. Errors: DCX and KRAK errors as dcx::decompress_range reports them, BND4
     // header errors as bnd::read_bnd4 does, "dcx.bnd4" when the payload is not a BND4.
-    static Result<LazyBinder> open(Bytes file, const DecodeOptions& options = {});
+    // `read` goes to bnd::read_bnd4 (member_paths = false: entries with empty Entry::path).
+    static Result<LazyBinder> open(Bytes file, const DecodeOptions& options = {}, const bnd::ReadOptions& read = {});
 
     // The binder's header fields and entries. Entry::data is empty for every entry (its bytes
     // are not decoded yet): use member() / member_bytes().

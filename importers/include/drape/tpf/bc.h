@@ -50,6 +50,9 @@ void decode_bc6h_block(const uint8_t* block, float out_rgb[48], bool is_signed);
 void decode_bc6h_block_half(const uint8_t* block, uint16_t out_rgb[48], bool is_signed);
 // A block whose first byte is 0 (no mode) decodes to (0,0,0,0) (format specification).
 void decode_bc7_block(const uint8_t* block, uint8_t out_rgba[64]);
+// The same decode written field by field from the format specification (slower: a bit reader
+// and per-pixel branches). Kept as the reference decode_bc7_block is tested against.
+void decode_bc7_block_reference(const uint8_t* block, uint8_t out_rgba[64]);
 
 float half_to_float(uint16_t h);
 
