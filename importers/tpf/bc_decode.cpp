@@ -178,6 +178,13 @@ inline uint8_t unquantize7(uint32_t v, uint32_t bits) {  // bits in 4..8
 }
 
 inline uint8_t bptc_lerp(uint32_t e0, uint32_t e1, uint32_t w) { return uint8_t(((64 - w) * e0 + w * e1 + 32) >> 6); }
+// One BC7 texel: colour by weight wc, alpha by weight wa, between the endpoints e0 and e1 (RGBA).
+inline void bptc_texel(uint8_t* px, const uint32_t* e0, const uint32_t* e1, uint32_t wc, uint32_t wa) {
+    px[0] = bptc_lerp(e0[0], e1[0], wc);
+    px[1] = bptc_lerp(e0[1], e1[1], wc);
+    px[2] = bptc_lerp(e0[2], e1[2], wc);
+    px[3] = bptc_lerp(e0[3], e1[3], wa);
+}
 
 }  // namespace
 
@@ -291,13 +298,7 @@ void decode_bc7_mode(const uint8_t* block, uint8_t out_rgba[64]) {
                 wa = w2;
             }
         }
-        const uint32_t* e0 = ep[2 * subset];
-        const uint32_t* e1 = ep[2 * subset + 1];
-        uint8_t* px = out_rgba + 4 * i;
-        px[0] = bptc_lerp(e0[0], e1[0], wc);
-        px[1] = bptc_lerp(e0[1], e1[1], wc);
-        px[2] = bptc_lerp(e0[2], e1[2], wc);
-        px[3] = bptc_lerp(e0[3], e1[3], wa);
+        bptc_texel(out_rgba + 4 * i, ep[2 * subset], ep[2 * subset + 1], wc, wa);
     }
     if constexpr (m.rotation_bits != 0) {
         if (rotation)
@@ -382,13 +383,8 @@ void decode_bc7_block_reference(const uint8_t* block, uint8_t out_rgba[64]) {
                 wa = w2;
             }
         }
-        const uint32_t* e0 = ep[2 * subset];
-        const uint32_t* e1 = ep[2 * subset + 1];
         uint8_t* px = out_rgba + 4 * i;
-        px[0] = bptc_lerp(e0[0], e1[0], wc);
-        px[1] = bptc_lerp(e0[1], e1[1], wc);
-        px[2] = bptc_lerp(e0[2], e1[2], wc);
-        px[3] = bptc_lerp(e0[3], e1[3], wa);
+        bptc_texel(px, ep[2 * subset], ep[2 * subset + 1], wc, wa);
         if (rotation) std::swap(px[rotation - 1], px[3]);
     }
 }
