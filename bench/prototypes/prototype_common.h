@@ -8,6 +8,11 @@
 #include "solver/link_kernel.h"
 #include "solver/solver.h"
 
+namespace drape::solver {
+// The runtime's eight-lane link batches (links_avx2.cpp; not in a header of the solver's).
+void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);
+}  // namespace drape::solver
+
 namespace drape::solver::prototype {
 
 // CPU time of the calling thread, in seconds (what another process does in between does not count).

@@ -41,9 +41,6 @@
 #include "solver/solver.h"
 #include "prototype_common.h"
 
-namespace drape::solver {
-void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);  // links_avx2.cpp
-}
 using namespace drape::solver;
 using namespace drape::solver::lanes;
 using drape::solver::prototype::cpu_seconds;
