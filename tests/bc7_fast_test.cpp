@@ -8,7 +8,6 @@
 
 #include "corpus.h"
 #include "drape/dcx/dcx.h"
-#include "drape/game/loaders.h"
 #include "drape/tpf/bc.h"
 #include "drape/tpf/tpf.h"
 #include "lcg.h"
@@ -47,14 +46,10 @@ TEST_CASE("bc7: fast decoder equals the reference on random blocks of every mode
 }
 
 TEST_CASE("bc7: fast decoder equals the reference on every BC7 block of the corpus textures") {
-    std::vector<std::vector<uint8_t>> tpfs;
-    tpfs.push_back(test::load(test::corpus("ds3/EliteKnight.tpf")));
-    for (const char* name : {"er/game/chr/c4361_h.texbnd.dcx", "er/game/chr/c3061_h.texbnd.dcx", "er/game/chr/c5000_l.texbnd.dcx",
-                             "sekiro/c7190.chrbnd.dcx", "er/systex.tpf.dcx"}) {
-        const auto file = test::load(test::corpus(name));
-        REQUIRE_FALSE(file.empty());
-        for (auto& t : game::collect_tpfs(file, dcx::DecodeOptions{})) tpfs.push_back(std::move(t));
-    }
+    const auto corpus = test::corpus_tpfs({"ds3/EliteKnight.tpf", "er/game/chr/c4361_h.texbnd.dcx", "er/game/chr/c3061_h.texbnd.dcx",
+                                            "er/game/chr/c5000_l.texbnd.dcx", "sekiro/c7190.chrbnd.dcx", "er/systex.tpf.dcx"});
+    REQUIRE(corpus.unreadable.empty());
+    const auto& tpfs = corpus.tpfs;
     size_t textures = 0, blocks = 0, mismatches = 0;
     for (const auto& bytes : tpfs) {
         auto tpf = tpf::read_tpf(bytes);

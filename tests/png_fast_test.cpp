@@ -16,7 +16,6 @@
 #include "drape/dcx/dcx.h"
 #include "drape/exporters/fast_deflate.h"
 #include "drape/exporters/png.h"
-#include "drape/game/loaders.h"
 #include "drape/tpf/bc.h"
 #include "drape/tpf/tpf.h"
 #include "lcg.h"
@@ -295,13 +294,11 @@ TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as 
 
 TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that decode to the same pixels") {
     // EliteKnight.tpf (DS3: BC1 and BC7) and the Elden Ring c4361_h and c3061_h texbnds (KRAK).
-    std::vector<std::vector<uint8_t>> tpfs;
-    tpfs.push_back(test::load(test::corpus("ds3/EliteKnight.tpf")));
-    for (const char* name : {"er/game/chr/c4361_h.texbnd.dcx", "er/game/chr/c3061_h.texbnd.dcx", "er/game/chr/c5000_l.texbnd.dcx", "ds3/bd_m_11010.partsbnd.dcx", "ds3/c1400.chrbnd.dcx", "sekiro/c7190.chrbnd.dcx", "er/systex.tpf.dcx"}) {
-        const auto texbnd = test::load(test::corpus(name));
-        REQUIRE_FALSE(texbnd.empty());
-        for (auto& t : game::collect_tpfs(texbnd, dcx::DecodeOptions{})) tpfs.push_back(std::move(t));
-    }
+    const auto corpus = test::corpus_tpfs({"ds3/EliteKnight.tpf", "er/game/chr/c4361_h.texbnd.dcx", "er/game/chr/c3061_h.texbnd.dcx",
+                                            "er/game/chr/c5000_l.texbnd.dcx", "ds3/bd_m_11010.partsbnd.dcx", "ds3/c1400.chrbnd.dcx",
+                                            "sekiro/c7190.chrbnd.dcx", "er/systex.tpf.dcx"});
+    REQUIRE(corpus.unreadable.empty());
+    const auto& tpfs = corpus.tpfs;
     REQUIRE(tpfs.size() >= 3);
     std::map<std::string, int> formats;
     size_t fast_total = 0, libdeflate_total = 0;
@@ -453,10 +450,9 @@ TEST_CASE("fast deflate: the portable, SSSE3 and AVX2 paths write the same bytes
 TEST_CASE("fast deflate: corpus colour maps give the same bytes on every CPU path") {
     // The 1024^2 BC1 maps: DS3's HD_M_7200_a (opaque: RGB rows) and Elden Ring's c4361_body_a
     // (with alpha: RGBA rows).
-    std::vector<std::vector<uint8_t>> tpfs;
-    tpfs.push_back(test::load(test::corpus("ds3/EliteKnight.tpf")));
-    for (auto& t : game::collect_tpfs(test::load(test::corpus("er/game/chr/c4361_h.texbnd.dcx")), dcx::DecodeOptions{}))
-        tpfs.push_back(std::move(t));
+    const auto corpus = test::corpus_tpfs({"ds3/EliteKnight.tpf", "er/game/chr/c4361_h.texbnd.dcx"});
+    REQUIRE(corpus.unreadable.empty());
+    const auto& tpfs = corpus.tpfs;
     int checked = 0;
     for (const auto& bytes : tpfs) {
         auto tpf = tpf::read_tpf(bytes);

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "drape/game/loaders.h"
+
 namespace drape::test {
 
 std::filesystem::path corpus_dir() {
@@ -24,6 +26,24 @@ std::vector<uint8_t> load(const std::filesystem::path& path) {
     std::ifstream f(path, std::ios::binary);
     if (!f) return {};
     return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+CorpusTpfs corpus_tpfs(std::initializer_list<const char*> files) {
+    CorpusTpfs out;
+    for (const char* name : files) {
+        auto bytes = load(corpus(name));
+        if (bytes.empty()) {
+            out.unreadable.push_back(name);
+            continue;
+        }
+        const std::string n = name;
+        if (n.size() >= 4 && n.compare(n.size() - 4, 4, ".tpf") == 0) {
+            out.tpfs.push_back(std::move(bytes));
+            continue;
+        }
+        for (auto& t : game::collect_tpfs(bytes, dcx::DecodeOptions{})) out.tpfs.push_back(std::move(t));
+    }
+    return out;
 }
 
 namespace {
