@@ -83,13 +83,18 @@ constexpr float k_depenetration_stretch_change = 0.05f;
 // Boar_ACC's stretch link from a pinned particle on the boar's head (rest 1.72 m, the bind
 // distance) to one on Horse_Spine2, 1.94 m apart on the skinned mesh while the idle raises the
 // head, pulls its particle 18 cm off a neighbour held at maximum distance 0 (0.13 m link, 0.92).
-// Penetration 0.66 cm (Kngiht_Mant between two capsules, a000_003000).
+// Penetration: Kngiht_Mant wedged between two overlapping capsules (a000_003000; clear of every
+// other collidable within k_isolated_penetration_m), 0.66 cm on the Intel Sapphire Rapids VM and
+// 1.44 cm on the AMD Zen 5 VM of 2026-12-02. The game mode's collidable axis uses the CPU's
+// rsqrtss estimate (seed 000 rule 4), which Intel and AMD round differently, so the trajectory
+// and the depth of a wedged particle are CPU-specific; the bound is this file's sway bound
+// (k_cloths), which covers the same wedge on both.
 struct ClipBound {
     const char* clip;
     float max_stretch;
 };
 constexpr ClipBound k_c5000_clips[] = {{"a000_000000", 1.6f}, {"a000_002000", 1.8f}, {"a000_003000", 3.3f}};
-constexpr float k_c5000_clip_penetration_m = 0.009f;
+constexpr float k_c5000_clip_penetration_m = 0.019f;
 
 struct Exported {
     std::vector<uint8_t> bytes;
