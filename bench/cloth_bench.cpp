@@ -28,6 +28,7 @@ void drape_grid(benchmark::State& state) {
     GridWorkload w;
     build_grid_workload(w, uint32_t(state.range(0)), uint32_t(state.range(1)));
     const uint8_t lanes = uint8_t(state.range(3));
+    if (lanes < 16) w.desc.link_batch_lanes = 8;  // the schedule a CPU without AVX-512 builds
     std::vector<Float4> sm(setup_bytes(w.desc) / sizeof(Float4) + 1);
     const Setup* s = build_setup(w.desc, sm.data(), sm.size() * sizeof(Float4));
     std::vector<Float4> tm(state_bytes(*s, {}) / sizeof(Float4) + 1);
@@ -123,13 +124,16 @@ void bullet_grid(benchmark::State& state) {
 
 }  // namespace
 
-// Args: N, capsules, sequential, widest lanes (8: AVX2 where the CPU has it; 4: the SSE2 path,
-// as on a CPU without AVX2, for the same-run comparison).
+// Args: N, capsules, sequential, widest lanes (16: AVX-512 where the CPU has it; 8: the AVX2
+// path and schedule, as on a CPU without AVX-512; 4: the SSE2 path, as on a CPU without AVX2;
+// for the same-run comparison).
 BENCHMARK(drape_grid)
+    ->Args({32, 0, 0, 16})
+    ->Args({32, 2, 0, 16})
     ->Args({32, 0, 0, 8})
     ->Args({32, 2, 0, 8})
     ->Args({32, 0, 0, 4})
-    ->Args({32, 0, 1, 8})
+    ->Args({32, 0, 1, 16})
     ->MinTime(0.2)
     ->Repetitions(5)
     ->ReportAggregatesOnly(true);

@@ -9,8 +9,10 @@
 #include "solver/solver.h"
 
 namespace drape::solver {
-// The runtime's eight-lane link batches (links_avx2.cpp; not in a header of the solver's).
-void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);
+// The runtime's AVX2 link batches of `width` lanes (8, or 16 run as two halves; links_avx2.cpp,
+// not in a header of the solver's). The prototypes measure eight-lane schedules: they build
+// their grids with SimClothDesc::link_batch_lanes = 8, as a CPU without AVX-512 does.
+void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32_t width, bool uniform);
 }  // namespace drape::solver
 
 namespace drape::solver::prototype {

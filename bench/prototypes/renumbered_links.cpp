@@ -56,7 +56,7 @@ void today_pass(const LinkSchedule& ls, Float4* p) {
     uint32_t at = 0;
     for (uint32_t l = 0; l < ls.level_count; ++l) {
         const uint32_t b8 = ls.level_batches8[l], b4 = ls.level_batches4[l];
-        if (b8) link_batches_avx2(p, rec, b8, true);
+        if (b8) link_batches_avx2(p, rec, b8, 8, true);
         rec += 8 * words * b8;
         for (uint32_t b = 0; b < b4; ++b, rec += 4 * words) link_batch4_packed<true>(base, rec, 4);
         at += 8 * b8 + 4 * b4;
@@ -194,6 +194,7 @@ int main(int argc, char** argv) {
     const uint32_t N = 32;
     GridWorkload grid;
     build_grid_workload(grid, N, 0);
+    grid.desc.link_batch_lanes = 8;  // the eight-lane schedule these experiments measure
     std::vector<Float4> setup_memory(setup_bytes(grid.desc) / 16 + 1);
     const Setup* setup = build_setup(grid.desc, setup_memory.data(), setup_memory.size() * 16);
     const LinkSchedule& ls = setup->link_runs[0];

@@ -241,7 +241,7 @@ void pass(const LinkSchedule& ls, Float4* p, const uint32_t* rec) {
         const uint32_t b8 = ls.level_batches8[l], b4 = ls.level_batches4[l];
         if (b8) {
             if constexpr (V == v_runtime) {
-                link_batches_avx2(p, rec, b8, true);  // the runtime's own
+                link_batches_avx2(p, rec, b8, 8, true);  // the runtime's own
             } else if constexpr (V == v_pipelined) {
                 uint32_t first = 0;
                 for (uint32_t k = 1; k <= b8; ++k)
@@ -355,6 +355,7 @@ int main(int argc, char** argv) {
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 40, reps = argc > 2 ? std::atoi(argv[2]) : 20;
     GridWorkload grid;
     build_grid_workload(grid, 32, 0);
+    grid.desc.link_batch_lanes = 8;  // the eight-lane schedule these experiments measure
     std::vector<Float4> setup_memory(setup_bytes(grid.desc) / 16 + 1);
     const Setup* setup = build_setup(grid.desc, setup_memory.data(), setup_memory.size() * 16);
     const LinkSchedule& ls = setup->link_runs[0];

@@ -44,7 +44,7 @@ struct GridBenchResult {
     double ns_per_particle_substep = 0;  // median of the batches
     double ns_per_step = 0;
     uint32_t particles = 0, links = 0, levels = 0;
-    uint32_t batches8 = 0, batches4 = 0, singles = 0;  // of the first link run's schedule
+    uint32_t batches16 = 0, batches8 = 0, batches4 = 0, singles = 0;  // of the first link run's schedule
 };
 
 // Seconds of this thread's CPU time (POSIX), else of the steady clock.
@@ -52,8 +52,9 @@ double bench_seconds();
 
 // The measurement (time as bench_seconds counts it): 1/60 s steps, 120 warm-up steps, then the median of `batches` batches
 // of at least `min_batch_seconds` each; pinned particles are counted. Single thread.
-// `max_lanes` as StepInputs::max_lanes (8: AVX2 where the CPU has it; 4: the SSE2 path).
+// `max_lanes` as StepInputs::max_lanes (16: the widest the CPU has); below 16 the schedule is
+// also built of eight-lane batches (SimClothDesc::link_batch_lanes), as on a CPU without AVX-512.
 GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode = SolveMode::scheduled, int batches = 5,
-                           double min_batch_seconds = 0.2, uint8_t max_lanes = 8);
+                           double min_batch_seconds = 0.2, uint8_t max_lanes = 16);
 
 }  // namespace drape::solver

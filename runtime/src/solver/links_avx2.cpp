@@ -1,5 +1,5 @@
-// drape solver: eight links at a time with AVX2 (256-bit lanes), chosen at run time by cpuid, and
-// the Verlet step two particles at a time.
+// drape solver: eight links at a time with AVX2 (256-bit lanes), chosen at run time by cpuid
+// (sixteen-lane batches run as two halves), and the Verlet step two particles at a time.
 // The same link_kernel as the scalar and SSE2 paths: only correctly rounded operations, no FMA
 // (the target is "avx2" without "fma", and the runtime compiles with -ffp-contract=off), so the
 // bits equal theirs.
@@ -47,9 +47,9 @@ inline void store_pair_at(unsigned char* base, uint32_t lo, uint32_t hi, __m256 
     lanes::store_pair(reinterpret_cast<Float4*>(base + lo), reinterpret_cast<Float4*>(base + hi), v);
 }
 
-// Eight links of a packed batch (fields of `Stride` = 8 words). `rec` points at the lanes'
-// first a-offset word.
-template <bool Uniform, uint32_t Stride = 8>
+// Eight links of a packed batch whose fields are `Stride` words apart (8: an eight-lane batch;
+// 16: one half of a sixteen-lane batch). `rec` points at the lanes' first a-offset word.
+template <bool Uniform, uint32_t Stride>
 inline void batch8(unsigned char* base, const uint32_t* rec) {
     using namespace lanes;
     const uint32_t* ia = rec;
@@ -81,11 +81,13 @@ inline void batch8(unsigned char* base, const uint32_t* rec) {
     store_pair_at(base, ib[2], ib[6], b2); store_pair_at(base, ib[3], ib[7], b3);
 }
 
-// Eight-lane batches of a packed stream (solver.h LinkSchedule::packed).
-template <bool Uniform>
+// Batches of width `Width` (8, or 16 run as two halves; the links of a batch commute) of a
+// packed stream (solver.h LinkSchedule::packed).
+template <bool Uniform, uint32_t Width>
 void batches(unsigned char* base, const uint32_t* rec, uint32_t count) {
-    constexpr uint32_t words = 8 * (Uniform ? 6 : 8);
-    for (uint32_t n = 0; n < count; ++n, rec += words) batch8<Uniform>(base, rec);
+    constexpr uint32_t words = Width * (Uniform ? 6 : 8);
+    for (uint32_t n = 0; n < count; ++n, rec += words)
+        for (uint32_t half = 0; half < Width; half += 8) batch8<Uniform, Width>(base, rec + half);
 }
 
 // Verlet as step.cpp integrate_particles states it, two particles per vector (a particle's four
@@ -119,10 +121,15 @@ void integrate_pairs(const Setup& s, State& st, uint32_t pairs) {
 
 }  // namespace
 
-void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool uniform) {
+void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32_t width, bool uniform) {
     unsigned char* base = reinterpret_cast<unsigned char*>(p);
-    if (uniform) batches<true>(base, packed, count);
-    else batches<false>(base, packed, count);
+    if (width == 16) {
+        if (uniform) batches<true, 16>(base, packed, count);
+        else batches<false, 16>(base, packed, count);
+    } else {
+        if (uniform) batches<true, 8>(base, packed, count);
+        else batches<false, 8>(base, packed, count);
+    }
 }
 
 uint32_t integrate_avx2(const Setup& s, State& st, bool forces) {
@@ -144,7 +151,7 @@ uint32_t integrate_avx2(const Setup& s, State& st, bool forces) {
 
 namespace drape::solver {
 bool has_avx2() { return false; }
-void link_batches_avx2(Float4*, const uint32_t*, uint32_t, bool) {}
+void link_batches_avx2(Float4*, const uint32_t*, uint32_t, uint32_t, bool) {}
 uint32_t integrate_avx2(const Setup&, State&, bool) { return 0; }
 }  // namespace drape::solver
 

@@ -214,6 +214,7 @@ void pack_schedule(LinkSchedule& ls) {
         at += width;
     };
     for (uint32_t lv = 0; lv < ls.level_count; ++lv) {
+        for (uint32_t b = 0; b < ls.level_batches16[lv]; ++b) batch(16);
         for (uint32_t b = 0; b < ls.level_batches8[lv]; ++b) batch(8);
         for (uint32_t b = 0; b < ls.level_batches4[lv]; ++b) batch(4);
         at += ls.level_singles[lv];
@@ -237,10 +238,11 @@ constexpr uint32_t kLatencyBatches = 2;
 // order, and links that share no particle commute). Ready links never share a particle (one of
 // two such links depends on the other), so a batch is any set of ready links. List scheduling:
 // each step emits one batch of the ready links with the longest chains after them, preferring
-// links whose inputs were produced kLatencyBatches batches ago; 5-8 ready links make an
-// eight-lane batch, 2-4 a four-lane one, 1 a single; consecutive eight-lane batches form one
-// level entry.
-void schedule_links(LinkSchedule& ls, uint32_t padded, uint32_t filler, ScheduleScratch& sc) {
+// links whose inputs were produced kLatencyBatches batches ago; 12-16 ready links make a
+// sixteen-lane batch (when `widest` is 16), 5-11 an eight-lane one (of 8 at most), 2-4 a
+// four-lane one, 1 a single; consecutive sixteen-lane then eight-lane batches form one level
+// entry.
+void schedule_links(LinkSchedule& ls, uint32_t padded, uint32_t filler, ScheduleScratch& sc, uint32_t widest) {
     const LinkArrays& seq = ls.sequential;
     const uint32_t n = seq.count;
     for (uint32_t p = 0; p < padded; ++p) sc.last[p] = kNone;
@@ -299,10 +301,12 @@ void schedule_links(LinkSchedule& ls, uint32_t padded, uint32_t filler, Schedule
     bool open = false;  // the last level entry still takes eight-lane batches
     for (uint32_t t = 0; emitted < n; ++t) {
         while (head < tail && sc.fifo_time[head] <= t) push(sc.fifo_link[head++]);
-        uint32_t take[8], m = 0;
-        while (m < 8 && heap_size) take[m++] = pop();
-        while (m < 8 && head < tail) take[m++] = sc.fifo_link[head++];  // ready, produced more recently
-        const uint32_t width = m >= 5 ? 8 : (m >= 2 ? 4 : 1);
+        const uint32_t ready = heap_size + (tail - head);
+        const uint32_t limit = widest >= 16 && ready >= 12 ? 16 : 8;
+        uint32_t take[16], m = 0;
+        while (m < limit && heap_size) take[m++] = pop();
+        while (m < limit && head < tail) take[m++] = sc.fifo_link[head++];  // ready, produced more recently
+        const uint32_t width = m >= 12 ? 16 : (m >= 5 ? 8 : (m >= 2 ? 4 : 1));
         for (uint32_t j = 0; j < width; ++j) {
             if (j < m) {
                 copy_link(seq, take[j], out, slot + j);
@@ -314,12 +318,16 @@ void schedule_links(LinkSchedule& ls, uint32_t padded, uint32_t filler, Schedule
             }
         }
         slot += width;
+        // A sixteen-lane batch cannot follow an eight-lane one within an entry.
+        if (open && width == 16 && ls.level_batches8[levels - 1]) open = false;
         if (!open) {
-            ls.level_batches8[levels] = ls.level_batches4[levels] = ls.level_singles[levels] = 0;
+            ls.level_batches16[levels] = ls.level_batches8[levels] = ls.level_batches4[levels] = ls.level_singles[levels] = 0;
             ++levels;
             open = true;
         }
-        if (width == 8) {
+        if (width == 16) {
+            ++ls.level_batches16[levels - 1];
+        } else if (width == 8) {
             ++ls.level_batches8[levels - 1];
         } else {
             (width == 4 ? ls.level_batches4 : ls.level_singles)[levels - 1] = 1;
@@ -506,11 +514,13 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
             LinkSchedule& ls = fill ? s.link_runs[run] : tmp;
             take_links(a, ls.sequential, total);
             ls.sequential.count = total;
-            // Slots: a padded eight-lane batch holds at least 5 links, a four-lane one at least 2.
+            // Slots: a padded sixteen-lane batch holds at least 12 links, an eight-lane one at
+            // least 5, a four-lane one at least 2.
             const uint32_t capacity = 2 * total + 16;
             take_links(a, ls.links, capacity);
             ls.level_batches4 = a.take<uint32_t>(total + 1);
             ls.level_batches8 = a.take<uint32_t>(total + 1);
+            ls.level_batches16 = a.take<uint32_t>(total + 1);
             ls.level_singles = a.take<uint32_t>(total + 1);
             ls.packed = a.take<uint32_t>(8 * size_t(capacity));
             ScheduleScratch sc;
@@ -525,7 +535,8 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
             if (fill) {
                 uint32_t at = 0;
                 for (uint32_t j = i; j < end; ++j) fill_set_links(d.constraint_sets[ex.at(j)], ls.sequential, at, s.inv_mass);
-                schedule_links(ls, padded, n, sc);
+                const uint32_t widest = d.link_batch_lanes ? d.link_batch_lanes : (widest_lanes() >= 16 ? 16u : 8u);
+                schedule_links(ls, padded, n, sc, widest);
                 pack_schedule(ls);
             }
             add_pass(PassKind::links, run++);

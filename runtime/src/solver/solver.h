@@ -24,7 +24,7 @@
 //
 // Arithmetic (the runtime target compiles with -ffp-contract=off): the order of every sum is
 // fixed; dot products follow seed 000 (four lanes (x+z)+(y+w), three lanes (x+y)+z); reciprocals
-// are rounded before they multiply where the seed says so. SIMD (SSE2, AVX2) is used only
+// are rounded before they multiply where the seed says so. SIMD (SSE2, AVX2, AVX-512) is used only
 // where it leaves the bits unchanged: per-particle work, and groups of links that provably
 // commute (no two share a particle, and every link keeps its place relative to each earlier
 // link it shares a particle with). SolveMode::sequential runs the plain scalar loop in file
@@ -181,6 +181,10 @@ struct SimClothDesc {
     uint32_t transform_count = 0;               // transform-set size (bounds CollidableDesc::bone)
     uint32_t buffer_count = 0;                  // buffers of the cloth data (bounds reference_buffer)
     const uint32_t* buffer_vertex_counts = nullptr;  // buffer_count entries (bounds reference vertices)
+    // Widest link batch the schedule forms: 16 or 8 (any width gives the same bits). 0: 16 where
+    // the CPU has AVX-512F (widest_lanes()), else 8 (the AVX2 path runs a sixteen-lane batch as
+    // two halves, measurably slower than an eight-lane schedule).
+    uint8_t link_batch_lanes = 0;
 };
 
 // ---- the immutable setup -----------------------------------------------------------------
@@ -203,15 +207,18 @@ struct LinkArrays {
 
 // The precomputed schedule of a run of consecutive link sets (setup.cpp schedule_links: a list
 // schedule of the file order's dependencies, computed once at set-up): `level_count` entries,
-// entry i holds level_batches8[i] eight-lane batches, then level_batches4[i] four-lane batches,
-// then level_singles[i] scalar links, in LinkArrays order, run in that order. No two links of a
-// batch share a particle, and every link comes after each earlier link (file order) it shares a
-// particle with, so the links of one batch may run in any order: an eight-lane batch runs as one
-// AVX2 batch or as two four-lane halves (SSE2), as the CPU and StepInputs::max_lanes allow.
+// entry i holds level_batches16[i] sixteen-lane batches, then level_batches8[i] eight-lane
+// batches, then level_batches4[i] four-lane batches, then level_singles[i] scalar links, in
+// LinkArrays order, run in that order. No two links of a batch share a particle, and every link
+// comes after each earlier link (file order) it shares a particle with, so the links of one
+// batch may run in any order: a sixteen-lane batch runs as one AVX-512 batch, or as two
+// eight-lane halves (AVX2), or four four-lane quarters (SSE2), as the CPU and
+// StepInputs::max_lanes allow; an eight-lane batch as one AVX2 batch or two four-lane halves.
 // Unused lanes point at the spare particle with zero weights.
 //
 // `packed` holds the batches as the lanes read them, so the step loads one stream and converts
-// nothing: per level, its eight-lane batches, then its four-lane ones; a batch of width W is fields of W words each: byte offset of particle a (index * 16), of
+// nothing: per level, its sixteen-lane batches, then its eight-lane ones, then its four-lane
+// ones; a batch of width W is fields of W words each: byte offset of particle a (index * 16), of
 // particle b, then the floats. A uniform run (every link has min_length == max_length and
 // k_push == k_pull, bit for bit: standard links) stores rest length, stiffness, w_a, w_b: its
 // target is the rest length and its stiffness the one value, exactly as the general form
@@ -224,6 +231,7 @@ struct LinkSchedule {
     uint32_t* level_singles = nullptr;
     uint32_t level_count = 0;
     uint32_t* level_batches8 = nullptr;
+    uint32_t* level_batches16 = nullptr;
     uint32_t* packed = nullptr;
     uint32_t packed_fields = 8;  // words per lane: 6 when uniform, 8 otherwise
     bool uniform = false;
@@ -447,9 +455,10 @@ struct StepInputs {
     float wind_stiffness = 10.0f;  // the action's constructor (seed 000)
     float wind_stride = 0.6f;      // the executable's constant, clamped to [0, 1]
     SolveMode mode = SolveMode::scheduled;
-    // Widest lanes the scheduled solve may use: 8 (AVX2 where the CPU has it, chosen at run time)
-    // or 4 (SSE2 only). Every width gives the same bits; tests run both.
-    uint8_t max_lanes = 8;
+    // Widest lanes the scheduled solve may use: 16 (AVX-512F where the CPU and OS have it,
+    // chosen at run time), 8 (AVX2, likewise) or 4 (SSE2 only). Every width gives the same bits;
+    // tests run all three.
+    uint8_t max_lanes = 16;
     // Diagnosis switches (default off): leave out the collision pass or the local-range sets,
     // to tell which part of a cloth's program moves its particles.
     bool skip_collision = false;
@@ -472,8 +481,8 @@ struct StepInputs {
 // finds nothing deeper ends the rounds.
 constexpr float k_depenetration_slack = 1e-6f;
 
-// The widest link lanes this CPU runs (chosen once by cpuid): 8 (AVX2) or 4 (SSE2). The
-// scheduled solve uses min(this, StepInputs::max_lanes).
+// The widest link lanes this CPU runs (chosen once by cpuid, with the OS's register state):
+// 16 (AVX-512F), 8 (AVX2) or 4 (SSE2). The scheduled solve uses min(this, StepInputs::max_lanes).
 uint32_t widest_lanes();
 
 // The operator's notifyPreExecution: time step dt/slow_motion, substep (1/subSteps)*timeStep,

@@ -18,13 +18,19 @@ namespace drape::solver {
 
 using namespace lanes;
 
-// links_avx2.cpp: `count` eight-lane batches; the Verlet step of particles [0, returned count).
+// links_avx2.cpp: `count` batches of `width` (8, or 16 run as two halves) lanes.
 bool has_avx2();
-void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);
+void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32_t width, bool uniform);
+// links_avx2.cpp: the Verlet step of particles [0, returned count), two per vector.
 uint32_t integrate_avx2(const Setup& s, State& st, bool forces);
+// links_avx512.cpp: `count` sixteen-lane batches.
+bool has_avx512();
+void link_batches16_avx512(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);
+// links_avx512.cpp: the Verlet step of integrate_particles, four particles per 512-bit vector.
+void integrate_avx512(const Setup& s, State& st, bool forces);
 
 uint32_t widest_lanes() {
-    static const uint32_t lanes = has_avx2() ? 8u : 4u;
+    static const uint32_t lanes = has_avx512() ? 16u : (has_avx2() ? 8u : 4u);
     return lanes;
 }
 
@@ -302,8 +308,8 @@ inline void link_scalar(Float4* p, const LinkArrays& l, uint32_t i) {
     b.x = bx; b.y = by; b.z = bz;
 }
 
-// `lanes`: the widest batch the CPU and the inputs allow (8 or 4); with 4 an eight-lane batch
-// runs as two four-lane halves (its links commute).
+// `lanes`: the widest batch the CPU and the inputs allow (16, 8 or 4); wider batches of the
+// schedule run as several narrower ones (their links commute).
 template <bool Uniform>
 void solve_levels(const LinkSchedule& ls, Float4* p, uint32_t lanes) {
     unsigned char* base = reinterpret_cast<unsigned char*>(p);
@@ -312,10 +318,19 @@ void solve_levels(const LinkSchedule& ls, Float4* p, uint32_t lanes) {
     const LinkArrays links = ls.links;  // a local copy: stores to particles cannot alias it
     uint32_t at = 0;
     for (uint32_t l = 0; l < ls.level_count; ++l) {
+        const uint32_t b16 = ls.level_batches16[l];
+        if (b16) {
+            if (lanes >= 16) link_batches16_avx512(p, rec, b16, Uniform);
+            else if (lanes >= 8) link_batches_avx2(p, rec, b16, 16, Uniform);
+            else
+                for (uint32_t b = 0; b < b16; ++b)
+                    for (uint32_t q = 0; q < 16; q += 4) link_batch4_packed<Uniform>(base, rec + 16 * words * b + q, 16);
+            rec += 16 * words * b16;
+        }
         const uint32_t b8 = ls.level_batches8[l];
         if (b8) {
             if (lanes >= 8) {
-                link_batches_avx2(p, rec, b8, Uniform);
+                link_batches_avx2(p, rec, b8, 8, Uniform);
                 rec += 8 * words * b8;
             } else {
                 for (uint32_t b = 0; b < b8; ++b, rec += 8 * words) {
@@ -326,13 +341,15 @@ void solve_levels(const LinkSchedule& ls, Float4* p, uint32_t lanes) {
         }
         const uint32_t b4 = ls.level_batches4[l];
         for (uint32_t b = 0; b < b4; ++b, rec += 4 * words) link_batch4_packed<Uniform>(base, rec, 4);
-        at += 8 * b8 + 4 * b4;
+        at += 16 * b16 + 8 * b8 + 4 * b4;
         for (uint32_t k = 0; k < ls.level_singles[l]; ++k, ++at) link_scalar(p, links, at);
     }
 }
 
-// The link lanes a scheduled solve uses: min(CPU, StepInputs::max_lanes).
+// The lanes a step uses: min(CPU, StepInputs::max_lanes); the sequential mode is the reference
+// and runs the four-lane Verlet (every width gives the same bits).
 uint32_t step_lanes(const StepInputs& in) {
+    if (in.mode == SolveMode::sequential) return 4;
     const uint32_t cpu = widest_lanes();
     return in.max_lanes < cpu ? in.max_lanes : cpu;
 }
@@ -1212,10 +1229,15 @@ void integrate_particles(const Setup& s, State& st, uint32_t first) {
         store4(&p[i].x, select(mask_and(xyz, mask_splat(dynamic[i])), np, pi));
     }
 }
-// `wide`: the scheduled solve on eight lanes (AVX2); the sequential and four-lane solves keep
-// the SSE2 loop, so the tests comparing them with the eight-lane solve also compare the two loops.
-void integrate(const Setup& s, State& st, bool forces, bool wide) {
-    const uint32_t first = wide ? integrate_avx2(s, st, forces) : 0;
+// Sixteen lanes (AVX-512F): four particles per vector; eight (AVX2): two per vector, the rest on
+// SSE2; the sequential and four-lane solves keep the SSE2 loop, so the tests comparing them with
+// the wide solves also compare the loops.
+void integrate(const Setup& s, State& st, bool forces, uint32_t lanes) {
+    if (lanes >= 16) {
+        integrate_avx512(s, st, forces);
+        return;
+    }
+    const uint32_t first = lanes == 8 ? integrate_avx2(s, st, forces) : 0;
     if (forces) integrate_particles<true>(s, st, first);
     else integrate_particles<false>(s, st, first);
 }
@@ -1321,9 +1343,10 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
     if (!st.started) notify(s, st, in);
     const bool forces = wind(s, st, in);
     const float h = st.substep_length;
+    const uint32_t lanes = step_lanes(in);
     for (uint32_t sub = 0; sub < s.sub_steps; ++sub) {
         move_collidables(st, h);
-        integrate(s, st, forces, in.mode != SolveMode::sequential && step_lanes(in) == 8);
+        integrate(s, st, forces, lanes);
         for (uint32_t it = 0; it < s.solve_iterations; ++it) {
             for (uint32_t k = 0; k < s.pass_count; ++k) {
                 const Pass& pass = s.passes[k];
