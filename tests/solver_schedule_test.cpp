@@ -207,10 +207,11 @@ TEST_CASE("solver schedule: particles around spheres, capsules, tapered capsules
     }
 }
 
-// The AVX2 and SSE2 widths under the Verlet with forces: the grid with capsules under wind and a
-// varying dt, and random mixed link sets of particle counts that are not multiples of 4, each
-// against the sequential loop (and w of every particle kept).
-TEST_CASE("solver schedule: under wind and a varying dt the AVX2 and the SSE2 paths give the bits of the sequential solve") {
+// Every lane width under the Verlet with forces: AVX-512 (sixteen-lane batches, four-particle
+// Verlet with masked tails) where the CPU has it, AVX2 and SSE2, on the grid with capsules under
+// wind and a varying dt and on random mixed link sets of particle counts that are not multiples
+// of 4, each against the sequential loop (and w of every particle kept).
+TEST_CASE("solver schedule: under wind and a varying dt the AVX-512, AVX2 and SSE2 paths give the bits of the sequential solve") {
     auto run_with_wind = [](Sim& sim, SolveMode mode, uint8_t lanes, int steps) {
         WindField f;
         f.direction = {0.6f, 0, 0.8f, 0};
@@ -225,130 +226,58 @@ TEST_CASE("solver schedule: under wind and a varying dt the AVX2 and the SSE2 pa
             sim.step(in);
         }
     };
+    std::vector<uint8_t> widths = {8, 4};
+    if (widest_lanes() >= 16) widths.insert(widths.begin(), 16);
+    else MESSAGE("this CPU (or OS) has no AVX-512F: the sixteen-lane path is not run here");
+    // Runs `desc` at every width and sequentially; every result must equal the sequential bits.
+    auto check_widths = [&](const SimClothDesc& desc, int steps, uint32_t n, bool check_w) {
+        Sim seq(desc);
+        REQUIRE(seq.ok());
+        run_with_wind(seq, SolveMode::sequential, 16, steps);
+        for (uint8_t lanes : widths) {
+            INFO("lanes " << int(lanes));
+            Sim wide(desc);
+            REQUIRE(wide.ok());
+            run_with_wind(wide, SolveMode::scheduled, lanes, steps);
+            CHECK(drape::solver::test::same_bits(wide.state->positions, seq.state->positions, n));
+            CHECK(drape::solver::test::same_bits(wide.state->previous_positions, seq.state->previous_positions, n));
+            if (check_w) {
+                bool w_kept = true;
+                for (uint32_t i = 0; i < n; ++i) w_kept = w_kept && wide.p(i).w == float(i) && wide.state->previous_positions[i].w == float(i);
+                CHECK(w_kept);
+            }
+        }
+    };
     {
         GridWorkload w;
         build_grid_workload(w, 32, 2);
-        Sim avx2(w.desc), sse2(w.desc), seq(w.desc);
-        REQUIRE(avx2.ok());
-        REQUIRE(sse2.ok());
-        REQUIRE(seq.ok());
-        const LinkSchedule& ls = avx2.setup->link_runs[0];
-        uint32_t wide_links = 0;
-        for (uint32_t l = 0; l < ls.level_count; ++l) wide_links += 8 * ls.level_batches8[l] + 16 * ls.level_batches16[l];
-        // Nine links in ten run in eight-lane batches (sixteen-lane ones where the CPU has
-        // AVX-512F: AVX2 runs them as two halves, SSE2 as four quarters).
+        Sim probe(w.desc);
+        REQUIRE(probe.ok());
+        const LinkSchedule& ls = probe.setup->link_runs[0];
+        uint32_t wide_links = 0, sixteens = 0;
+        for (uint32_t l = 0; l < ls.level_count; ++l) {
+            wide_links += 8 * ls.level_batches8[l] + 16 * ls.level_batches16[l];
+            sixteens += ls.level_batches16[l];
+        }
+        // Nine links in ten run in eight-lane batches, or sixteen-lane ones where the CPU has
+        // AVX-512F (AVX2 runs those as two halves, SSE2 as four quarters).
         CHECK(wide_links * 10 >= ls.sequential.count * 9);
-        run_with_wind(avx2, SolveMode::scheduled, 8, 150);
-        run_with_wind(sse2, SolveMode::scheduled, 4, 150);
-        run_with_wind(seq, SolveMode::sequential, 8, 150);
+        CHECK((sixteens > 0) == (widest_lanes() >= 16));
         const uint32_t n = w.desc.particle_count;
-        CHECK(drape::solver::test::same_bits(avx2.state->positions, seq.state->positions, n));
-        CHECK(drape::solver::test::same_bits(avx2.state->previous_positions, seq.state->previous_positions, n));
-        CHECK(drape::solver::test::same_bits(sse2.state->positions, seq.state->positions, n));
-        CHECK(drape::solver::test::same_bits(sse2.state->previous_positions, seq.state->previous_positions, n));
-        CHECK(avx2.p(w.index(16, 31)).z > 0.05f);  // the wind moved the cloth off its plane
-    }
-    std::mt19937 rng(4321);
-    std::uniform_real_distribution<float> u(-1, 1);
-    for (int trial = 0; trial < 12; ++trial) {
-        const uint32_t n = 5 + rng() % 120;
-        std::vector<ParticleDesc> particles(n);
-        std::vector<Float4> rest(n);
-        for (uint32_t i = 0; i < n; ++i) {
-            particles[i] = {1, (rng() % 5 == 0) ? 0.0f : 0.5f + float(rng() % 3), 0.01f, 0.3f};
-            rest[i] = {u(rng), u(rng), u(rng), float(i)};  // w is kept: checked below
-        }
-        std::vector<LinkDesc> standard;
-        std::vector<BendLinkDesc> bend;
-        auto pick = [&] { return uint16_t(rng() % n); };
-        for (int i = 0; i < 400; ++i) standard.push_back({pick(), pick(), 0.1f + 0.5f * std::abs(u(rng)), 0.5f + 0.5f * std::abs(u(rng))});
-        for (int i = 0; i < 200; ++i) bend.push_back({pick(), pick(), 0.2f, 0.6f, 0.4f, 0.9f});
-        std::vector<ConstraintSetDesc> sets(2);
-        sets[0].kind = ConstraintKind::standard_link; sets[0].links = standard.data(); sets[0].count = uint32_t(standard.size());
-        sets[1].kind = ConstraintKind::bend_link; sets[1].bend_links = bend.data(); sets[1].count = uint32_t(bend.size());
-        const int32_t exec[] = {0, -1, 1};  // a uniform run, then a general one
-        SimClothDesc d;
-        d.particles = particles.data();
-        d.particle_count = n;
-        d.rest_positions = rest.data();
-        d.constraint_sets = sets.data();
-        d.constraint_set_count = 2;
-        d.execution = exec;
-        d.execution_count = 3;
-        d.solve_iterations = 2;
-        Sim avx2(d), sse2(d), seq(d);
-        REQUIRE(avx2.ok());
-        REQUIRE(sse2.ok());
-        REQUIRE(seq.ok());
-        run_with_wind(avx2, SolveMode::scheduled, 8, 30);
-        run_with_wind(sse2, SolveMode::scheduled, 4, 30);
-        run_with_wind(seq, SolveMode::sequential, 8, 30);
-        CHECK(drape::solver::test::same_bits(avx2.state->positions, seq.state->positions, n));
-        CHECK(drape::solver::test::same_bits(avx2.state->previous_positions, seq.state->previous_positions, n));
-        CHECK(drape::solver::test::same_bits(sse2.state->positions, seq.state->positions, n));
-        CHECK(drape::solver::test::same_bits(sse2.state->previous_positions, seq.state->previous_positions, n));
-        bool w_kept = true;
-        for (uint32_t i = 0; i < n; ++i) w_kept = w_kept && avx2.p(i).w == float(i) && avx2.state->previous_positions[i].w == float(i);
-        CHECK(w_kept);
-    }
-}
-
-// The AVX-512 path (sixteen-lane link batches, four-particle Verlet) where the CPU has it: the
-// grid with capsules under wind (the Verlet with forces) and a varying dt, and random mixed link
-// sets of particle counts that are not multiples of 4 (the Verlet's masked tail), each against
-// the sequential loop, the AVX2 and the SSE2 widths.
-TEST_CASE("solver schedule: the AVX-512 path gives the bits of the sequential solve, the AVX2 and the SSE2 paths") {
-    if (widest_lanes() < 16) {
-        MESSAGE("skipped: this CPU (or OS) has no AVX-512F; the scheduled solve runs AVX2 or SSE2 here");
-        return;
-    }
-    auto run_with_wind = [](Sim& sim, SolveMode mode, uint8_t lanes, int steps) {
-        WindField f;
-        f.direction = {0.6f, 0, 0.8f, 0};
-        f.speed = 4.0f;
-        StepInputs in;
-        in.mode = mode;
-        in.max_lanes = lanes;
-        in.wind_fields = &f;
-        in.wind_field_count = 1;
-        for (int i = 0; i < steps; ++i) {
-            in.dt = i % 3 == 0 ? 1.0f / 30 : 1.0f / 60;
-            sim.step(in);
-        }
-    };
-    {
-        GridWorkload w;
-        build_grid_workload(w, 32, 2);
-        w.desc.link_batch_lanes = 16;
-        Sim wide(w.desc), avx2(w.desc), sse2(w.desc), seq(w.desc);
-        REQUIRE(wide.ok());
-        REQUIRE(avx2.ok());
-        REQUIRE(sse2.ok());
-        REQUIRE(seq.ok());
-        const LinkSchedule& ls = wide.setup->link_runs[0];
-        uint32_t wide_links = 0;
-        for (uint32_t l = 0; l < ls.level_count; ++l) wide_links += 16 * ls.level_batches16[l];
-        CHECK(wide_links * 10 >= ls.sequential.count * 9);  // nine links in ten run in sixteen-lane batches
-        run_with_wind(wide, SolveMode::scheduled, 16, 150);
-        run_with_wind(avx2, SolveMode::scheduled, 8, 150);
-        run_with_wind(sse2, SolveMode::scheduled, 4, 150);
-        run_with_wind(seq, SolveMode::sequential, 16, 150);
-        const uint32_t n = w.desc.particle_count;
-        CHECK(drape::solver::test::same_bits(wide.state->positions, seq.state->positions, n));
-        CHECK(drape::solver::test::same_bits(wide.state->previous_positions, seq.state->previous_positions, n));
-        CHECK(drape::solver::test::same_bits(avx2.state->positions, seq.state->positions, n));
-        CHECK(drape::solver::test::same_bits(sse2.state->positions, seq.state->positions, n));
-        CHECK(wide.p(w.index(16, 31)).z > 0.05f);  // the wind moved the cloth off its plane
-        // An eight-lane schedule (as built where AVX-512 is missing) under the AVX-512 Verlet.
+        check_widths(w.desc, 150, n, false);
+        // The eight-lane schedule a CPU without AVX-512 builds, under every width here (on an
+        // AVX-512 CPU: sixteen-lane Verlet, eight-lane link batches).
         w.desc.link_batch_lanes = 8;
         Sim narrow(w.desc);
         REQUIRE(narrow.ok());
-        uint32_t sixteens = 0;
-        for (uint32_t l = 0; l < narrow.setup->link_runs[0].level_count; ++l) sixteens += narrow.setup->link_runs[0].level_batches16[l];
-        CHECK(sixteens == 0);
-        run_with_wind(narrow, SolveMode::scheduled, 16, 150);
-        CHECK(drape::solver::test::same_bits(narrow.state->positions, seq.state->positions, n));
-        CHECK(drape::solver::test::same_bits(narrow.state->previous_positions, seq.state->previous_positions, n));
+        uint32_t narrow_sixteens = 0;
+        for (uint32_t l = 0; l < narrow.setup->link_runs[0].level_count; ++l) narrow_sixteens += narrow.setup->link_runs[0].level_batches16[l];
+        CHECK(narrow_sixteens == 0);
+        check_widths(w.desc, 150, n, false);
+        Sim moved(w.desc);
+        REQUIRE(moved.ok());
+        run_with_wind(moved, SolveMode::scheduled, 16, 150);
+        CHECK(moved.p(w.index(16, 31)).z > 0.05f);  // the wind moved the cloth off its plane
     }
     std::mt19937 rng(4321);
     std::uniform_real_distribution<float> u(-1, 1);
@@ -378,19 +307,6 @@ TEST_CASE("solver schedule: the AVX-512 path gives the bits of the sequential so
         d.execution = exec;
         d.execution_count = 3;
         d.solve_iterations = 2;
-        d.link_batch_lanes = 16;
-        Sim wide(d), avx2(d), seq(d);
-        REQUIRE(wide.ok());
-        REQUIRE(avx2.ok());
-        REQUIRE(seq.ok());
-        run_with_wind(wide, SolveMode::scheduled, 16, 30);
-        run_with_wind(avx2, SolveMode::scheduled, 8, 30);
-        run_with_wind(seq, SolveMode::sequential, 16, 30);
-        CHECK(drape::solver::test::same_bits(wide.state->positions, seq.state->positions, n));
-        CHECK(drape::solver::test::same_bits(wide.state->previous_positions, seq.state->previous_positions, n));
-        CHECK(drape::solver::test::same_bits(avx2.state->positions, seq.state->positions, n));
-        bool w_kept = true;
-        for (uint32_t i = 0; i < n; ++i) w_kept = w_kept && wide.p(i).w == float(i) && wide.state->previous_positions[i].w == float(i);
-        CHECK(w_kept);
+        check_widths(d, 30, n, true);
     }
 }
