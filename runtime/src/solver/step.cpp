@@ -1229,15 +1229,15 @@ void integrate_particles(const Setup& s, State& st, uint32_t first) {
         store4(&p[i].x, select(mask_and(xyz, mask_splat(dynamic[i])), np, pi));
     }
 }
-// Sixteen lanes (AVX-512F): four particles per vector; eight (AVX2): two per vector, the rest on
-// SSE2; the sequential and four-lane solves keep the SSE2 loop, so the tests comparing them with
-// the wide solves also compare the loops.
+// Sixteen lanes (AVX-512F): four particles per vector; eight or more (AVX2): two per vector, the
+// rest on SSE2 (the same rule as solve_levels' link batches); the sequential and four-lane solves
+// keep the SSE2 loop, so the tests comparing them with the wide solves also compare the loops.
 void integrate(const Setup& s, State& st, bool forces, uint32_t lanes) {
     if (lanes >= 16) {
         integrate_avx512(s, st, forces);
         return;
     }
-    const uint32_t first = lanes == 8 ? integrate_avx2(s, st, forces) : 0;
+    const uint32_t first = lanes >= 8 ? integrate_avx2(s, st, forces) : 0;
     if (forces) integrate_particles<true>(s, st, first);
     else integrate_particles<false>(s, st, first);
 }
