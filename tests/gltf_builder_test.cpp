@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "drape/exporters/animation_glb.h"
@@ -186,4 +187,35 @@ TEST_CASE("gltf document: morph targets refuse a mesh whose POSITION accessor is
     auto r = doc.add_morph_targets(0, deltas);
     REQUIRE_FALSE(r);
     CHECK(r.error().to_string().find("not in the JSON tree") != std::string::npos);
+}
+
+TEST_CASE("gltf document: a view written piecewise lies where its bytes went, and nothing else may add a view while it is open") {
+    exporters::GltfDocument doc;
+    const uint8_t three[3] = {1, 2, 3};
+    CHECK(doc.add_view(three, 3) == 0);  // leaves the buffer at 3 bytes: the next view is padded to 4
+    CHECK_THROWS_AS(doc.append_to_view(three, 3), std::logic_error);
+    CHECK_THROWS_AS(doc.end_view(), std::logic_error);
+
+    const size_t offset = doc.begin_view();
+    CHECK(offset == 4);
+    const float a[2] = {1.5f, -2.0f}, b[1] = {7.0f};
+    doc.append_to_view(a, sizeof a);
+    CHECK_THROWS_AS(doc.add_view(three, 3), std::logic_error);
+    CHECK_THROWS_AS(doc.add_accessor(std::span<const float>(b, 1), "SCALAR"), std::logic_error);
+    CHECK_THROWS_AS(doc.begin_view(), std::logic_error);
+    doc.append_to_view(b, sizeof b);
+    CHECK(doc.end_view(0, "piecewise") == 1);
+
+    const json& views = doc.json()["bufferViews"];
+    REQUIRE(views.size() == 2);
+    CHECK(views[1]["byteOffset"] == 4);
+    CHECK(views[1]["byteLength"] == 12);
+    CHECK(views[1]["name"] == "piecewise");
+    REQUIRE(doc.bin().size() == 16);
+    float back[3];
+    std::memcpy(back, doc.bin().data() + 4, sizeof back);
+    CHECK(back[0] == 1.5f);
+    CHECK(back[1] == -2.0f);
+    CHECK(back[2] == 7.0f);
+    CHECK(doc.add_view(three, 3) == 2);  // closed again: add_view works
 }

@@ -64,8 +64,8 @@ void put_int(std::string& out, int64_t v) {
     out.append(buf, r.ptr);
 }
 
-// Appends accessors to one bufferView of new data, created by finish() (one view for every
-// clip rather than one per accessor), their JSON as text (GltfDocument::append_accessor_text:
+// Appends accessors to one bufferView, written straight into the document's buffer from the
+// first accessor on and closed by finish() (one view for every clip rather than one per accessor), their JSON as text (GltfDocument::append_accessor_text:
 // the same bytes as nlohmann objects would dump to, without building them). A one-key accessor
 // with the same type and bits as an earlier one is that accessor again: three quarters of a game
 // clip's channels are constant (scale 1, untracked bones), and one accessor each made the JSON
@@ -78,6 +78,11 @@ public:
         if (!j.contains("bufferViews")) j["bufferViews"] = json::array();
         m_view = int(j["bufferViews"].size());
     }
+    // A builder left without finish() (an early return) still closes its view, so the document
+    // stays usable.
+    ~DataBuilder() { finish(); }
+    DataBuilder(const DataBuilder&) = delete;
+    DataBuilder& operator=(const DataBuilder&) = delete;
 
     int add(const std::vector<float>& values, const char* type, bool min_max = false) {
         const size_t comps = std::strcmp(type, "SCALAR") == 0 ? 1 : std::strcmp(type, "VEC3") == 0 ? 3 : std::strcmp(type, "VEC4") == 0 ? 4 : 16;
@@ -93,7 +98,11 @@ public:
         m_text += "{\"bufferView\":"sv;
         put_int(m_text, m_view);
         m_text += ",\"byteOffset\":"sv;
-        put_int(m_text, int64_t(m_data.size()));
+        if (!m_open) {
+            m_begin = m_doc.begin_view();
+            m_open = true;
+        }
+        put_int(m_text, int64_t(m_doc.bin().size() - m_begin));
         m_text += ",\"componentType\":"sv;
         put_int(m_text, k_float);
         m_text += ",\"count\":"sv;
@@ -113,24 +122,24 @@ public:
         m_text += ",\"type\":\""sv;
         m_text += type;
         m_text += "\"}"sv;
-        // Appended, not resized then copied over (the zero-fill was a pass over every key).
-        const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
-        m_data.insert(m_data.end(), bytes, bytes + values.size() * 4);
+        m_doc.append_to_view(values.data(), values.size() * 4);
         const int index = m_doc.append_accessor_text(m_text);
         if (!key.empty()) m_constants.emplace(std::move(key), index);
         return index;
     }
 
     void finish() {
-        if (m_data.empty()) return;
-        [[maybe_unused]] const int view = m_doc.add_view(m_data.data(), m_data.size(), 0, "drape animations");
-        // No other view is added while clips are written, so the index announced is the one made.
+        if (!m_open) return;
+        m_open = false;
+        [[maybe_unused]] const int view = m_doc.end_view(0, "drape animations");
+        // No other view can be added while this one is open, so the index announced is the one made.
         assert(view == m_view);
     }
 
 private:
     GltfDocument& m_doc;
-    std::vector<uint8_t> m_data;
+    bool m_open = false;  // the view is open in m_doc (from the first accessor on)
+    size_t m_begin = 0;   // its offset in the document's buffer
     std::string m_text;  // the accessor being written
     int m_view = 0;
     std::unordered_map<std::string, int> m_constants;  // type + min/max + value bits -> accessor

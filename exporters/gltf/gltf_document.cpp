@@ -37,13 +37,37 @@ GltfDocument::GltfDocument() {
     m_json = {{"asset", {{"version", "2.0"}, {"generator", "drape 0.1.0"}}}};
 }
 
+void GltfDocument::require_no_open_view(const char* what) const {
+    if (m_open_view != k_no_open_view)
+        throw std::logic_error(std::string("GltfDocument: ") + what + " while a view is open (begin_view without end_view)");
+}
+
 int GltfDocument::add_view(const void* bytes, size_t size, int target, const std::string& name) {
+    require_no_open_view("add_view");
+    begin_view();
+    append_to_view(bytes, size);
+    return end_view(target, name);
+}
+
+size_t GltfDocument::begin_view() {
+    require_no_open_view("begin_view");
     while (m_bin.size() % 4) m_bin.push_back(0);
-    njson view = {{"buffer", 0}, {"byteOffset", m_bin.size()}, {"byteLength", size}};
-    if (target) view["target"] = target;
-    if (!name.empty()) view["name"] = name;
+    m_open_view = m_bin.size();
+    return m_open_view;
+}
+
+void GltfDocument::append_to_view(const void* bytes, size_t size) {
+    if (m_open_view == k_no_open_view) throw std::logic_error("GltfDocument: append_to_view without begin_view");
     const auto* p = static_cast<const uint8_t*>(bytes);
     if (size) m_bin.insert(m_bin.end(), p, p + size);
+}
+
+int GltfDocument::end_view(int target, const std::string& name) {
+    if (m_open_view == k_no_open_view) throw std::logic_error("GltfDocument: end_view without begin_view");
+    njson view = {{"buffer", 0}, {"byteOffset", m_open_view}, {"byteLength", m_bin.size() - m_open_view}};
+    m_open_view = k_no_open_view;
+    if (target) view["target"] = target;
+    if (!name.empty()) view["name"] = name;
     if (!m_json.contains("bufferViews")) m_json["bufferViews"] = njson::array();
     m_json["bufferViews"].push_back(std::move(view));
     return int(m_json["bufferViews"].size()) - 1;

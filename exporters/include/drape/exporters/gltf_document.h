@@ -67,6 +67,16 @@ public:
     // Appends bytes to the one buffer (4-byte aligned) as a new bufferView; returns its index.
     // target 0 = none.
     int add_view(const void* bytes, size_t size, int target = 0, const std::string& name = {});
+    // A bufferView written piecewise, straight into the buffer (the clip builder: every clip's
+    // keys in one view, tens of megabytes that a separate vector then made add_view copy once
+    // more). begin_view() pads the buffer to 4 bytes and returns the view's offset in it;
+    // append_to_view() adds bytes; end_view() makes the bufferView over everything appended since
+    // begin_view() and returns its index (the next index of "bufferViews", known in advance).
+    // While a view is open, add_view, add_accessor, add_png_image and a second begin_view throw
+    // std::logic_error, as do append_to_view and end_view when none is open.
+    size_t begin_view();
+    void append_to_view(const void* bytes, size_t size);
+    int end_view(int target = 0, const std::string& name = {});
     // An accessor over a new bufferView. `type` is "SCALAR", "VEC2", "VEC3", "VEC4" or "MAT4";
     // `min_max` writes min/max (required for POSITION and animation inputs).
     int add_accessor(std::span<const float> values, const char* type, int target = 0, bool min_max = false);
@@ -121,6 +131,9 @@ private:
                            const float* min = nullptr, const float* max = nullptr);
     nlohmann::json m_json;
     std::vector<uint8_t> m_bin;
+    static constexpr size_t k_no_open_view = size_t(-1);
+    size_t m_open_view = k_no_open_view;  // offset of the view begin_view() opened
+    void require_no_open_view(const char* what) const;
     TextTail m_text_accessors, m_text_animations;
 };
 
