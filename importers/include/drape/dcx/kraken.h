@@ -42,8 +42,10 @@ Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs = 1);
 Result<void> decompress_range(Bytes in, size_t total, size_t offset, std::span<uint8_t> out, unsigned jobs = 1);
 
 // Whether the decoder may use instruction-set extensions beyond the build's baseline when the CPU
-// has them (today: SSE4.1 for the recent-distance step of one LZ command loop on x86-64).
-// Enabled by default; the output is the same either way. For tests and A/B timing: sets the
+// has them (today, on x86-64: a second copy of the whole decoding core compiled for x86-64-v3,
+// that is AVX2, BMI1/2, LZCNT, FMA and MOVBE, for CPUs that have them all; else SSE4.1 for the
+// recent-distance step of one LZ command loop). Enabled by default; the output is the same
+// either way. For tests and A/B timing: sets the
 // choice for every later call in the process (calls running meanwhile may see either) and
 // returns the previous setting.
 bool set_cpu_extensions(bool enabled);
