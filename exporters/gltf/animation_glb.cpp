@@ -65,11 +65,11 @@ void put_int(std::string& out, int64_t v) {
 }
 
 // Appends accessors to one bufferView, written straight into the document's buffer from the
-// first accessor on and closed by finish() (one view for every clip rather than one per accessor), their JSON as text (GltfDocument::append_accessor_text:
-// the same bytes as nlohmann objects would dump to, without building them). A one-key accessor
-// with the same type and bits as an earlier one is that accessor again: three quarters of a game
-// clip's channels are constant (scale 1, untracked bones), and one accessor each made the JSON
-// four times larger.
+// first accessor on and closed by finish() (one view for every clip rather than one per
+// accessor), their JSON as text (GltfDocument::append_accessor_text: the same bytes as nlohmann
+// objects would dump to, without building them). A one-key accessor with the same type and bits
+// as an earlier one is that accessor again: three quarters of a game clip's channels are
+// constant (scale 1, untracked bones), and one accessor each made the JSON four times larger.
 class DataBuilder {
 public:
     explicit DataBuilder(GltfDocument& doc) : m_doc(doc) {

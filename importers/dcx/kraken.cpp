@@ -34,7 +34,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #include <smmintrin.h>
-// A second copy of the decoding core for x86-64-v3 CPUs (see the end of this file's shared part).
+// A second copy of the decoding core for x86-64-v3 CPUs (see where kraken_core.inc is included).
 #define DRAPE_KRAKEN_X86_64_V3 1
 #else
 #define DRAPE_KRAKEN_X86_64_V3 0
@@ -551,9 +551,9 @@ Result<std::vector<BlockInfo>> parse_framing(Bytes in, size_t U) {
 }
 
 // ----------------------------------------------------------------------------------------
-// The decoding core, twice: for the baseline, and for x86-64-v3 (about 1.03-1.05x the speed on
-// the corpus's Elden Ring files on an AMD Zen 5 VM, spread evenly over the core's functions:
-// three-operand shifts, LZCNT, VEX forms). The copies differ only in the instructions the
+// The decoding core, twice: for the baseline, and for x86-64-v3 (Elden Ring's emevd 1.02x the
+// baseline copy's speed on an AMD Zen 5 VM, 1.03-1.04x as a whole-file -march=x86-64-v3 build,
+// spread evenly over the core's functions: three-operand shifts, LZCNT, VEX forms). The copies differ only in the instructions the
 // compiler may use; tests run both (set_cpu_extensions(false) picks the baseline).
 
 namespace baseline {
@@ -584,11 +584,13 @@ namespace x86_64_v3 {
 #endif
 #endif
 
-// One segment on the copy of the core this CPU runs.
-bool decode_segment(Ctx& c, Bytes in, uint8_t* out, size_t shift, const std::vector<BlockInfo>& blocks, size_t first,
-                    size_t last) {
+// One segment on the copy of the core the call chose (use_x86_64_v3, once per call).
+bool decode_segment(bool v3, Ctx& c, Bytes in, uint8_t* out, size_t shift, const std::vector<BlockInfo>& blocks,
+                    size_t first, size_t last) {
 #if DRAPE_KRAKEN_X86_64_V3
-    if (use_x86_64_v3()) return x86_64_v3::decode_segment(c, in, out, shift, blocks, first, last);
+    if (v3) return x86_64_v3::decode_segment(c, in, out, shift, blocks, first, last);
+#else
+    (void)v3;
 #endif
     return baseline::decode_segment(c, in, out, shift, blocks, first, last);
 }
@@ -607,6 +609,7 @@ Result<void> decode_blocks(Bytes in, const std::vector<BlockInfo>& blocks, size_
         if (i == first || blocks[i].restart) seg_start.push_back(i);
     seg_start.push_back(last);
     const size_t nseg = seg_start.size() - 1;
+    const bool v3 = use_x86_64_v3();  // one copy of the core for the whole call
 
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     size_t nthreads = std::min<size_t>(jobs, nseg);
@@ -615,7 +618,7 @@ Result<void> decode_blocks(Bytes in, const std::vector<BlockInfo>& blocks, size_
         Ctx c(arena.get());
         c.in_base = in.data();
         for (size_t s = 0; s < nseg; ++s)
-            if (!decode_segment(c, in, out, shift, blocks, seg_start[s], seg_start[s + 1])) return ctx_error(c);
+            if (!decode_segment(v3, c, in, out, shift, blocks, seg_start[s], seg_start[s + 1])) return ctx_error(c);
         return {};
     }
 
@@ -635,7 +638,7 @@ Result<void> decode_blocks(Bytes in, const std::vector<BlockInfo>& blocks, size_
             const size_t s = next.fetch_add(1);
             if (s >= nseg || s > first_bad.load()) break;
             c.failed = false;
-            if (!decode_segment(c, in, out, shift, blocks, seg_start[s], seg_start[s + 1])) {
+            if (!decode_segment(v3, c, in, out, shift, blocks, seg_start[s], seg_start[s + 1])) {
                 errors[s] = ctx_error(c);
                 size_t cur = first_bad.load();
                 while (s < cur && !first_bad.compare_exchange_weak(cur, s)) {
