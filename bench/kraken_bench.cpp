@@ -397,6 +397,34 @@ void dflt_file(benchmark::State& state, std::string rel) {
     state.counters["dcx/zlib"] = m[0] / m[1];
 }
 
+// Issue 15's single-thread goal per file: the open reference decoder's MB/s over zstd -19's on
+// the same output, both from the issue's table (measured on the Intel VM where the issue was
+// filed; drape / zstd -19 in this run must reach it). "Five more Elden Ring chrbnds" give only
+// ranges (reference 895-1,094 MB/s, zstd 948-989), so the corpus's two other character binders
+// take the strictest pairing, 1,094 / 989.
+struct Goal {
+    const char* file;
+    double drape_over_zstd;
+};
+constexpr Goal k_goals[] = {
+    {"sekiro/allmaterialbnd.mtdbnd.dcx", 5581.0 / 10470.0},
+    {"er/m10_00_00_00.emevd.dcx", 3031.0 / 2736.0},
+    {"er/game/material/allmaterial.matbinbnd.dcx", 4749.0 / 7550.0},
+    {"er/game/material/allmaterial_dlc01.matbinbnd.dcx", 5457.0 / 11816.0},
+    {"er/game/chr/c5000.chrbnd.dcx", 1020.0 / 904.0},
+    {"er/game/chr/c5000.anibnd.dcx", 1362.0 / 1020.0},
+    {"er/game/chr/c4361_h.texbnd.dcx", 1239.0 / 1099.0},
+    {"er/game/chr/c4361.chrbnd.dcx", 1094.0 / 989.0},
+    {"er/game/chr/c3061.chrbnd.dcx", 1094.0 / 989.0},
+};
+const Goal* goal_of(const std::string& file) {
+    for (const Goal& g : k_goals)
+        if (file == g.file) return &g;
+    return nullptr;
+}
+constexpr double k_dcx_over_drape_goal = 0.95;  // dcx::decompress within 5% of the raw decoder
+constexpr double k_two_thread_goal = 1.8;       // 2 threads over 1, files of 8+ blocks
+
 std::string fmt(double v, const char* f = "%.0f") {
     char b[32];
     std::snprintf(b, sizeof b, f, v);
@@ -406,12 +434,34 @@ std::string fmt(double v, const char* f = "%.0f") {
 void print_tables(benchmark::State& state) {
     for (auto _ : state) {
     }
-    std::printf("\n| file | ratio | blocks | drape MB/s | dcx::decompress MB/s | dcx/drape | dcx (new vector) MB/s | zstd -19 MB/s | drape/zstd19 | zlib -9 MB/s | "
-                "drape/zlib9 |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (const Row& r : rows())
-        std::printf("| `%s` | %.2f | %zu | %s | %s | %.2f | %s | %s | %.2f | %s | %.1f |\n", r.file.c_str(), r.ratio, r.blocks,
-                    fmt(r.drape).c_str(), fmt(r.dcx).c_str(), r.dcx / r.drape, fmt(r.dcx_vector).c_str(), fmt(r.zstd).c_str(), r.drape / r.zstd,
-                    fmt(r.zlib).c_str(), r.drape / r.zlib);
+    std::printf("\n| file | ratio | blocks | drape MB/s | dcx::decompress MB/s | dcx/drape | dcx (new vector) MB/s | zstd -19 MB/s | drape/zstd19 | goal | zlib -9 MB/s | "
+                "drape/zlib9 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    size_t goals = 0, goals_met = 0, dcx_met = 0, two = 0, two_met = 0;
+    std::string missed;
+    for (const Row& r : rows()) {
+        const Goal* g = goal_of(r.file);
+        const double q = r.drape / r.zstd;
+        std::string goal_cell;
+        if (g) {
+            ++goals;
+            const bool met = q >= g->drape_over_zstd;
+            goals_met += met;
+            goal_cell = fmt(g->drape_over_zstd, "%.2f") + (met ? " met" : " **missed**");
+            if (!met) missed += " " + r.file + " (" + fmt(q, "%.3f") + " < " + fmt(g->drape_over_zstd, "%.3f") + ")";
+        }
+        dcx_met += r.dcx / r.drape >= k_dcx_over_drape_goal;
+        if (r.blocks >= 8) {
+            ++two;
+            two_met += r.two.t2_over_1t.median >= k_two_thread_goal;
+        }
+        std::printf("| `%s` | %.2f | %zu | %s | %s | %.2f | %s | %s | %.2f | %s | %s | %.1f |\n", r.file.c_str(), r.ratio, r.blocks,
+                    fmt(r.drape).c_str(), fmt(r.dcx).c_str(), r.dcx / r.drape, fmt(r.dcx_vector).c_str(), fmt(r.zstd).c_str(), q,
+                    goal_cell.c_str(), fmt(r.zlib).c_str(), r.drape / r.zlib);
+    }
+    std::printf("\nIssue 15's goals in this run: drape/zstd19 at or above the reference's ratio on %zu of %zu files%s%s; "
+                "dcx/drape >= %.2f on %zu of %zu; 2t/1t >= %.1f on %zu of %zu files of 8+ blocks.\n",
+                goals_met, goals, missed.empty() ? "" : ", missed:", missed.c_str(), k_dcx_over_drape_goal, dcx_met, rows().size(),
+                k_two_thread_goal, two_met, two);
     std::printf("\nTwo threads, wall clock, ratios within each of %d rounds (median over the rounds; 2t/1t also min-max):\n\n"
                 "| file | blocks | 1 thread MB/s | 2 threads MB/s | 2t/1t | 2t/1t min-max | two independent decodes / 1t | 2t / two independent | memcpy 2t/1t |\n"
                 "|---|---|---|---|---|---|---|---|---|\n",
