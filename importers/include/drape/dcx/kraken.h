@@ -45,9 +45,8 @@ Result<void> decompress_range(Bytes in, size_t total, size_t offset, std::span<u
 // has them (today, on x86-64: a second copy of the whole decoding core compiled for x86-64-v3,
 // that is AVX2, BMI1/2, LZCNT, FMA and MOVBE, for CPUs that have them all; else SSE4.1 for the
 // recent-distance step of one LZ command loop). Enabled by default; the output is the same
-// either way. For tests and A/B timing: sets the
-// choice for every later call in the process (calls running meanwhile may see either) and
-// returns the previous setting.
+// either way. For tests and A/B timing: sets the choice for every later call in the process
+// (calls running meanwhile may see either) and returns the previous setting.
 bool set_cpu_extensions(bool enabled);
 
 // The Oodle codec of a decoder type (KRAKEN.md 0.2, 3.2): "Kraken" (6), "LZNA" (5),
