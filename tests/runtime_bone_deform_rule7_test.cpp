@@ -63,9 +63,72 @@ TEST_CASE("runtime rule 7: simple mesh bone deform bones are not unit to 1e-4 wi
     // Orthogonal either way: x.z = 0 up to rounding (seed 000: within 4.3e-7).
     const float xz = (game[0].m[0] * game[0].m[8] + game[0].m[1] * game[0].m[9]) + game[0].m[2] * game[0].m[10];
     CHECK(std::fabs(xz) < 1e-6f);
-    // The origin is the triangle's first vertex, x along its first edge.
-    CHECK(game[0].m[12] == 0.0f);
-    CHECK(game[0].m[1] / game[0].m[0] == doctest::Approx(0.01f / 0.3f));
+    // The frame is the triangle's centroid with the columns a - g, b - g, (a - g) x (b - g); with the
+    // identity as the local transform the origin is the centroid and x points at the first vertex.
+    CHECK(game[0].m[12] == doctest::Approx((0.0f + 0.3f + 0.1f) / 3));
+    CHECK(game[0].m[13] == doctest::Approx((0.0f + 0.01f + 0.2f) / 3));
+    const float gx = (0.0f + 0.3f + 0.1f) / 3, gy = (0.0f + 0.01f + 0.2f) / 3;
+    CHECK(game[0].m[1] / game[0].m[0] == doctest::Approx((0.0f - gy) / (0.0f - gx)));
+}
+
+// A local bone transform made as the files make it (the frame's inverse at rest times the bone's
+// rest matrix) gives the bone back at rest, and follows the triangle rigidly when it moves rigidly.
+TEST_CASE("bone deform: a file's local transform reproduces the bind pose and follows a rigid motion") {
+    Triangle t;
+    // The bone at rest: turned 30 degrees about z, 4 cm beside the triangle.
+    const float c = std::cos(0.5235988f), s = std::sin(0.5235988f);
+    const double bone[16] = {c, s, 0, 0, -s, c, 0, 0, 0, 0, 1, 0, 0.14, 0.03, 0.04, 1};
+    // The frame at rest, in double: g, a - g, b - g, (a - g) x (b - g).
+    double p[3][3];
+    for (int k = 0; k < 3; ++k)
+        for (int r = 0; r < 3; ++r) p[k][r] = t.pos[k * 4 + r];
+    double g[3], u[3], v[3];
+    for (int r = 0; r < 3; ++r) g[r] = (p[0][r] + p[1][r] + p[2][r]) / 3, u[r] = p[0][r] - g[r], v[r] = p[1][r] - g[r];
+    const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    // local = F^-1 B with F = [u v n | g]: solve column by column (Cramer's rule).
+    const double det = u[0] * (v[1] * n[2] - v[2] * n[1]) - v[0] * (u[1] * n[2] - u[2] * n[1]) + n[0] * (u[1] * v[2] - u[2] * v[1]);
+    auto solve = [&](const double* rhs, double* out) {
+        const double cols[3][3] = {{u[0], u[1], u[2]}, {v[0], v[1], v[2]}, {n[0], n[1], n[2]}};
+        for (int k = 0; k < 3; ++k) {
+            double m[3][3];
+            for (int j = 0; j < 3; ++j)
+                for (int r = 0; r < 3; ++r) m[j][r] = j == k ? rhs[r] : cols[j][r];
+            out[k] = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[1][0] * (m[0][1] * m[2][2] - m[0][2] * m[2][1]) +
+                      m[2][0] * (m[0][1] * m[1][2] - m[0][2] * m[1][1])) / det;
+        }
+    };
+    SimpleBoneDeformOp op;
+    op.bones = {0};
+    op.triangles = {0};
+    Mat4 local{};
+    for (int col = 0; col < 4; ++col) {
+        double rhs[3] = {bone[col * 4], bone[col * 4 + 1], bone[col * 4 + 2]};
+        if (col == 3)
+            for (int r = 0; r < 3; ++r) rhs[r] -= g[r];
+        double x[3];
+        solve(rhs, x);
+        for (int r = 0; r < 3; ++r) local.m[col * 4 + r] = float(x[r]);
+    }
+    local.m[15] = 1;
+    op.local = {local};
+    Mat4 out[1];
+    Transforms ts{out, 1};
+    const BufferData in = t.buf();
+    run_simple_mesh_bone_deform(op, in, ts, true);
+    for (int e = 0; e < 16; ++e) CHECK(out[0].m[e] == doctest::Approx(float(bone[e])).epsilon(1e-4));
+    // Move the triangle rigidly: 90 degrees about y, then 1 m up. The bone moves the same way.
+    Triangle moved;
+    for (int k = 0; k < 3; ++k) {
+        const float x = t.pos[k * 4], y = t.pos[k * 4 + 1], z = t.pos[k * 4 + 2];
+        moved.pos[k * 4] = z, moved.pos[k * 4 + 1] = y + 1, moved.pos[k * 4 + 2] = -x;
+    }
+    const BufferData in2 = moved.buf();
+    run_simple_mesh_bone_deform(op, in2, ts, true);
+    CHECK(out[0].m[12] == doctest::Approx(float(bone[14])).epsilon(1e-4));
+    CHECK(out[0].m[13] == doctest::Approx(float(bone[13] + 1)).epsilon(1e-4));
+    CHECK(out[0].m[14] == doctest::Approx(float(-bone[12])).epsilon(1e-4));
+    CHECK(out[0].m[0] == doctest::Approx(0).epsilon(1e-4));  // x axis (c, s, 0) turned to (0, s, -c)
+    CHECK(out[0].m[2] == doctest::Approx(-c).epsilon(1e-4));
 }
 
 TEST_CASE("runtime rule 7: mesh bone deform blends weighted triangle bones then renormalises with the chosen rsqrt") {

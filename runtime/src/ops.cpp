@@ -413,8 +413,8 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s) {
 namespace {
 
 // Orthonormal axes from x and a vector in the xy plane, normalised with the game's approximate
-// reciprocal square root without refinement (seed 000), or the exact one: x' = x rsqrt(x.x),
-// z = normalise(x' cross y), y' = z cross x'.
+// reciprocal square root without refinement (docs/havok-cloth.md, "Bone deformers"), or the exact
+// one: x' = x rsqrt(x.x), z = normalise(x' cross y), y' = z cross x'.
 void orthonormalise(float* c0, float* c1, float* c2, bool exact) {
     auto rs = exact ? rsqrt_exact : rsqrt_game;
     const float sx = rs(dot3(c0[0], c0[1], c0[2], c0[0], c0[1], c0[2]));
@@ -426,9 +426,13 @@ void orthonormalise(float* c0, float* c1, float* c2, bool exact) {
     for (int k = 0; k < 3; ++k) c0[k] = x[k], c1[k] = y[k], c2[k] = z[k];
 }
 
-// The bone of a triangle: its orthonormal frame (origin a, x along b - a, y towards c) in world
-// space, times the bone's local transform.
-Mat4 triangle_bone_frame(const BufferData& in, uint32_t triangle, bool exact) {
+// The frame a bone deformer attaches a bone to: with g the centroid of the triangle (a, b, c) in
+// world space, the columns a - g, b - g, (a - g) x (b - g) and the origin g. It is not orthonormal:
+// the files' local bone transforms are this frame's inverse at the rest pose times the bone's rest
+// matrix (every simple bone deformer of the corpus reproduces its bones' bind pose exactly with it),
+// so frame x local is a rigid bone only up to the triangle's deformation, which the deformer then
+// removes by orthonormalising the result.
+Mat4 triangle_bone_frame(const BufferData& in, uint32_t triangle) {
     const uint16_t* t = in.triangles + size_t(triangle) * 3;
     float p[3][3];
     for (int k = 0; k < 3; ++k) {
@@ -439,34 +443,46 @@ Mat4 triangle_bone_frame(const BufferData& in, uint32_t triangle, bool exact) {
             transform_point(in.world_from_mesh, in.p[size_t(v) * 4 + 0], in.p[size_t(v) * 4 + 1], in.p[size_t(v) * 4 + 2], p[k]);
         }
     }
-    float c0[3], c1[3], c2[3];
-    for (int r = 0; r < 3; ++r) c0[r] = p[1][r] - p[0][r], c1[r] = p[2][r] - p[0][r];
-    orthonormalise(c0, c1, c2, exact);
+    const float third = 1.0f / 3.0f;
+    float g[3], u[3], v[3];
+    for (int r = 0; r < 3; ++r) {
+        g[r] = ((p[0][r] + p[1][r]) + p[2][r]) * third;
+        u[r] = p[0][r] - g[r];
+        v[r] = p[1][r] - g[r];
+    }
+    const float n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
     Mat4 f;
-    for (int r = 0; r < 3; ++r) f.m[r] = c0[r], f.m[4 + r] = c1[r], f.m[8 + r] = c2[r], f.m[12 + r] = p[0][r];
+    for (int r = 0; r < 3; ++r) f.m[r] = u[r], f.m[4 + r] = v[r], f.m[8 + r] = n[r], f.m[12 + r] = g[r];
     f.m[3] = f.m[7] = f.m[11] = 0;
     f.m[15] = 1;
     return f;
 }
 
+// A driven bone as the deformers write it: its rotation orthonormalised, w row 0 0 0 1.
+void write_bone(float* acc, Mat4& out, bool exact) {
+    orthonormalise(acc, acc + 4, acc + 8, exact);
+    std::memcpy(out.m, acc, sizeof out.m);
+    out.m[3] = out.m[7] = out.m[11] = 0;
+    out.m[15] = 1;
+}
+
 }  // namespace
 
 void run_simple_mesh_bone_deform(const SimpleBoneDeformOp& op, const BufferData& in, Transforms& ts, bool exact_rsqrt) {
-    for (size_t i = 0; i < op.bones.size(); ++i) ts.m[op.bones[i]] = compose(triangle_bone_frame(in, op.triangles[i], exact_rsqrt), op.local[i]);
+    for (size_t i = 0; i < op.bones.size(); ++i) {
+        Mat4 m = compose(triangle_bone_frame(in, op.triangles[i]), op.local[i]);
+        write_bone(m.m, ts.m[op.bones[i]], exact_rsqrt);
+    }
 }
 
 void run_mesh_bone_deform(const MeshBoneDeformOp& op, const BufferData& in, Transforms& ts, bool exact_rsqrt) {
     for (size_t b = 0; b < op.bones.size(); ++b) {
         float acc[16] = {};
         for (uint32_t k = op.first_pair[2 * b]; k < op.first_pair[2 * b + 1]; ++k) {
-            const Mat4 m = compose(triangle_bone_frame(in, op.pair_triangle[k], exact_rsqrt), op.pair_local[k]);
+            const Mat4 m = compose(triangle_bone_frame(in, op.pair_triangle[k]), op.pair_local[k]);
             for (int e = 0; e < 16; ++e) acc[e] = acc[e] + m.m[e] * op.pair_weight[k];
         }
-        orthonormalise(acc, acc + 4, acc + 8, exact_rsqrt);
-        Mat4& out = ts.m[op.bones[b]];
-        std::memcpy(out.m, acc, sizeof acc);
-        out.m[3] = out.m[7] = out.m[11] = 0;
-        out.m[15] = 1;
+        write_bone(acc, ts.m[op.bones[b]], exact_rsqrt);
     }
 }
 
