@@ -1,6 +1,7 @@
-// drape simulate: runs a cloth through the runtime for N steps and reports, per sim cloth,
-// whether it stayed finite, its largest link stretch, its deepest collidable penetration and the
-// time per step. Flags and printing only: the driving is drape::drive (tools/drive).
+// drape simulate: runs a cloth through the runtime for N steps under a clip of its character (or
+// each clip, or a sway of the rest pose) and reports, per sim cloth, the figures that say whether
+// the cloth is right (drape::drive::SimStats). Flags and printing only: the driving is
+// drape::drive, the character's clips are found by drape::convert as convert finds them.
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
@@ -11,6 +12,7 @@
 #include "commands.h"
 #include "drape/game/containers.h"
 #include "drape/anim/anibnd.h"
+#include "drape/convert/convert.h"
 #include "drape/exporters/cloth_export.h"
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
@@ -75,24 +77,94 @@ bool cloth_bytes(const std::string& path, const dcx::DecodeOptions& dopt, std::v
     return false;
 }
 
+// The worst of each figure of `b` into `a` (same cloth data and sim), remembering the clip of
+// the largest stretch.
+void keep_worst(drive::SimStats& a, const drive::SimStats& b, const std::string& clip, std::string& worst_clip) {
+    if (b.max_link_stretch > a.max_link_stretch) {
+        a.max_link_stretch = b.max_link_stretch, a.max_link_stretch_step = b.max_link_stretch_step;
+        a.max_link_particles[0] = b.max_link_particles[0], a.max_link_particles[1] = b.max_link_particles[1];
+        worst_clip = clip;
+    }
+    for (size_t k = 0; k < drive::k_link_kinds; ++k) a.max_link_stretch_by_kind[k] = std::max(a.max_link_stretch_by_kind[k], b.max_link_stretch_by_kind[k]);
+    a.finite = a.finite && b.finite;
+    a.steps += b.steps;
+    a.max_penetration_m = std::max(a.max_penetration_m, b.max_penetration_m);
+    a.max_isolated_penetration_m = std::max(a.max_isolated_penetration_m, b.max_isolated_penetration_m);
+    a.max_pinned_error_m = std::max(a.max_pinned_error_m, b.max_pinned_error_m);
+    if (b.max_skin_distance_m > a.max_skin_distance_m) a.max_skin_distance_m = b.max_skin_distance_m, a.max_skin_distance_bound_m = b.max_skin_distance_bound_m;
+    a.max_local_range_excess_m = std::max(a.max_local_range_excess_m, b.max_local_range_excess_m);
+    a.max_driven_bone_distance_m = std::max(a.max_driven_bone_distance_m, b.max_driven_bone_distance_m);
+    a.max_below_skin_m = std::max(a.max_below_skin_m, b.max_below_skin_m);
+    a.ns_per_step = std::max(a.ns_per_step, b.ns_per_step);
+}
+
+void print_json(const std::string& input, const std::vector<std::string>& clips, bool depenetrate, const std::vector<drive::SimStats>& stats,
+                const std::vector<std::string>& worst_clip) {
+    std::cout << "{\"file\": " << json_string(input) << ", \"clips\": [";
+    for (size_t i = 0; i < clips.size(); ++i) std::cout << (i ? ", " : "") << json_string(clips[i]);
+    std::cout << "], \"depenetrate\": " << (depenetrate ? "true" : "false") << ", \"sims\": [";
+    for (size_t i = 0; i < stats.size(); ++i) {
+        const auto& s = stats[i];
+        std::cout << (i ? ", " : "") << "{\"cloth\": " << json_string(s.cloth) << ", \"sim\": " << json_string(s.sim)
+                  << ", \"state\": " << json_string(s.state) << ", \"in_state\": " << (s.in_state ? "true" : "false")
+                  << ", \"particles\": " << s.particles << ", \"steps\": " << s.steps << ", \"finite\": " << (s.finite ? "true" : "false")
+                  << ", \"max_link_stretch\": " << s.max_link_stretch << ", \"max_link_stretch_by_kind\": {";
+        for (size_t k = 0; k < drive::k_link_kinds; ++k)
+            std::cout << (k ? ", " : "") << '"' << drive::link_kind_name(drive::LinkKind(k)) << "\": " << s.max_link_stretch_by_kind[k];
+        std::cout << "}, \"max_link_stretch_step\": " << s.max_link_stretch_step << ", \"max_link_particles\": [" << s.max_link_particles[0]
+                  << ", " << s.max_link_particles[1] << "], \"worst_clip\": " << json_string(worst_clip[i])
+                  << ", \"max_pinned_error_m\": " << s.max_pinned_error_m << ", \"max_skin_distance_m\": " << s.max_skin_distance_m
+                  << ", \"max_skin_distance_bound_m\": " << s.max_skin_distance_bound_m << ", \"max_local_range_excess_m\": " << s.max_local_range_excess_m
+                  << ", \"max_driven_bone_distance_m\": " << s.max_driven_bone_distance_m << ", \"max_below_skin_m\": " << s.max_below_skin_m
+                  << ", \"max_penetration_m\": " << s.max_penetration_m << ", \"max_isolated_penetration_m\": " << s.max_isolated_penetration_m
+                  << ", \"ns_per_step\": " << s.ns_per_step << "}";
+    }
+    std::cout << "]}\n";
+}
+
+void print_text(const std::vector<drive::SimStats>& stats, const std::vector<std::string>& worst_clip) {
+    for (size_t i = 0; i < stats.size(); ++i) {
+        const auto& s = stats[i];
+        std::cout << s.cloth << " / " << s.sim << " (" << s.particles << " particles, state " << s.state << "): ";
+        if (!s.in_state) {
+            std::cout << "not simulated in this state\n";
+            continue;
+        }
+        std::cout << s.steps << " steps, " << (s.finite ? "finite" : "NOT FINITE") << "\n    link stretch " << s.max_link_stretch << " (";
+        for (size_t k = 0; k < drive::k_link_kinds; ++k) std::cout << (k ? ", " : "") << drive::link_kind_name(drive::LinkKind(k)) << " " << s.max_link_stretch_by_kind[k];
+        std::cout << "; step " << s.max_link_stretch_step << ", particles " << s.max_link_particles[0] << "-" << s.max_link_particles[1]
+                  << (worst_clip[i].empty() ? "" : ", clip " + worst_clip[i]) << ")\n    pinned error " << s.max_pinned_error_m
+                  << " m, farthest from its skinned place " << s.max_skin_distance_m << " m (bound " << s.max_skin_distance_bound_m
+                  << " m, largest excess " << s.max_local_range_excess_m << " m), driven bones from particles "
+                  << (s.max_driven_bone_distance_m < 0 ? std::string("(none)") : std::to_string(s.max_driven_bone_distance_m) + " m")
+                  << ", below the skin " << s.max_below_skin_m << " m\n    penetration " << s.max_penetration_m << " m (" << s.max_isolated_penetration_m
+                  << " m clear of other collidables), " << s.ns_per_step << " ns/step\n";
+    }
+}
+
 }  // namespace
 
 void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
     auto* cmd = app.add_subcommand("simulate",
-                                   "Run a cloth (.drcloth, or a binder/tagfile with Havok cloth) through the drape runtime and report\n"
-                                   "per sim cloth: finite, largest link stretch, deepest penetration, ns per step.");
+                                   "Run a cloth (.drcloth, or a binder/tagfile with Havok cloth) through the drape runtime under a clip of\n"
+                                   "its character (or each clip, or a sway of its rest pose) and report per sim cloth: finite, link stretch\n"
+                                   "per link kind, pinned error, distance from the skinned place against its local-range bound, driven\n"
+                                   "bones' distance from the particles, how far below the skin, penetration, ns per step.");
     struct Args {
         std::string input, animation, clip;
         uint32_t steps = 1000;
         float dt = 1.0f / 30;
-        bool json = false;
-        bool depenetrate = false;
+        bool json = false, all_clips = false, depenetrate = false;
     };
     auto args = std::make_shared<Args>();
     cmd->add_option("input", args->input, "Cloth: .drcloth, or a chrbnd/partsbnd/*_c.hkx")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--animation", args->animation, "Animation binder (.anibnd[.dcx]) whose clip drives the cloth's bones")->check(CLI::ExistingFile);
-    cmd->add_option("--clip", args->clip, "Clip name (default: the first clip of the binder)");
-    cmd->add_option("--steps", args->steps, "Steps")->default_val(1000)->check(CLI::Range(1u, 10000000u));
+    cmd->add_option("--animation", args->animation,
+                    "The character's animation binder (.anibnd[.dcx]); its cNNNN_divNN / cNNNN_aNN anibnds beside it are read too.\n"
+                    "Default with --clip or --all-clips: the anibnds beside the input, as drape convert finds them")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--clip", args->clip, "Clip name (default: the first clip; without binders, a sway of the rest pose)");
+    cmd->add_flag("--all-clips", args->all_clips, "Run under each clip in turn and report the worst figure of each sim cloth")->excludes("--clip");
+    cmd->add_option("--steps", args->steps, "Steps (per clip)")->default_val(1000)->check(CLI::Range(1u, 10000000u));
     cmd->add_option("--dt", args->dt, "Seconds per step")->default_val(1.0f / 30)->check(CLI::PositiveNumber);
     cmd->add_flag("--json", args->json, "Print JSON");
     cmd->add_flag("--depenetrate", args->depenetrate,
@@ -112,64 +184,57 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
         ro.depenetrate = args->depenetrate;
         if (cloth_skeleton) ro.cloth_skeleton = &*cloth_skeleton;
         anim::ClipSet clips;
-        if (!args->animation.empty()) {
-            auto data = read_file(args->animation);
-            if (!data) {
-                std::cerr << "error: " << data.error().to_string() << "\n";
-                return;
-            }
-            auto set = anim::read_clip_set(*data, std::filesystem::path(args->animation).filename().string(), dopt);
+        std::vector<const anim::Clip*> runs{nullptr};  // nullptr: the sway
+        const bool want_clips = !args->animation.empty() || !args->clip.empty() || args->all_clips;
+        if (want_clips) {
+            auto set = convert::load_character_clips(args->animation.empty() ? args->input : args->animation, dopt);
             if (!set) {
                 std::cerr << "error: " << set.error().to_string() << "\n";
                 return;
             }
             clips = std::move(*set);
-            if (clips.skeletons.empty() || clips.clips.empty()) {
-                std::cerr << "error: " << args->animation << ": no skeleton or no clip\n";
+            for (const auto& f : clips.failures) std::cerr << "warning: " << f.member << (f.clip.empty() ? "" : " " + f.clip) << ": " << f.error.to_string() << "\n";
+            if (clips.clips.empty()) {
+                std::cerr << "error: " << (args->animation.empty() ? args->input : args->animation) << ": its binders hold no clip\n";
                 return;
             }
-            const anim::Clip* pick = &clips.clips[0];
-            if (!args->clip.empty()) {
-                pick = nullptr;
+            ro.anim_skeleton = &clips.skeletons[0];
+            runs = {&clips.clips[0]};
+            if (args->all_clips) {
+                runs.clear();
+                for (const auto& c : clips.clips) runs.push_back(&c);
+            } else if (!args->clip.empty()) {
+                runs = {nullptr};
                 for (const auto& c : clips.clips)
-                    if (c.name == args->clip) pick = &c;
-                if (!pick) {
-                    std::cerr << "error: " << args->animation << ": no clip named " << args->clip << "\n";
+                    if (c.name == args->clip) runs = {&c};
+                if (!runs[0]) {
+                    std::cerr << "error: no clip named " << args->clip << " (" << clips.clips.size() << " clips: " << clips.clips.front().name << " ...)\n";
                     return;
                 }
             }
-            ro.clip = pick;
-            ro.anim_skeleton = &clips.skeletons[0];
         }
-        auto stats = drive::simulate(bytes, ro);
-        if (!stats) {
-            std::cerr << "error: " << args->input << ": " << stats.error().to_string() << "\n";
-            return;
-        }
-        if (args->json) {
-            std::cout << "{\"file\": " << json_string(args->input) << ", \"clip\": " << json_string(ro.clip ? ro.clip->name : "")
-                      << ", \"depenetrate\": " << (ro.depenetrate ? "true" : "false") << ", \"sims\": [";
-            for (size_t i = 0; i < stats->size(); ++i) {
-                const auto& s = (*stats)[i];
-                std::cout << (i ? ", " : "") << "{\"cloth\": " << json_string(s.cloth) << ", \"sim\": " << json_string(s.sim)
-                          << ", \"particles\": " << s.particles << ", \"steps\": " << s.steps << ", \"finite\": " << (s.finite ? "true" : "false")
-                          << ", \"max_link_stretch\": " << s.max_link_stretch << ", \"max_link_stretch_step\": " << s.max_link_stretch_step
-                          << ", \"max_link_particles\": [" << s.max_link_particles[0] << ", " << s.max_link_particles[1] << "]"
-                          << ", \"max_penetration_m\": " << s.max_penetration_m
-                          << ", \"max_isolated_penetration_m\": " << s.max_isolated_penetration_m << ", \"max_pinned_error_m\": " << s.max_pinned_error_m << ", \"ns_per_step\": " << s.ns_per_step
-                          << ", \"simulated\": " << (s.simulated ? "true" : "false") << "}";
+        std::vector<drive::SimStats> worst;
+        std::vector<std::string> worst_clip, names;
+        for (const anim::Clip* clip : runs) {
+            ro.clip = clip;
+            const std::string name = clip ? clip->name : "";
+            if (clip) names.push_back(name);
+            auto stats = drive::simulate(bytes, ro);
+            if (!stats) {
+                std::cerr << "error: " << args->input << (name.empty() ? "" : " under " + name) << ": " << stats.error().to_string() << "\n";
+                return;
             }
-            std::cout << "]}\n";
-        } else {
-            for (const auto& s : *stats)
-                std::cout << s.cloth << " / " << s.sim << ": " << s.particles << " particles, " << s.steps << " steps, "
-                          << (s.finite ? "finite" : "NOT FINITE") << ", max link stretch " << s.max_link_stretch << " (step " << s.max_link_stretch_step
-                          << ", particles " << s.max_link_particles[0] << "-" << s.max_link_particles[1] << "), max penetration "
-                          << s.max_penetration_m << " m (" << s.max_isolated_penetration_m << " m clear of other collidables), pinned error " << s.max_pinned_error_m << " m, " << s.ns_per_step << " ns/step"
-                          << (s.simulated ? "" : " (no simulate kernel in this build)") << "\n";
+            if (worst.empty()) {
+                worst = *stats;
+                worst_clip.assign(worst.size(), name);
+            } else {
+                for (size_t i = 0; i < worst.size() && i < stats->size(); ++i) keep_worst(worst[i], (*stats)[i], name, worst_clip[i]);
+            }
         }
+        if (args->json) print_json(args->input, names, ro.depenetrate, worst, worst_clip);
+        else print_text(worst, worst_clip);
         bool ok = true;
-        for (const auto& s : *stats) ok = ok && s.finite;
+        for (const auto& s : worst) ok = ok && s.finite;
         exit_code = ok ? k_exit_ok : k_exit_input;
     });
 }

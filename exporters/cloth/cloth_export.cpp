@@ -787,6 +787,9 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
             for (const auto& sk : options.skeletons) {
                 if (sk.name == ts.name && sk.bone_names.size() == ts.num_transforms) {
                     tt->bone_names = sk.bone_names;
+                    // Its rest pose, so that a .drcloth alone poses the set where the cloth was made.
+                    if (sk.reference_pose.size() == ts.num_transforms)
+                        for (const auto& m : hcl::bind_pose_model_space(sk)) tt->reference_pose.push_back(m4(m));
                     break;
                 }
             }

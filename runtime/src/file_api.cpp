@@ -1,4 +1,5 @@
 // drape runtime: the C API's listing of a loaded cloth file.
+#include <cstring>
 #include "rt_instance.h"
 
 using namespace drape::rt;
@@ -22,6 +23,12 @@ const char* drape_cloth_transform_name(const drape_cloth_file* f, uint32_t c, ui
     const ClothModel* m = cloth_of(f, c);
     if (!m || t >= m->transform_count) return nullptr;
     return t < m->bone_names.size() ? m->bone_names[t].c_str() : "";
+}
+int drape_cloth_transform_rest_pose(const drape_cloth_file* f, uint32_t c, uint32_t t, float* out) {
+    const ClothModel* m = cloth_of(f, c);
+    if (!m || !out || t >= m->rest_pose.size()) return 0;
+    std::memcpy(out, m->rest_pose[t].m, sizeof(float) * 16);
+    return 1;
 }
 uint32_t drape_cloth_buffer_count(const drape_cloth_file* f, uint32_t c) {
     const ClothModel* m = cloth_of(f, c);

@@ -555,6 +555,10 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
         for (size_t i = 0; i < size_of(ts->bone_names()); ++i) m.bone_names.push_back(str(ts->bone_names()->Get(uint32_t(i))));
         if (!m.bone_names.empty() && m.bone_names.size() != transform_count)
             return L.fail(DRAPE_RESULT_BAD_DATA, "transform set: %zu bone names for %u transforms", m.bone_names.size(), transform_count);
+        const size_t rest = size_of(ts->reference_pose());
+        if (rest != 0 && rest != transform_count)
+            return L.fail(DRAPE_RESULT_BAD_DATA, "transform set: %zu reference pose matrices for %u transforms", rest, transform_count);
+        for (size_t i = 0; i < rest; ++i) m.rest_pose.push_back(mat(*ts->reference_pose()->Get(uint32_t(i))));
     }
     m.transform_count = transform_count;
     for (size_t b = 0; b < size_of(cd->buffer_definitions()); ++b) {

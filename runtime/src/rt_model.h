@@ -194,6 +194,7 @@ struct SimCloth {
 struct ClothModel {
     std::string name;
     std::vector<std::string> bone_names;
+    std::vector<Mat4> rest_pose;  // per transform (model space), or empty when the file has none
     uint32_t transform_count = 0;
     std::vector<BufferDef> buffers;
     std::vector<SimCloth> sims;

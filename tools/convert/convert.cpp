@@ -88,6 +88,53 @@ Classified classify(const std::string& file_name) {
     return c;
 }
 
+}  // namespace
+
+AnimationBinders animation_binders_of(const fs::path& file) {
+    AnimationBinders out;
+    const Classified self = classify(file.filename().string());
+    if (self.key.empty()) return out;
+    std::error_code ec;
+    std::vector<fs::path> beside;
+    for (fs::directory_iterator it(file.parent_path().empty() ? fs::path(".") : file.parent_path(), ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file(ec)) beside.push_back(it->path());
+    std::sort(beside.begin(), beside.end());
+    for (const auto& f : beside) {
+        const Classified c = classify(f.filename().string());
+        if (c.role != Classified::anibnd || lower(c.key) != lower(self.key)) continue;
+        if (c.main_anibnd && out.main.empty()) out.main = f;
+        else if (!c.main_anibnd) out.clips.push_back(f);
+    }
+    // c0000.anibnd.dcx and c0000.anibnd both main: the first in name order is kept, the other is
+    // a clip binder of the same skeleton.
+    return out;
+}
+
+Result<anim::ClipSet> load_character_clips(const fs::path& file, const dcx::DecodeOptions& dcx) {
+    const AnimationBinders binders = animation_binders_of(file);
+    if (binders.main.empty()) return make_error("no " + classify(file.filename().string()).key + ".anibnd[.dcx] beside it", file.string());
+    auto read = [&](const fs::path& p) -> Result<anim::ClipSet> {
+        auto data = read_file(p);
+        if (!data) return data.error();
+        return anim::read_clip_set(*data, p.filename().string(), dcx);
+    };
+    auto set = read(binders.main);
+    if (!set) return set.error();
+    if (set->skeletons.empty()) return make_error("no skeleton in " + binders.main.filename().string(), file.string());
+    for (const auto& p : binders.clips) {
+        auto more = read(p);
+        if (!more) {
+            set->failures.push_back({p.filename().string(), more.error(), ""});
+            continue;
+        }
+        for (auto& c : more->clips) set->clips.push_back(std::move(c));
+        for (auto& f : more->failures) set->failures.push_back(std::move(f));
+    }
+    return set;
+}
+
+namespace {
+
 // The pre-pass, on the pool's threads: every item's model file opened (read, unpacked, first
 // FLVER parsed), the material_key of every material path each names collected (only those
 // MATBINs/MTDs are indexed), and the opened model kept for its item within the budget; beside

@@ -72,7 +72,8 @@ std::vector<M4> reference_world(const havok::Skeleton& s) {
 }  // namespace
 
 TransformSetDriver::TransformSetDriver(const std::vector<std::string>& names, const havok::Skeleton* cloth, const std::vector<float>& bind_world,
-                                       const havok::Skeleton* anim_skeleton, const anim::Clip* clip, bool sway)
+                                       const havok::Skeleton* anim_skeleton, const anim::Clip* clip, bool sway,
+                                       const std::vector<float>& rest_world)
     : m_anim(clip ? anim_skeleton : nullptr), m_clip(anim_skeleton ? clip : nullptr), m_sway(sway) {
     const size_t n = names.size();
     m_ref_world.assign(n * 16, 0);
@@ -83,10 +84,12 @@ TransformSetDriver::TransformSetDriver(const std::vector<std::string>& names, co
         for (size_t i = 0; i < cloth->bone_names.size(); ++i) cloth_index.emplace(cloth->bone_names[i], int32_t(i));
     for (size_t i = 0; i < n; ++i) {
         // The skin's own bind pose first (bone = inverse of its inverse bind: the pose the skin was
-        // authored at), then the cloth skeleton's reference pose, else the identity.
+        // authored at), then the cloth skeleton's reference pose (given, else as the file stores
+        // it), else the identity.
         M4 r = k_id;
         auto it = cloth_index.find(names[i]);
         if (it != cloth_index.end()) r = cloth_ref[size_t(it->second)];
+        else if (rest_world.size() >= (i + 1) * 16) std::copy_n(rest_world.begin() + long(i * 16), 16, r.begin());
         if (bind_world.size() >= (i + 1) * 16 && bind_world[i * 16 + 15] == 1.0f) std::copy_n(bind_world.begin() + long(i * 16), 16, r.begin());
         std::copy(r.begin(), r.end(), m_ref_world.begin() + long(i * 16));
     }
@@ -214,6 +217,369 @@ struct CollidableRef {
     M4 offset = k_id, fixed = k_id;
 };
 
+M4 to_m4(const fb::Mat4& m) {
+    const fb::Vec4* cols[4] = {&m.c0(), &m.c1(), &m.c2(), &m.c3()};
+    M4 r;
+    for (int q = 0; q < 4; ++q) r[size_t(q * 4)] = cols[q]->x(), r[size_t(q * 4 + 1)] = cols[q]->y(), r[size_t(q * 4 + 2)] = cols[q]->z(), r[size_t(q * 4 + 3)] = cols[q]->w();
+    return r;
+}
+
+float distance3(const float* a, const float* b) {
+    return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+struct Link {
+    uint32_t a, b;
+    float rest;
+    LinkKind kind;
+};
+
+struct LocalRange {
+    uint32_t particle, vertex, buffer;
+    float bound;
+    bool cylinder;
+};
+
+// What one sim cloth is measured against: its links, the state's pinned pairs, its local ranges,
+// its collidables, and the buffers that hold its skinned place.
+struct SimProbe {
+    bool in_state = false;
+    std::vector<Link> links;
+    std::vector<std::array<uint32_t, 3>> pinned;  // particle, vertex, buffer
+    std::vector<LocalRange> ranges;
+    std::vector<uint32_t> skin_buffers;            // reference buffers (skinned), for the lowest vertex
+    std::vector<CollidableRef> collidables;
+    std::vector<uint32_t> masks;
+    std::vector<float> radius;  // per particle
+    std::vector<float> xyz, last;
+    std::vector<float> dist;  // particle x collidable signed distances of this step
+};
+
+// The cloth data's fallback reference pose: the inverses of the object-space skins' inverse binds.
+std::vector<float> skin_bind_world(const fb::ClothData* cd, uint32_t nt) {
+    std::vector<float> bind(size_t(nt) * 16, 0.0f);
+    if (!cd->operators()) return bind;
+    for (const fb::Operator* o : *cd->operators()) {
+        const auto* s = o->data_as_ObjectSpaceSkinOperator();
+        if (!s || !s->transform_subset() || !s->bone_from_skin_mesh_transforms()) continue;
+        for (uint32_t j = 0; j < s->transform_subset()->size() && j < s->bone_from_skin_mesh_transforms()->size(); ++j) {
+            const uint32_t t = s->transform_subset()->Get(j);
+            if (t >= nt) continue;
+            const M4 w = affine_inverse(to_m4(*s->bone_from_skin_mesh_transforms()->Get(j)));
+            std::copy(w.begin(), w.end(), bind.begin() + long(t) * 16);
+        }
+    }
+    return bind;
+}
+
+std::vector<float> file_rest_world(const drape_cloth_file* file, uint32_t c, uint32_t nt) {
+    std::vector<float> rest(size_t(nt) * 16);
+    for (uint32_t i = 0; i < nt; ++i)
+        if (!drape_cloth_transform_rest_pose(file, c, i, rest.data() + size_t(i) * 16)) return {};
+    return rest;
+}
+
+CollidableRef collidable_ref(const fb::Collidable* col, const fb::CollidableTransformMap* map, uint32_t k) {
+    CollidableRef r;
+    if (const auto* sp = col->shape_as_SphereShape()) {
+        r.kind = 1, r.a[0] = sp->sphere()->x(), r.a[1] = sp->sphere()->y(), r.a[2] = sp->sphere()->z(), r.ra = sp->sphere()->w();
+    } else if (const auto* cp = col->shape_as_CapsuleShape()) {
+        r.kind = 3, r.a[0] = cp->start()->x(), r.a[1] = cp->start()->y(), r.a[2] = cp->start()->z();
+        r.b[0] = cp->end()->x(), r.b[1] = cp->end()->y(), r.b[2] = cp->end()->z(), r.ra = r.rb = cp->radius();
+    } else if (const auto* tc = col->shape_as_TaperedCapsuleShape()) {
+        r.kind = 4, r.a[0] = tc->small()->x(), r.a[1] = tc->small()->y(), r.a[2] = tc->small()->z();
+        r.b[0] = tc->big()->x(), r.b[1] = tc->big()->y(), r.b[2] = tc->big()->z(), r.ra = tc->small_radius(), r.rb = tc->big_radius();
+    }
+    if (col->transform()) r.fixed = to_m4(*col->transform());
+    if (map && map->transform_set_index() >= 0 && map->transform_indices() && k < map->transform_indices()->size() && map->offsets() &&
+        k < map->offsets()->size()) {
+        r.bone = int32_t(map->transform_indices()->Get(k));
+        r.offset = to_m4(*map->offsets()->Get(k));
+    }
+    return r;
+}
+
+// The links, particles and collidables of sim cloth `sd`.
+void probe_sim(const fb::ClothFile* root, const fb::SimClothData* sd, SimProbe& ps) {
+    auto add = [&](auto* set, LinkKind kind, auto rest_of) {
+        if (!set || !set->links()) return;
+        for (const auto* k : *set->links()) ps.links.push_back({k->particle_a(), k->particle_b(), rest_of(k), kind});
+    };
+    if (sd->static_constraint_sets())
+        for (const fb::ConstraintSet* cs : *sd->static_constraint_sets()) {
+            add(cs->data_as_StandardLinkSet(), LinkKind::standard, [](const auto* k) { return k->rest_length(); });
+            add(cs->data_as_StretchLinkSet(), LinkKind::stretch, [](const auto* k) { return k->rest_length(); });
+            add(cs->data_as_BendLinkSet(), LinkKind::bend, [](const auto* k) { return k->stretch_max_length(); });
+            add(cs->data_as_CompressibleLinkSet(), LinkKind::compressible, [](const auto* k) { return k->rest_length(); });
+            if (const auto* lr = cs->data_as_LocalRangeSet(); lr && lr->local_constraints()) {
+                const uint32_t buffer = lr->reference_mesh_buffer_index();
+                for (const auto* l : *lr->local_constraints())
+                    ps.ranges.push_back({l->particle_index(), l->reference_vertex(), buffer, l->maximum_distance(), lr->shape_type() == 1});
+                if (std::find(ps.skin_buffers.begin(), ps.skin_buffers.end(), buffer) == ps.skin_buffers.end()) ps.skin_buffers.push_back(buffer);
+            }
+        }
+    if (sd->particle_datas())
+        for (const auto* pd : *sd->particle_datas()) ps.radius.push_back(pd->radius());
+    if (sd->static_collision_masks()) ps.masks.assign(sd->static_collision_masks()->begin(), sd->static_collision_masks()->end());
+    if (sd->collidables() && root->collidables())
+        for (uint32_t k = 0; k < sd->collidables()->size(); ++k) {
+            const uint32_t ci = sd->collidables()->Get(k);
+            if (ci < root->collidables()->size()) ps.collidables.push_back(collidable_ref(root->collidables()->Get(ci), sd->collidable_transform_map(), k));
+        }
+}
+
+// What state `state` of `cd` runs: the sims it simulates, their pinned pairs, and the bones its
+// bone deformers write.
+void probe_state(const fb::ClothData* cd, uint32_t state, std::vector<SimProbe>& sims, std::vector<uint32_t>& driven) {
+    if (!cd->cloth_state_datas() || state >= cd->cloth_state_datas()->size() || !cd->operators()) return;
+    const fb::ClothState* st = cd->cloth_state_datas()->Get(state);
+    if (!st->operators()) return;
+    for (uint32_t oi : *st->operators()) {
+        if (oi >= cd->operators()->size()) continue;
+        const fb::Operator* o = cd->operators()->Get(oi);
+        if (const auto* sim = o->data_as_SimulateOperator(); sim && sim->sim_cloth_index() < sims.size()) sims[sim->sim_cloth_index()].in_state = true;
+        if (const auto* mp = o->data_as_MoveParticlesOperator(); mp && mp->sim_cloth_index() < sims.size() && mp->vertex_particle_pairs()) {
+            SimProbe& ps = sims[mp->sim_cloth_index()];
+            for (const auto* p : *mp->vertex_particle_pairs()) ps.pinned.push_back({p->particle_index(), p->vertex_index(), mp->ref_buffer_index()});
+            if (std::find(ps.skin_buffers.begin(), ps.skin_buffers.end(), mp->ref_buffer_index()) == ps.skin_buffers.end())
+                ps.skin_buffers.push_back(mp->ref_buffer_index());
+        }
+        if (const auto* b = o->data_as_SimpleMeshBoneDeformOperator(); b && b->triangle_bone_pairs())
+            for (const auto* p : *b->triangle_bone_pairs()) driven.push_back(p->bone_offset() / 64u);
+        if (const auto* b = o->data_as_MeshBoneDeformOperator(); b && b->triangle_bone_start_for_bone()) {
+            const auto* starts = b->triangle_bone_start_for_bone();
+            const uint32_t pairs = b->triangle_bone_pairs() ? b->triangle_bone_pairs()->size() : 0;
+            for (uint32_t i = 0; i < starts->size(); ++i)
+                if (starts->Get(i) < (i + 1 < starts->size() ? starts->Get(i + 1) : pairs)) driven.push_back(i);
+        }
+    }
+    std::sort(driven.begin(), driven.end());
+    driven.erase(std::unique(driven.begin(), driven.end()), driven.end());
+}
+
+// A buffer's positions (or normals) as the instance holds them, cached per step.
+struct BufferReader {
+    drape_instance* inst;
+    const drape_cloth_file* file;
+    uint32_t cloth;
+    std::unordered_map<uint64_t, std::vector<float>> cache;
+    const std::vector<float>* get(uint32_t buffer, drape_stream stream) {
+        const uint64_t key = (uint64_t(buffer) << 8) | uint64_t(stream);
+        auto it = cache.find(key);
+        if (it != cache.end()) return &it->second;
+        std::vector<float> v(size_t(drape_cloth_buffer_vertex_count(file, cloth, buffer)) * 3);
+        if (drape_instance_read_buffer(inst, buffer, stream, v.data(), v.size()) != DRAPE_RESULT_OK) v.clear();
+        return &cache.emplace(key, std::move(v)).first->second;
+    }
+};
+
+void measure_links(const SimProbe& ps, uint32_t step, SimStats& st) {
+    for (const Link& l : ps.links) {
+        if (!(l.rest > 1e-6f) || size_t(std::max(l.a, l.b)) * 3 + 2 >= ps.xyz.size()) continue;
+        const float e = (distance3(&ps.xyz[size_t(l.a) * 3], &ps.xyz[size_t(l.b) * 3]) - l.rest) / l.rest;
+        float& by_kind = st.max_link_stretch_by_kind[size_t(l.kind)];
+        by_kind = std::max(by_kind, e);
+        if (e > st.max_link_stretch) {
+            st.max_link_stretch = e;
+            st.max_link_stretch_step = step;
+            st.max_link_particles[0] = l.a, st.max_link_particles[1] = l.b;
+        }
+    }
+}
+
+void measure_skin(const SimProbe& ps, BufferReader& buffers, SimStats& st) {
+    for (const auto& pv : ps.pinned) {
+        const std::vector<float>* ref = buffers.get(pv[2], DRAPE_STREAM_POSITION);
+        if (size_t(pv[1]) * 3 + 2 >= ref->size() || size_t(pv[0]) * 3 + 2 >= ps.xyz.size()) continue;
+        st.max_pinned_error_m = std::max(st.max_pinned_error_m, distance3(&ps.xyz[size_t(pv[0]) * 3], &(*ref)[size_t(pv[1]) * 3]));
+    }
+    for (const LocalRange& r : ps.ranges) {
+        const std::vector<float>* ref = buffers.get(r.buffer, DRAPE_STREAM_POSITION);
+        if (size_t(r.vertex) * 3 + 2 >= ref->size() || size_t(r.particle) * 3 + 2 >= ps.xyz.size()) continue;
+        const float* p = &ps.xyz[size_t(r.particle) * 3];
+        const float* v = &(*ref)[size_t(r.vertex) * 3];
+        float d = distance3(p, v);
+        if (r.cylinder) {
+            // Across the vertex normal: the part of the offset off the normal.
+            const std::vector<float>* nrm = buffers.get(r.buffer, DRAPE_STREAM_NORMAL);
+            if (size_t(r.vertex) * 3 + 2 < nrm->size()) {
+                const float* n = &(*nrm)[size_t(r.vertex) * 3];
+                const float along = (p[0] - v[0]) * n[0] + (p[1] - v[1]) * n[1] + (p[2] - v[2]) * n[2];
+                d = std::sqrt(std::max(0.0f, d * d - along * along));
+            }
+        }
+        if (d > st.max_skin_distance_m) st.max_skin_distance_m = d, st.max_skin_distance_bound_m = r.bound;
+        st.max_local_range_excess_m = std::max(st.max_local_range_excess_m, d - r.bound);
+    }
+    float lowest_skin = INFINITY, lowest_particle = INFINITY;
+    for (uint32_t b : ps.skin_buffers) {
+        const std::vector<float>* ref = buffers.get(b, DRAPE_STREAM_POSITION);
+        for (size_t i = 1; i < ref->size(); i += 3) lowest_skin = std::min(lowest_skin, (*ref)[i]);
+    }
+    for (size_t i = 1; i < ps.xyz.size(); i += 3) lowest_particle = std::min(lowest_particle, ps.xyz[i]);
+    if (std::isfinite(lowest_skin) && std::isfinite(lowest_particle)) st.max_below_skin_m = std::max(st.max_below_skin_m, lowest_skin - lowest_particle);
+}
+
+// Signed distance of every particle to every collidable it collides with, where the step's
+// collision had it (driven to bone x offset, moved by its velocities each substep).
+void measure_collisions(SimProbe& ps, drape_instance* inst, uint32_t s, const std::vector<float>& pose, uint32_t nt, SimStats& st) {
+    const size_t np = ps.xyz.size() / 3;
+    ps.dist.assign(np * ps.collidables.size(), 1e30f);
+    for (size_t k = 0; k < ps.collidables.size(); ++k) {
+        const CollidableRef& r = ps.collidables[k];
+        if (r.kind == 0) continue;
+        M4 w = r.fixed;
+        if (r.bone >= 0 && uint32_t(r.bone) < nt) {
+            M4 bone;
+            std::copy_n(pose.begin() + long(r.bone) * 16, 16, bone.begin());
+            w = mul(bone, r.offset);
+        }
+        M4 moved;
+        if (drape_instance_read_collidable_transform(inst, s, uint32_t(k), moved.data()) == DRAPE_RESULT_OK) w = moved;
+        float a[3], b[3];
+        for (int q = 0; q < 3; ++q) {
+            a[q] = ((w[size_t(q)] * r.a[0] + w[size_t(12 + q)]) + w[size_t(4 + q)] * r.a[1]) + w[size_t(8 + q)] * r.a[2];
+            b[q] = ((w[size_t(q)] * r.b[0] + w[size_t(12 + q)]) + w[size_t(4 + q)] * r.b[1]) + w[size_t(8 + q)] * r.b[2];
+        }
+        for (size_t i = 0; i < np; ++i) {
+            if (k >= 32 || i >= ps.masks.size() || !((ps.masks[i] >> k) & 1u)) continue;
+            const float* p = &ps.xyz[i * 3];
+            float d;
+            if (r.kind == 1) d = distance3(p, a) - r.ra;
+            else if (r.kind == 3) d = dist_point_segment(p, a, b) - r.ra;
+            else d = round_cone_distance(p, a, r.ra, b, r.rb);
+            st.max_penetration_m = std::max(st.max_penetration_m, -d);
+            ps.dist[i * ps.collidables.size() + k] = d;
+        }
+    }
+    for (size_t i = 0; i < np && !ps.collidables.empty(); ++i) {
+        const float* d = &ps.dist[i * ps.collidables.size()];
+        size_t in = 0;
+        for (size_t k = 1; k < ps.collidables.size(); ++k)
+            if (d[k] < d[in]) in = k;
+        if (!(d[in] < 0)) continue;
+        const float clear = (i < ps.radius.size() ? ps.radius[i] : 0.0f) + 1e-5f;
+        bool isolated = true;
+        for (size_t k = 0; k < ps.collidables.size(); ++k)
+            if (k != in && d[k] <= clear) isolated = false;
+        if (isolated) st.max_isolated_penetration_m = std::max(st.max_isolated_penetration_m, -d[in]);
+    }
+}
+
+void measure_energy(SimProbe& ps, uint32_t step, const RunOptions& options, SimStats& st) {
+    if (!ps.last.empty() && !ps.xyz.empty()) {
+        double e = 0;
+        for (size_t q = 0; q < ps.xyz.size(); ++q) {
+            const double v = (double(ps.xyz[q]) - ps.last[q]) / options.dt;
+            e += 0.5 * v * v;
+        }
+        e /= double(ps.xyz.size() / 3);
+        if (step < options.steps / 10) st.early_energy = std::max(st.early_energy, e);
+        if (step >= options.steps - options.steps / 10) st.late_energy = std::max(st.late_energy, e);
+    }
+    ps.last = ps.xyz;
+}
+
+// The largest distance of a driven bone from the nearest particle of the simulated sims.
+float driven_bone_distance(drape_instance* inst, const std::vector<uint32_t>& driven, const std::vector<SimProbe>& sims) {
+    float worst = -1;
+    for (uint32_t b : driven) {
+        float m[16];
+        if (drape_instance_read_transforms(inst, b, 1, m) != DRAPE_RESULT_OK) continue;
+        float nearest = INFINITY;
+        for (const SimProbe& ps : sims)
+            if (ps.in_state)
+                for (size_t i = 0; i + 2 < ps.xyz.size(); i += 3) nearest = std::min(nearest, distance3(&ps.xyz[i], m + 12));
+        if (std::isfinite(nearest)) worst = std::max(worst, nearest);
+    }
+    return worst;
+}
+
+}  // namespace
+
+const char* link_kind_name(LinkKind kind) {
+    switch (kind) {
+        case LinkKind::standard: return "standard";
+        case LinkKind::stretch: return "stretch";
+        case LinkKind::bend: return "bend";
+        case LinkKind::compressible: return "compressible";
+    }
+    return "?";
+}
+
+namespace {
+
+// Runs cloth data `c` of `file` and appends one SimStats per sim cloth to `out`.
+Result<void> run_cloth_data(const drape_cloth_file* file, const fb::ClothFile* root, uint32_t c, const RunOptions& options, std::vector<SimStats>& out) {
+    const fb::ClothData* cd = root->cloth_datas()->Get(c);
+    const uint32_t nt = drape_cloth_transform_count(file, c);
+    std::vector<std::string> names(nt);
+    for (uint32_t i = 0; i < nt; ++i) names[i] = drape_cloth_transform_name(file, c, i);
+    TransformSetDriver driver(names, options.cloth_skeleton, skin_bind_world(cd, nt), options.anim_skeleton, options.clip, options.sway,
+                              file_rest_world(file, c, nt));
+    drape_instance_def def = drape_default_instance_def();
+    def.cloth = c;
+    if (options.depenetrate) def.flags |= DRAPE_INSTANCE_DEPENETRATE;
+    drape_instance* inst = nullptr;
+    drape_error err;
+    if (drape_instance_create(file, &def, &inst, &err) != DRAPE_RESULT_OK) return make_error(err.message, "drape_instance_create");
+    std::unique_ptr<drape_instance, void (*)(drape_instance*)> guard(inst, drape_instance_destroy);
+    std::vector<float> pose(size_t(nt) * 16 + 16);
+    driver.pose_at(0, pose.data());
+    if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
+    drape_instance_reset(inst);
+
+    const uint32_t state = drape_instance_state(inst);
+    const uint32_t ns = drape_cloth_sim_count(file, c);
+    std::vector<SimProbe> sims(ns);
+    for (uint32_t s = 0; s < ns; ++s) {
+        sims[s].xyz.resize(size_t(drape_cloth_sim_particle_count(file, c, s)) * 3);
+        probe_sim(root, cd->sim_cloth_datas()->Get(s), sims[s]);
+    }
+    std::vector<uint32_t> driven;
+    probe_state(cd, state, sims, driven);
+    std::vector<SimStats> stats(ns);
+    for (uint32_t s = 0; s < ns; ++s) {
+        stats[s].cloth = drape_cloth_data_name(file, c);
+        stats[s].sim = drape_cloth_sim_name(file, c, s);
+        const char* sn = drape_cloth_state_name(file, c, state);
+        stats[s].state = sn ? sn : "";
+        stats[s].particles = drape_cloth_sim_particle_count(file, c, s);
+        stats[s].in_state = sims[s].in_state;
+    }
+    float driven_distance = driven.empty() ? -1.0f : 0.0f;
+    std::vector<double> times;
+    times.reserve(options.steps);
+    for (uint32_t step = 0; step < options.steps; ++step) {
+        driver.pose_at(float(step + 1) * options.dt, pose.data());
+        if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
+        const auto t0 = std::chrono::steady_clock::now();
+        if (drape_instance_step(inst, options.dt) != DRAPE_RESULT_OK) return make_error(drape_instance_error_message(inst), "drape_instance_step");
+        times.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()));
+        BufferReader buffers{inst, file, c, {}};
+        for (uint32_t s = 0; s < ns; ++s) {
+            SimProbe& ps = sims[s];
+            SimStats& st = stats[s];
+            st.steps = step + 1;
+            if (!ps.in_state || drape_instance_read_particles(inst, s, ps.xyz.data(), ps.xyz.size()) != DRAPE_RESULT_OK) continue;
+            for (float v : ps.xyz) st.finite = st.finite && std::isfinite(v);
+            measure_energy(ps, step, options, st);
+            measure_links(ps, step, st);
+            measure_skin(ps, buffers, st);
+            measure_collisions(ps, inst, s, pose, nt, st);
+        }
+        if (!driven.empty()) driven_distance = std::max(driven_distance, driven_bone_distance(inst, driven, sims));
+    }
+    std::sort(times.begin(), times.end());
+    const double median = times.empty() ? 0 : times[times.size() / 2];
+    for (auto& st : stats) {
+        st.ns_per_step = median;
+        if (st.in_state) st.max_driven_bone_distance_m = driven_distance;
+        out.push_back(std::move(st));
+    }
+    return {};
+}
+
 }  // namespace
 
 Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const RunOptions& options) {
@@ -223,212 +589,9 @@ Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const 
     drape_cloth_file* raw = nullptr;
     if (drape_cloth_file_load(bytes.data(), bytes.size(), &raw, &err) != DRAPE_RESULT_OK) return make_error(err.message, "drape_cloth_file_load");
     std::unique_ptr<drape_cloth_file, void (*)(drape_cloth_file*)> file(raw, drape_cloth_file_destroy);
-    const fb::ClothFile* root = check.file;
     std::vector<SimStats> out;
-    for (uint32_t c = 0; c < drape_cloth_data_count(file.get()); ++c) {
-        const fb::ClothData* cd = root->cloth_datas()->Get(c);
-        const uint32_t nt = drape_cloth_transform_count(file.get(), c);
-        std::vector<std::string> names(nt);
-        for (uint32_t i = 0; i < nt; ++i) names[i] = drape_cloth_transform_name(file.get(), c, i);
-        // A fallback reference pose: the inverses of the object-space skins' inverse binds.
-        std::vector<float> bind(size_t(nt) * 16, 0.0f);
-        if (cd->operators())
-            for (const fb::Operator* o : *cd->operators()) {
-                const auto* s = o->data_as_ObjectSpaceSkinOperator();
-                if (!s || !s->transform_subset() || !s->bone_from_skin_mesh_transforms()) continue;
-                for (uint32_t j = 0; j < s->transform_subset()->size() && j < s->bone_from_skin_mesh_transforms()->size(); ++j) {
-                    const uint32_t t = s->transform_subset()->Get(j);
-                    if (t >= nt) continue;
-                    const fb::Mat4* m = s->bone_from_skin_mesh_transforms()->Get(j);
-                    const fb::Vec4* cols[4] = {&m->c0(), &m->c1(), &m->c2(), &m->c3()};
-                    M4 ib;
-                    for (int k = 0; k < 4; ++k) ib[size_t(k * 4)] = cols[k]->x(), ib[size_t(k * 4 + 1)] = cols[k]->y(), ib[size_t(k * 4 + 2)] = cols[k]->z(), ib[size_t(k * 4 + 3)] = cols[k]->w();
-                    const M4 w = affine_inverse(ib);
-                    std::copy(w.begin(), w.end(), bind.begin() + long(t) * 16);
-                }
-            }
-        TransformSetDriver driver(names, options.cloth_skeleton, bind, options.anim_skeleton, options.clip, options.sway);
-        drape_instance_def def = drape_default_instance_def();
-        def.cloth = c;
-        if (options.depenetrate) def.flags |= DRAPE_INSTANCE_DEPENETRATE;
-        drape_instance* inst = nullptr;
-        if (drape_instance_create(file.get(), &def, &inst, &err) != DRAPE_RESULT_OK) return make_error(err.message, "drape_instance_create");
-        std::unique_ptr<drape_instance, void (*)(drape_instance*)> guard(inst, drape_instance_destroy);
-        std::vector<float> pose(size_t(nt) * 16 + 16);
-        driver.pose_at(0, pose.data());
-        if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
-        drape_instance_reset(inst);
-
-        const uint32_t ns = drape_cloth_sim_count(file.get(), c);
-        struct PerSim {
-            std::vector<std::array<uint32_t, 2>> links;
-            std::vector<float> rest;
-            std::vector<std::array<uint32_t, 2>> pinned;  // particle, vertex
-            uint32_t ref_buffer = 0;
-            std::vector<CollidableRef> collidables;
-            std::vector<uint32_t> masks;
-            std::vector<float> radius;  // per particle
-            std::vector<float> xyz, ref_xyz, last;
-            std::vector<float> dist;  // particle x collidable signed distances of this step
-        };
-        std::vector<PerSim> sims(ns);
-        for (uint32_t s = 0; s < ns; ++s) {
-            const fb::SimClothData* sd = cd->sim_cloth_datas()->Get(s);
-            PerSim& ps = sims[s];
-            ps.xyz.resize(size_t(drape_cloth_sim_particle_count(file.get(), c, s)) * 3);
-            if (sd->static_constraint_sets())
-                for (const fb::ConstraintSet* cs : *sd->static_constraint_sets()) {
-                    if (const auto* l = cs->data_as_StandardLinkSet(); l && l->links())
-                        for (const auto* k : *l->links()) ps.links.push_back({k->particle_a(), k->particle_b()}), ps.rest.push_back(k->rest_length());
-                    if (const auto* l = cs->data_as_StretchLinkSet(); l && l->links())
-                        for (const auto* k : *l->links()) ps.links.push_back({k->particle_a(), k->particle_b()}), ps.rest.push_back(k->rest_length());
-                }
-            if (sd->particle_datas())
-                for (const auto* pd : *sd->particle_datas()) ps.radius.push_back(pd->radius());
-            if (sd->static_collision_masks()) ps.masks.assign(sd->static_collision_masks()->begin(), sd->static_collision_masks()->end());
-            const auto* map = sd->collidable_transform_map();
-            if (sd->collidables() && root->collidables())
-                for (uint32_t k = 0; k < sd->collidables()->size(); ++k) {
-                    const uint32_t ci = sd->collidables()->Get(k);
-                    if (ci >= root->collidables()->size()) continue;
-                    const fb::Collidable* col = root->collidables()->Get(ci);
-                    CollidableRef r;
-                    if (const auto* sp = col->shape_as_SphereShape()) {
-                        r.kind = 1, r.a[0] = sp->sphere()->x(), r.a[1] = sp->sphere()->y(), r.a[2] = sp->sphere()->z(), r.ra = sp->sphere()->w();
-                    } else if (const auto* cp = col->shape_as_CapsuleShape()) {
-                        r.kind = 3, r.a[0] = cp->start()->x(), r.a[1] = cp->start()->y(), r.a[2] = cp->start()->z();
-                        r.b[0] = cp->end()->x(), r.b[1] = cp->end()->y(), r.b[2] = cp->end()->z(), r.ra = r.rb = cp->radius();
-                    } else if (const auto* tc = col->shape_as_TaperedCapsuleShape()) {
-                        r.kind = 4, r.a[0] = tc->small()->x(), r.a[1] = tc->small()->y(), r.a[2] = tc->small()->z();
-                        r.b[0] = tc->big()->x(), r.b[1] = tc->big()->y(), r.b[2] = tc->big()->z(), r.ra = tc->small_radius(), r.rb = tc->big_radius();
-                    }
-                    if (col->transform()) {
-                        const fb::Mat4* m = col->transform();
-                        const fb::Vec4* cols[4] = {&m->c0(), &m->c1(), &m->c2(), &m->c3()};
-                        for (int q = 0; q < 4; ++q) r.fixed[size_t(q * 4)] = cols[q]->x(), r.fixed[size_t(q * 4 + 1)] = cols[q]->y(), r.fixed[size_t(q * 4 + 2)] = cols[q]->z(), r.fixed[size_t(q * 4 + 3)] = cols[q]->w();
-                    }
-                    if (map && map->transform_set_index() >= 0 && map->transform_indices() && k < map->transform_indices()->size() &&
-                        map->offsets() && k < map->offsets()->size()) {
-                        r.bone = int32_t(map->transform_indices()->Get(k));
-                        const fb::Mat4* m = map->offsets()->Get(k);
-                        const fb::Vec4* cols[4] = {&m->c0(), &m->c1(), &m->c2(), &m->c3()};
-                        for (int q = 0; q < 4; ++q) r.offset[size_t(q * 4)] = cols[q]->x(), r.offset[size_t(q * 4 + 1)] = cols[q]->y(), r.offset[size_t(q * 4 + 2)] = cols[q]->z(), r.offset[size_t(q * 4 + 3)] = cols[q]->w();
-                    }
-                    ps.collidables.push_back(r);
-                }
-        }
-        // Move-particles pairs: the pinned particles and their vertices.
-        if (cd->operators())
-            for (const fb::Operator* o : *cd->operators()) {
-                const auto* mp = o->data_as_MoveParticlesOperator();
-                if (!mp || mp->sim_cloth_index() >= ns || !mp->vertex_particle_pairs()) continue;
-                PerSim& ps = sims[mp->sim_cloth_index()];
-                ps.ref_buffer = mp->ref_buffer_index();
-                for (const auto* p : *mp->vertex_particle_pairs()) ps.pinned.push_back({p->particle_index(), p->vertex_index()});
-            }
-        std::vector<SimStats> stats(ns);
-        for (uint32_t s = 0; s < ns; ++s) {
-            stats[s].cloth = drape_cloth_data_name(file.get(), c);
-            stats[s].sim = drape_cloth_sim_name(file.get(), c, s);
-            stats[s].particles = drape_cloth_sim_particle_count(file.get(), c, s);
-            stats[s].simulated = drape_runtime_simulates() != 0;
-        }
-        std::vector<double> times;
-        times.reserve(options.steps);
-        for (uint32_t step = 0; step < options.steps; ++step) {
-            const float t = float(step + 1) * options.dt;
-            driver.pose_at(t, pose.data());
-            if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
-            const auto t0 = std::chrono::steady_clock::now();
-            if (drape_instance_step(inst, options.dt) != DRAPE_RESULT_OK) return make_error(drape_instance_error_message(inst), "drape_instance_step");
-            times.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()));
-            for (uint32_t s = 0; s < ns; ++s) {
-                PerSim& ps = sims[s];
-                SimStats& st = stats[s];
-                st.steps = step + 1;
-                if (drape_instance_read_particles(inst, s, ps.xyz.data(), ps.xyz.size()) != DRAPE_RESULT_OK) continue;
-                for (float v : ps.xyz) st.finite = st.finite && std::isfinite(v);
-                if (!ps.last.empty() && !ps.xyz.empty()) {
-                    double e = 0;
-                    for (size_t q = 0; q < ps.xyz.size(); ++q) {
-                        const double v = (double(ps.xyz[q]) - ps.last[q]) / options.dt;
-                        e += 0.5 * v * v;
-                    }
-                    e /= double(ps.xyz.size() / 3);
-                    if (step < options.steps / 10) st.early_energy = std::max(st.early_energy, e);
-                    if (step >= options.steps - options.steps / 10) st.late_energy = std::max(st.late_energy, e);
-                }
-                ps.last = ps.xyz;
-                for (size_t l = 0; l < ps.links.size(); ++l) {
-                    const float* a = &ps.xyz[size_t(ps.links[l][0]) * 3];
-                    const float* b = &ps.xyz[size_t(ps.links[l][1]) * 3];
-                    const float d = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-                    if (ps.rest[l] > 1e-6f && (d - ps.rest[l]) / ps.rest[l] > st.max_link_stretch) {
-                        st.max_link_stretch = (d - ps.rest[l]) / ps.rest[l];
-                        st.max_link_stretch_step = step;
-                        st.max_link_particles[0] = ps.links[l][0], st.max_link_particles[1] = ps.links[l][1];
-                    }
-                }
-                if (!ps.pinned.empty()) {
-                    ps.ref_xyz.resize(size_t(drape_cloth_buffer_vertex_count(file.get(), c, ps.ref_buffer)) * 3);
-                    if (drape_instance_read_buffer(inst, ps.ref_buffer, DRAPE_STREAM_POSITION, ps.ref_xyz.data(), ps.ref_xyz.size()) == DRAPE_RESULT_OK)
-                        for (const auto& pv : ps.pinned) {
-                            const float* p = &ps.xyz[size_t(pv[0]) * 3];
-                            const float* v = &ps.ref_xyz[size_t(pv[1]) * 3];
-                            const float e = std::sqrt((p[0] - v[0]) * (p[0] - v[0]) + (p[1] - v[1]) * (p[1] - v[1]) + (p[2] - v[2]) * (p[2] - v[2]));
-                            st.max_pinned_error_m = std::max(st.max_pinned_error_m, e);
-                        }
-                }
-                // Signed distance of every particle to every collidable it collides with.
-                const size_t np = ps.xyz.size() / 3;
-                ps.dist.assign(np * ps.collidables.size(), 1e30f);
-                for (size_t k = 0; k < ps.collidables.size(); ++k) {
-                    const CollidableRef& r = ps.collidables[k];
-                    if (r.kind == 0) continue;
-                    // Where the step's collision had it (driven to bone x offset, moved by its
-                    // velocities each substep); bone x offset when the runtime has no solver.
-                    M4 w = r.fixed;
-                    if (r.bone >= 0 && uint32_t(r.bone) < nt) {
-                        M4 bone;
-                        std::copy_n(pose.begin() + long(r.bone) * 16, 16, bone.begin());
-                        w = mul(bone, r.offset);
-                    }
-                    M4 moved;
-                    if (drape_instance_read_collidable_transform(inst, s, uint32_t(k), moved.data()) == DRAPE_RESULT_OK) w = moved;
-                    float a[3], b[3];
-                    for (int q = 0; q < 3; ++q) {
-                        a[q] = ((w[size_t(q)] * r.a[0] + w[size_t(12 + q)]) + w[size_t(4 + q)] * r.a[1]) + w[size_t(8 + q)] * r.a[2];
-                        b[q] = ((w[size_t(q)] * r.b[0] + w[size_t(12 + q)]) + w[size_t(4 + q)] * r.b[1]) + w[size_t(8 + q)] * r.b[2];
-                    }
-                    for (size_t i = 0; i * 3 < ps.xyz.size(); ++i) {
-                        if (k >= 32 || i >= ps.masks.size() || !((ps.masks[i] >> k) & 1u)) continue;
-                        const float* p = &ps.xyz[i * 3];
-                        float d;
-                        if (r.kind == 1) d = std::sqrt((p[0] - a[0]) * (p[0] - a[0]) + (p[1] - a[1]) * (p[1] - a[1]) + (p[2] - a[2]) * (p[2] - a[2])) - r.ra;
-                        else if (r.kind == 3) d = dist_point_segment(p, a, b) - r.ra;
-                        else d = round_cone_distance(p, a, r.ra, b, r.rb);
-                        st.max_penetration_m = std::max(st.max_penetration_m, -d);
-                        ps.dist[i * ps.collidables.size() + k] = d;
-                    }
-                }
-                for (size_t i = 0; i < np && !ps.collidables.empty(); ++i) {
-                    const float* d = &ps.dist[i * ps.collidables.size()];
-                    size_t in = 0;
-                    for (size_t k = 1; k < ps.collidables.size(); ++k)
-                        if (d[k] < d[in]) in = k;
-                    if (!(d[in] < 0)) continue;
-                    const float clear = (i < ps.radius.size() ? ps.radius[i] : 0.0f) + 1e-5f;
-                    bool isolated = true;
-                    for (size_t k = 0; k < ps.collidables.size(); ++k)
-                        if (k != in && d[k] <= clear) isolated = false;
-                    if (isolated) st.max_isolated_penetration_m = std::max(st.max_isolated_penetration_m, -d[in]);
-                }
-            }
-        }
-        std::sort(times.begin(), times.end());
-        const double median = times.empty() ? 0 : times[times.size() / 2];
-        for (auto& st : stats) st.ns_per_step = median, out.push_back(st);
-    }
+    for (uint32_t c = 0; c < drape_cloth_data_count(file.get()); ++c)
+        if (auto r = run_cloth_data(file.get(), check.file, c, options, out); !r) return r.error();
     return out;
 }
 

@@ -2,7 +2,7 @@
 // simulate` (and anything else that needs cloth motion without an engine): a clip drives the
 // cloth's transform set by bone name, a transform-set bone the clip's skeleton lacks follows its
 // nearest matched parent at the cloth skeleton's reference pose, and without a clip the bind pose
-// sways procedurally. Reports what the corpus run checks, per sim cloth.
+// sways procedurally. Reports, per sim cloth, the figures that say whether the cloth is right.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +24,12 @@ public:
     // is that skeleton), else nullptr. bind_world: a fallback reference pose per transform (16
     // floats each, e.g. the inverses of an object-space skin's inverse binds), used for bones
     // the cloth skeleton does not give; may be empty. anim_skeleton + clip: the character's
-    // skeleton and the clip that moves it; both nullptr: the reference pose swaying.
+    // skeleton and the clip that moves it; both nullptr: the reference pose swaying. rest_world: the
+    // transform set's rest pose as the .drcloth stores it (16 floats per transform, may be empty),
+    // used where neither the skin nor the cloth skeleton gives a bone.
     TransformSetDriver(const std::vector<std::string>& set_names, const havok::Skeleton* cloth_skeleton,
                        const std::vector<float>& bind_world, const havok::Skeleton* anim_skeleton, const anim::Clip* clip,
-                       bool sway = true);
+                       bool sway = true, const std::vector<float>& rest_world = {});
     void pose_at(float t, float* out) const;
     uint32_t matched() const { return m_matched; }  // transforms driven by a bone of the clip's skeleton
     uint32_t count() const { return uint32_t(m_ref_world.size() / 16); }
@@ -44,11 +46,23 @@ private:
     bool m_sway = true;
 };
 
+// The link kinds whose stretch is reported apart (the sets' rest lengths: standard and stretch
+// links their rest length, bend links their stretch_max_length, compressible links their
+// rest_length).
+enum class LinkKind : uint8_t { standard, stretch, bend, compressible };
+constexpr size_t k_link_kinds = 4;
+const char* link_kind_name(LinkKind kind);
+
 struct SimStats {
-    std::string cloth, sim;
+    std::string cloth, sim, state;
     uint32_t particles = 0, steps = 0;
+    // The cloth data's current state (its first: the instance's start) runs this sim cloth's
+    // simulate operator. A sim cloth of another state keeps its rest pose and every figure below
+    // stays 0: nothing of it runs.
+    bool in_state = true;
     bool finite = true;               // every position finite after every step
-    float max_link_stretch = 0;       // largest (length - rest) / rest of a standard/stretch link over the run
+    float max_link_stretch = 0;       // largest (length - rest) / rest over every link kind, over the run
+    float max_link_stretch_by_kind[k_link_kinds] = {0, 0, 0, 0};  // the same per LinkKind
     // Where it was: the step (0-based) and the link's two particles (particle_a, particle_b as
     // stored), for finding what drives it (drape simulate --json prints them).
     uint32_t max_link_stretch_step = 0;
@@ -59,9 +73,21 @@ struct SimStats {
     // pushed out of each in collidable order and can end inside the earlier one; any other
     // particle left inside counts here (the collision pass leaves none: 0 on the corpus).
     float max_isolated_penetration_m = 0;
-    float max_pinned_error_m = 0;     // largest |pinned particle - its move-particles vertex| after a step
+    // Largest |pinned particle - its move-particles vertex| after a step, over the move-particles
+    // operators of the state.
+    float max_pinned_error_m = 0;
+    // The local-range sets of the state's sim cloth: the largest distance of a particle from its
+    // reference vertex (its skinned place), the bound that particle has (maximum_distance), and
+    // the largest excess of any particle over its own bound (0 when every particle held it). A
+    // cylinder set measures the distance across its vertex's normal.
+    float max_skin_distance_m = 0, max_skin_distance_bound_m = 0, max_local_range_excess_m = 0;
+    // The bones the state's bone deformers write: the largest distance of such a bone from the
+    // nearest particle of the cloth data's simulated sim cloths (-1 when the state drives none).
+    float max_driven_bone_distance_m = -1;
+    // How far the lowest particle went below the lowest skinned reference vertex of the sim cloth
+    // (its move-particles and local-range buffers) over the run (0 when never below).
+    float max_below_skin_m = 0;
     double ns_per_step = 0;           // median wall time of one step of the cloth data
-    bool simulated = false;           // the runtime has its simulate kernel
     // Kinetic energy per unit mass (mean of |dx/dt|^2 / 2 over the particles), the largest in the
     // first and in the last tenth of the run: without input (RunOptions::sway false, no clip) the
     // late figure must not exceed the early one.

@@ -81,6 +81,12 @@ DRAPE_API const char* drape_cloth_data_name(const drape_cloth_file* file, uint32
  * The engine matches its own bones to these names once and sets the matrices by index. */
 DRAPE_API uint32_t drape_cloth_transform_count(const drape_cloth_file* file, uint32_t cloth);
 DRAPE_API const char* drape_cloth_transform_name(const drape_cloth_file* file, uint32_t cloth, uint32_t transform);
+/* The transform's rest pose: the model-space matrix of its bone in the cloth skeleton's reference
+ * pose (16 floats, four columns), written to out_matrix. Returns 1, or 0 (out untouched) when the
+ * file stores no rest pose (files written before format 2.2) or an index is out of range. A host
+ * with no animation poses the set at these (times the character's root). */
+DRAPE_API int drape_cloth_transform_rest_pose(const drape_cloth_file* file, uint32_t cloth, uint32_t transform,
+                                              float out_matrix[16]);
 
 typedef enum drape_buffer_kind {
     DRAPE_BUFFER_OTHER = 0,

@@ -504,8 +504,8 @@ void begin_transition(const Setup& setup, State& state, uint32_t transition_set,
 
 // (1/sub_steps) * (dt/slow_motion), the reciprocal rounded first.
 float substep_length(float dt, uint32_t sub_steps, float slow_motion);
-// powf(1 - global_damping_per_second, h).
-float damping_factor(float global_damping_per_second, float h);
+// powf(1 - global_damping_per_second, dt), dt the step's length (not the substep's): applied in every substep.
+float damping_factor(float global_damping_per_second, float dt);
 // Constraint stiffness of the model (0 and 1: 1.0; 2: powf(sub_steps*slow_motion*world_stepping, -1.725)).
 float constraint_stiffness(uint32_t model, uint32_t sub_steps, float slow_motion, float world_stepping);
 // The keep-velocity flag: (model != 1 || adapt) && (sub_steps != 1 || slow_motion != 1 || world_stepping != 1).

@@ -230,7 +230,10 @@ void notify(const Setup& s, State& st, const StepInputs& in) {
     }
     st.substep_length = h;
     st.last_substep_length = h;
-    st.damping = damping_factor(s.global_damping_per_second, h);
+    // The damping is the step's, not the substep's: powf(1 - d, dt) with the frame's dt, applied
+    // in every substep (docs/havok-cloth.md, "The notify step"; the recorded steps reproduce with
+    // it, so a cloth of several substeps is damped more per second than one of a single substep).
+    st.damping = damping_factor(s.global_damping_per_second, in.dt);
     st.started = true;
 
     // Transition blend time, advanced before the particles are bounded.

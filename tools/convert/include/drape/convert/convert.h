@@ -27,11 +27,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include "drape/anim/anibnd.h"
 #include "drape/dcx/dcx.h"
 
 namespace drape::convert {
 
 enum class Format : uint8_t { glb, gltf, fbx };
+
+// The animation binders of the character (or part) `file` belongs to, grouped as convert groups
+// them: for chr/c3061.chrbnd.dcx (or one of its anibnds), chr/c3061.anibnd[.dcx] (the main one,
+// which holds the skeleton) and the cNNNN_divNN / cNNNN_aNN* anibnds beside it, whose clips play
+// on that skeleton, in name order. Empty members when there are none.
+struct AnimationBinders {
+    std::filesystem::path main;
+    std::vector<std::filesystem::path> clips;
+};
+AnimationBinders animation_binders_of(const std::filesystem::path& file);
+
+// Every clip of those binders on the main binder's skeleton (the main binder's clips first, then
+// each clip binder's in name order); a binder or clip that does not read is listed in
+// ClipSet::failures with its reason. Fails when there is no main binder or it holds no skeleton.
+Result<anim::ClipSet> load_character_clips(const std::filesystem::path& file, const dcx::DecodeOptions& dcx = {});
 
 struct Options {
     dcx::DecodeOptions dcx;          // jobs is forced to 1: one decoder thread per job
