@@ -69,7 +69,7 @@ TEST_CASE("anim cli: a clip that does not decode is listed with its reason and t
         auto b = drape::bnd::entry_bytes(*binder, e);
         REQUIRE(b);
         if (e.name.find("a000_000700") != std::string::npos) {
-            // numFrames 61, numBlocks 1, maxFramesPerBlock 256 (i32 each, FORMATS.md 6.1).
+            // numFrames 61, numBlocks 1, maxFramesPerBlock 256 (i32 each, docs/formats.md#animation-layouts).
             const int32_t want[3] = {61, 1, 256};
             for (size_t at = 0; at + 12 <= b->size(); at += 4)
                 if (std::memcmp(b->data() + at, want, 12) == 0) {
