@@ -94,7 +94,7 @@ TEST_CASE("dcx: KRAK without a decoder says how to provide the Oodle library") {
     }
 }
 
-// Issue 13 item 4: a real 480-byte Elden Ring chrbnd whose KRAK payload's block header names
+// A real 480-byte Elden Ring chrbnd whose KRAK payload's block header names
 // decoder type 2. Synthesized here in that shape: the DCX header of docs/formats.md#dcx
 // (version 0x11000 as ER writes it), a 404-byte payload starting 8C 02, zero padding to 480 B.
 TEST_CASE("dcx: a KRAK payload of another Oodle codec says what it is and what to do") {

@@ -388,7 +388,7 @@ TEST_CASE("kraken errors: LZ chunks") {
     for (const Case& c : cases) run(c);
 }
 
-// Issue 13 item 4: a block header whose magic nibble is right but whose decoder type is not 6
+// A block header whose magic nibble is right but whose decoder type is not 6
 // is another Oodle codec's stream (docs/containers.md#other-oodle-codecs: 5 LZNA, 10 Mermaid/Selkie,
 // 11 BitKnit, 12 Leviathan; a real 480-byte Elden Ring chrbnd carries type 2). The error names
 // the codec, never calls it invalid, and says to pass the game's Oodle library.

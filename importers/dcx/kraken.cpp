@@ -552,9 +552,9 @@ Result<std::vector<BlockInfo>> parse_framing(Bytes in, size_t U) {
 
 // ----------------------------------------------------------------------------------------
 // The decoding core, twice: for the baseline, and for x86-64-v3 (Elden Ring's emevd 1.02x the
-// baseline copy's speed on an AMD Zen 5 VM, 1.03-1.04x as a whole-file -march=x86-64-v3 build,
-// spread evenly over the core's functions: three-operand shifts, LZCNT, VEX forms). The copies differ only in the instructions the
-// compiler may use; tests run both (set_cpu_extensions(false) picks the baseline).
+// baseline copy's speed on an AMD Zen 5, 1.03-1.04x as a whole-file -march=x86-64-v3 build,
+// spread evenly over the core's functions: three-operand shifts, LZCNT, VEX forms). The copies
+// differ only in the instructions the compiler may use; tests run both (set_cpu_extensions(false) picks the baseline).
 
 namespace baseline {
 #define DRAPE_KRAKEN_CORE_TARGET_SHUFFLE DRAPE_KRAKEN_TARGET_SSE41
