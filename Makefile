@@ -1,8 +1,9 @@
 # drape: the two commands are `make demo` and `make test`. Both install what is missing first.
 #
 #   make deps    install the Debian 12 packages building and running drape need (apt-get, as root)
-#   make deps-test  also what the tests need (doctest, clang, Blender, Godot 3, Node.js + the glTF validator)
-#   make build   release build (g++) in build/release
+#   make deps-build  also what compiling the tests and benchmarks needs (doctest, Google Benchmark, Bullet)
+#   make deps-test  also what running the tests needs (clang, Pillow, Blender, Godot 3, Node.js + the glTF validator)
+#   make build   release build (g++) of drape, its tests and benchmarks in build/release (needs only make deps-build)
 #   make test    release build (g++) + ASan/UBSan build (clang), every test in both
 #   make demo    build the drape CLI, then run the main job on samples/game into out/ (needs only make deps)
 #   make fuzz    build the libFuzzer targets (clang) in build/fuzz; FUZZ_TIME=60 make fuzz-run runs each
@@ -25,14 +26,18 @@ endif
 # What building and running drape needs: `make deps` (and `make demo`) install only these.
 PACKAGES := g++ cmake ninja-build pkg-config zlib1g-dev libzstd-dev libdeflate-dev \
 	libtinygltf-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler libcli11-dev libassimp-dev
-# What the tests need on top (`make deps-test`, run by make build/test/fuzz/bench): doctest, clang
-# and its sanitizer runtimes, Google Benchmark and Bullet (benchmarks only), Python with Pillow, and the external clients the
-# model and animation tests import the outputs into: Blender (its glTF importer needs numpy),
-# Godot 3 (headless), Node.js for the Khronos glTF validator (npm, below).
-TEST_PACKAGES := clang libclang-rt-14-dev doctest-dev libbenchmark-dev libbullet-dev python3 python3-pil \
+# What compiling the tests and the benchmarks needs on top (`make deps-build`, run by make build and
+# make bench): doctest, Google Benchmark and Bullet (the benchmarks' side-by-side cloth solver).
+BUILD_TEST_PACKAGES := doctest-dev libbenchmark-dev libbullet-dev
+# What running the tests needs on top (`make deps-test`, run by make test/test-release/test-asan/fuzz):
+# clang and its sanitizer runtimes (the ASan/UBSan build and the three-compiler runtime test),
+# Python with Pillow, and the external clients the model and animation tests import the outputs
+# into: Blender (its glTF importer needs numpy), Godot 3 (headless), Node.js for the Khronos glTF
+# validator (npm, below).
+TEST_PACKAGES := clang libclang-rt-14-dev python3 python3-pil \
 	blender python3-numpy godot3-server nodejs
 
-.PHONY: deps deps-test deps-extra build test test-release test-asan demo fuzz fuzz-run bench clean
+.PHONY: deps deps-build deps-test deps-extra build test test-release test-asan demo fuzz fuzz-run bench clean
 
 # $(call apt_install,PACKAGES): installs the missing ones (as root), else names them and fails.
 define apt_install
@@ -54,8 +59,12 @@ endef
 deps:
 	$(call apt_install,$(PACKAGES))
 
-deps-test:
-	$(call apt_install,$(PACKAGES) $(TEST_PACKAGES))
+# Each set builds on the one before, so even `make -j` runs one apt-get at a time.
+deps-build: deps
+	$(call apt_install,$(BUILD_TEST_PACKAGES))
+
+deps-test: deps-build
+	$(call apt_install,$(TEST_PACKAGES))
 	@$(MAKE) --no-print-directory deps-extra
 
 # npm tools live in the build tree, never in the repository.
@@ -80,10 +89,10 @@ $(BUILD_ASAN)/build.ninja:
 	cmake -S . -B $(BUILD_ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
 	  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang -DDRAPE_SANITIZE=ON $(LAUNCHER)
 
-build: deps-test $(BUILD_RELEASE)/build.ninja
+build: deps-build $(BUILD_RELEASE)/build.ninja
 	ninja -C $(BUILD_RELEASE) -j $(JOBS)
 
-test-release: build
+test-release: deps-test build
 	cd $(BUILD_RELEASE) && DRAPE_GLTF_VALIDATOR=$(CURDIR)/$(VALIDATOR) ctest -j $(JOBS) --output-on-failure
 
 test-asan: deps-test $(BUILD_ASAN)/build.ninja
@@ -127,7 +136,7 @@ fuzz-run: fuzz
 $(BUILD_BENCH)/build.ninja:
 	cmake -S . -B $(BUILD_BENCH) -G Ninja -DCMAKE_BUILD_TYPE=Release -DDRAPE_BUILD_BENCH=ON -DDRAPE_BUILD_TESTS=OFF
 
-bench: deps-test $(BUILD_BENCH)/build.ninja
+bench: deps-build $(BUILD_BENCH)/build.ninja
 	ninja -C $(BUILD_BENCH) -j $(JOBS) drape_bench
 	$(BUILD_BENCH)/bench/drape_bench --benchmark_min_time=0.5
 

@@ -1,4 +1,4 @@
-// The cloth solver on issue 11's workload (runtime/src/solver/grid_workload.h), and Bullet's
+// The cloth solver on the benchmark grid (runtime/src/solver/grid_workload.h), and Bullet's
 // btSoftBody on the same grid, links and steps in the same run, so the ratio is measured side by
 // side (bullet_grid also times drape's step on the same grid right after Bullet's, by thread CPU
 // time, and reports bullet_over_drape). Bullet is linked into this benchmark only, never into the

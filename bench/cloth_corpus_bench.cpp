@@ -1,5 +1,5 @@
 // What a character's cloth costs per frame: ns per step of whole cloth datas of corpus files and of
-// each operator kind alone (issue 11, "Speed"), through the runtime's public C API. The corpus
+// each operator kind alone, through the runtime's public C API. The corpus
 // cloth is exported in memory by drape's exporter (as `drape cloth` writes it), loaded with
 // drape_cloth_file_load, stepped at 30 Hz under a moving root (a triangle wave of the translation,
 // as tests/determinism drives it).

@@ -1,5 +1,5 @@
 // Kraken decoding speed on every KRAK file of the corpus (MANIFEST.tsv), next to zstd -19 and
-// zlib -9 decompressing the same output, measured in one process (issue 15's protocol):
+// zlib -9 decompressing the same output, measured in one process:
 // single thread, every decoder writing into a reused buffer, MB/s of output, the median of 7
 // batches of at least 0.3 s per decoder (DRAPE_BENCH_BATCH_SECONDS overrides), the decoders
 // taking turns in 5 ms slices so that load from other processes hits them alike. Single-threaded
@@ -22,10 +22,10 @@
 //   copy1 copy2  memcpy of the output bytes on 1 thread / on 2 threads (a half each): the
 //          memory system's own 2-thread scaling on the same bytes
 // and the ratios are taken within each round (2t/1t, pair/1t, 2t/pair, copy2/copy1), so speed
-// drift between rounds (this VM's drifts 1.5-2.7x) does not enter them; reported as the median
+// drift between rounds (a shared virtual machine's drift 1.5-2.7x) does not enter them; reported as the median
 // over the rounds with the min and max of 2t/1t.
 //
-// A markdown table of all files is printed at the end (the README's table). Also: DFLT files
+// A markdown table of all files is printed at the end (docs/benchmarks.md's table). Also: DFLT files
 // through dcx::decompress (libdeflate) against bare zlib on the same payload.
 #include <benchmark/benchmark.h>
 #include <zlib.h>
@@ -397,9 +397,9 @@ void dflt_file(benchmark::State& state, std::string rel) {
     state.counters["dcx/zlib"] = m[0] / m[1];
 }
 
-// Issue 15's single-thread goal per file: the open reference decoder's MB/s over zstd -19's on
-// the same output, both from the issue's table (measured on the Intel VM where the issue was
-// filed; drape / zstd -19 in this run must reach it). "Five more Elden Ring chrbnds" give only
+// The single-thread target per file: an open reference Kraken decoder's MB/s over zstd -19's on
+// the same output, both measured on another machine (drape / zstd -19 in this run meets the
+// target when it reaches it). "Five more Elden Ring chrbnds" give only
 // ranges (reference 895-1,094 MB/s, zstd 948-989), so the corpus's two other character binders
 // take the strictest pairing, 1,094 / 989.
 struct Goal {
@@ -458,7 +458,7 @@ void print_tables(benchmark::State& state) {
                     fmt(r.drape).c_str(), fmt(r.dcx).c_str(), r.dcx / r.drape, fmt(r.dcx_vector).c_str(), fmt(r.zstd).c_str(), q,
                     goal_cell.c_str(), fmt(r.zlib).c_str(), r.drape / r.zlib);
     }
-    std::printf("\nIssue 15's goals in this run: drape/zstd19 at or above the reference's ratio on %zu of %zu files%s%s; "
+    std::printf("\nTargets met in this run: drape/zstd19 at or above the reference's ratio on %zu of %zu files%s%s; "
                 "dcx/drape >= %.2f on %zu of %zu; 2t/1t >= %.1f on %zu of %zu files of 8+ blocks.\n",
                 goals_met, goals, missed.empty() ? "" : ", missed:", missed.c_str(), k_dcx_over_drape_goal, dcx_met, rows().size(),
                 k_two_thread_goal, two_met, two);

@@ -124,8 +124,6 @@ void bm_synthetic(benchmark::State& state, PixelFormat format) {
 
 // PNG encoding of decoded colour textures (RGBA8), per (filter, level, deflate): deflate 0 is
 // drape's fast encoder (level unused), 1 libdeflate at the level; both in the same run.
-// Before libdeflate (zlib, adaptive filter; 2026-12-01 on this machine, CPU time):
-// HD_M_7200_a 1024x1024 level 1 10.96 Mpx/s -> 824,855 B; level 6 4.64 Mpx/s -> 638,955 B.
 void bm_png_encode(benchmark::State& state, size_t index) {
     const auto named = elite_knight_image(state, index);
     if (!named) return;
@@ -156,7 +154,7 @@ double thread_cpu_seconds() {
 // The default PNG path (drape's deflate, no filter) against libdeflate level 1 on the same
 // decoded texture, interleaved in one loop (the order swapped every iteration), each timed by
 // the thread's CPU clock: a ratio that the machine's load moves far less than either rate
-// (issue 12's goal is >= 100 Mpx/s per core for the colour map; libdeflate level 1 was ~60).
+// (the target is >= 100 Mpx/s per core for the colour map; libdeflate level 1 gives about 60).
 // Counters: both rates from the summed times, the ratio of the sums, and the ratio of the
 // fastest encode of each ("best").
 // index: EliteKnight.tpf's texture, or 3 for Elden Ring's c4361_body_a (1024^2 BC1 with alpha:

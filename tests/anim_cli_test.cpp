@@ -57,7 +57,7 @@ TEST_CASE("anim cli: drape animation writes a .glb, needs a skeleton, selects cl
     CHECK(run({"animation", drape::test::corpus("ds3/EliteKnight.tpf").string(), "-o", (dir / "x.glb").string()}) == drape::cli::k_exit_input);
 }
 
-TEST_CASE("anim cli: a clip that does not decode is listed with its reason and the exit code says so (issue 13 item 1)") {
+TEST_CASE("anim cli: a clip that does not decode is listed with its reason and the exit code says so") {
     // ds3/c2080.anibnd.dcx with a000_000700's numBlocks patched from 1 to 3 (61 frames need 1).
     auto plain = drape::dcx::decompress(drape::test::load(drape::test::corpus("ds3/c2080.anibnd.dcx")));
     REQUIRE(plain);
@@ -69,7 +69,7 @@ TEST_CASE("anim cli: a clip that does not decode is listed with its reason and t
         auto b = drape::bnd::entry_bytes(*binder, e);
         REQUIRE(b);
         if (e.name.find("a000_000700") != std::string::npos) {
-            // numFrames 61, numBlocks 1, maxFramesPerBlock 256 (i32 each, FORMATS.md 6.1).
+            // numFrames 61, numBlocks 1, maxFramesPerBlock 256 (i32 each, docs/formats.md#animation-layouts).
             const int32_t want[3] = {61, 1, 256};
             for (size_t at = 0; at + 12 <= b->size(); at += 4)
                 if (std::memcmp(b->data() + at, want, 12) == 0) {
@@ -138,7 +138,7 @@ size_t count(const std::string& s, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("anim cli: a skeleton of an unsupported SDK is said once, not contradicted (issue 13 item 5)") {
+TEST_CASE("anim cli: a skeleton of an unsupported SDK is said once, not contradicted") {
     const auto dir = drape::test::scratch_dir("anim_cli_sdk");
     const auto in = dir / "c1140.anibnd";
     size_t patched = 0;
@@ -158,7 +158,7 @@ TEST_CASE("anim cli: a skeleton of an unsupported SDK is said once, not contradi
     CHECK_MESSAGE(r.out.find("holds none") == std::string::npos, r.out);
 }
 
-TEST_CASE("anim cli: a clip-only anibnd takes the skeleton of the main anibnd beside it (issue 13 item 5)") {
+TEST_CASE("anim cli: a clip-only anibnd takes the skeleton of the main anibnd beside it") {
     const auto dir = drape::test::scratch_dir("anim_cli_clip_only");
     const auto in = dir / "c2080_a00_lo.anibnd";
     rewrite_binder("ds3/c2080.anibnd.dcx", in, [](const std::string& n) { return n.find("skeleton") == std::string::npos; },

@@ -1,4 +1,4 @@
-// Long spline clips (issue 13 item 1): Elden Ring clips of more than 256 frames that store fewer
+// Long spline clips: Elden Ring clips of more than 256 frames that store fewer
 // block offsets than blocks. The rule (a block starts at the first 16-byte boundary after the
 // previous block's transform data) is checked against every stored offset of the corpus, the
 // corpus two-block clips decode identically with their second offset removed, and a synthesized
@@ -96,7 +96,7 @@ std::vector<RawClip> raw_spline_clips(const std::string& relative) {
 
 }  // namespace
 
-TEST_CASE("anim: a 327-frame clip with 2 blocks and 1 block offset decodes (issue 13 item 1)") {
+TEST_CASE("anim: a 327-frame clip with 2 blocks and 1 block offset decodes") {
     const auto d = long_clip();
     auto clip = anim::decode_spline(d, 1, 0);
     REQUIRE_MESSAGE(clip, clip.error().to_string());
@@ -122,7 +122,7 @@ TEST_CASE("anim: a 327-frame clip with 2 blocks and 1 block offset decodes (issu
     CHECK(out[0].translation[0] == doctest::Approx(300.0).epsilon(1e-4));
 }
 
-TEST_CASE("anim: a missing block offset past the data names the block (issue 13 item 1)") {
+TEST_CASE("anim: a missing block offset past the data names the block") {
     auto d = long_clip();
     d.data.resize(32);  // the second block's bytes are gone
     auto clip = anim::decode_spline(d, 1, 0);
@@ -137,7 +137,7 @@ TEST_CASE("anim: a missing block offset past the data names the block (issue 13 
     CHECK_FALSE(anim::decode_spline(d, 1, 0));
 }
 
-TEST_CASE("anim: every stored block offset of the corpus follows the 16-byte rule (issue 13 item 1)") {
+TEST_CASE("anim: every stored block offset of the corpus follows the 16-byte rule") {
     size_t clips = 0, multi = 0;
     for (const auto& rel : test::corpus_hkx_files()) {
         for (const auto& raw : raw_spline_clips(rel)) {

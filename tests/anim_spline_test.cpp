@@ -1,5 +1,5 @@
 // Spline decoding: quaternion decodes and hand-built clips checked against values computed by
-// hand from FORMATS.md §6.2, the allosaur spline against its uncompressed twin, truncation at
+// hand from docs/formats.md#quaternion-encodings, the allosaur spline against its uncompressed twin, truncation at
 // every length, and one test per error message.
 #include <doctest/doctest.h>
 
@@ -107,7 +107,7 @@ havok::SplineData make_clip() {
 
 }  // namespace
 
-TEST_CASE("anim: quaternion decodes follow FORMATS.md 6.2 (hand-computed values)") {
+TEST_CASE("anim: POLAR32, THREECOMP40 and THREECOMP48 decode to hand-computed quaternions") {
     // POLAR32: r bits 1023 -> R = 0 (w), m = 1; pt = 0 -> phi = 0 -> (0, 0, 1, 0).
     check_quat(anim::decode_polar32(1023u << 18), 0, 0, 1, 0);
     check_quat(anim::decode_polar32((1023u << 18) | (1u << 30)), 0, 0, -1, 0);

@@ -172,7 +172,7 @@ TEST_CASE("clips on the model's own skeleton: c5000 shared bones move as in the 
     auto placed = exporters::add_model(merged, *model, gopt);
     REQUIRE(placed);
     auto rp = exporters::reparent_to_skeleton(merged, *placed, *model, skel);
-    // The issue's figures: 47 of the 187 shared bones have another parent in the FLVER.
+    // 47 of the 187 shared bones have another parent in the FLVER.
     CHECK(rp.reparented.size() == 47);
     bool spine = false;
     for (const auto& m : rp.reparented)

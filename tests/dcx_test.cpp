@@ -94,8 +94,8 @@ TEST_CASE("dcx: KRAK without a decoder says how to provide the Oodle library") {
     }
 }
 
-// Issue 13 item 4: a real 480-byte Elden Ring chrbnd whose KRAK payload's block header names
-// decoder type 2. Synthesized here in that shape: the DCX header of FORMATS.md 1 / KRAKEN.md 1
+// A real 480-byte Elden Ring chrbnd whose KRAK payload's block header names
+// decoder type 2. Synthesized here in that shape: the DCX header of docs/formats.md#dcx
 // (version 0x11000 as ER writes it), a 404-byte payload starting 8C 02, zero padding to 480 B.
 TEST_CASE("dcx: a KRAK payload of another Oodle codec says what it is and what to do") {
     const uint32_t csize = 404, usize = 1024;
@@ -124,7 +124,7 @@ TEST_CASE("dcx: a KRAK payload of another Oodle codec says what it is and what t
     REQUIRE_FALSE(out);
     CHECK(out.error().to_string() ==
           "@0x4D kraken.block[0].header: this DCX's KRAK payload (404 B, declaring 1024 B) is not Kraken: Oodle decoder "
-          "type 2 (not Kraken, and none of the codecs KRAKEN.md names: 5 LZNA, 10 Mermaid/Selkie, 11 BitKnit, 12 "
+          "type 2 (not Kraken, nor another Oodle codec drape knows: 5 LZNA, 10 Mermaid/Selkie, 11 BitKnit, 12 "
           "Leviathan) is not implemented by drape; pass --oodle with the game's oo2core library (oo2core_6_win64.dll or "
           "liboo2corelinux64.so), or set DRAPE_OODLE");
     f[0x4D] = 0x0C;  // Leviathan: named
@@ -297,7 +297,7 @@ TEST_CASE("dcx: one test per error message") {
           "@0x30 dcx.level: truncated: needs 1 B, 0 B left");
 }
 
-// A hand-made DCX_EDGE and DCP_DFLT / DCP_EDGE (DeS and console forms) built from FORMATS.md §1.
+// A hand-made DCX_EDGE and DCP_DFLT / DCP_EDGE (DeS and console forms) built from docs/formats.md#dcp-and-edge-forms.
 namespace {
 std::vector<uint8_t> raw_deflate(const std::vector<uint8_t>& in) {
     z_stream zs{};

@@ -1,4 +1,4 @@
-// Messages never print a file's raw bytes (issue 13 item 8): every reader's magic and tag checks
+// Messages never print a file's raw bytes: every reader's magic and tag checks
 // are fed non-ASCII bytes and the message must be printable ASCII with the bytes as \xNN; the
 // error layer's own net (Error::to_string) escapes whatever a reader quotes unescaped.
 #include <doctest/doctest.h>
@@ -21,7 +21,7 @@ namespace {
 
 using Buf = std::vector<uint8_t>;
 
-// The four bytes of the issue's corrupt tagfile section tag.
+// The four bytes of a corrupt tagfile section tag met in a real file.
 const uint8_t k_bad[4] = {0xD2, 0xF9, 0x06, 0xF0};
 
 bool printable_ascii(const std::string& s) {
@@ -54,7 +54,7 @@ Buf tagfile_with_bad_inner_tag(const char* outer) {
 
 }  // namespace
 
-TEST_CASE("errors: every reader's magic and tag checks escape non-ASCII file bytes (issue 13 item 8)") {
+TEST_CASE("errors: every reader's magic and tag checks escape non-ASCII file bytes") {
     const Buf zeros(512, 0);
     struct Case {
         std::string what;
@@ -95,7 +95,7 @@ TEST_CASE("errors: every reader's magic and tag checks escape non-ASCII file byt
         CHECK_MESSAGE(printable_ascii(m), m);
         MESSAGE(c.what << ": " << m);
     }
-    // The issue's message: the tag is quoted as \xNN, not as raw bytes.
+    // That file's message: the tag is quoted as \xNN, not as raw bytes.
     const std::string tag0 = message(havok::read_tagfile(tagfile_with_bad_inner_tag("TAG0")));
     CHECK_MESSAGE(tag0.find("section \\xD2\\xF9\\x06\\xF0 size 4 below 8") != std::string::npos, tag0);
     const std::string comp = message(dcx::decompress(with_bad_at(dcx_bytes(), 0x28)));
@@ -104,7 +104,7 @@ TEST_CASE("errors: every reader's magic and tag checks escape non-ASCII file byt
     CHECK_MESSAGE(bnd.find("found \"\\xD2\\xF9\\x06\\xF0\"") != std::string::npos, bnd);
 }
 
-TEST_CASE("errors: escape_bytes and the to_string net (issue 13 item 8)") {
+TEST_CASE("errors: escape_bytes and the to_string net") {
     CHECK(escape_bytes(std::string_view("AB\0\x7F\xFF~ ", 7)) == "AB\\0\\x7F\\xFF~ ");
     CHECK(escape_bytes(Bytes(k_bad, 4)) == "\\xD2\\xF9\\x06\\xF0");
     // Valid UTF-8 of printable characters stays (Shift-JIS names decode to it) ...

@@ -1,4 +1,4 @@
-// Test helper: writes a small synthetic FLVER2 from the layout in FORMATS.md §7, and records
+// Test helper: writes a small synthetic FLVER2 from the layout in docs/formats.md#flver2, and records
 // where each record went so tests can patch single fields.
 #pragma once
 

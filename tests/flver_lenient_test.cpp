@@ -1,4 +1,4 @@
-// Mod-made FLVERs (issue 13 item 2): node links past the last node are read as none, the
+// Mod-made FLVERs: node links past the last node are read as none, the
 // hierarchy is rebuilt from the parent links and one warning per file gives the count; every
 // other check stays (a parent cycle is still refused).
 #include <doctest/doctest.h>
@@ -35,7 +35,7 @@ std::vector<int> children_by_parent(const flver::Model& m, int p) {
 
 }  // namespace
 
-TEST_CASE("flver: node links out of range are read as none with one warning (issue 13 item 2)") {
+TEST_CASE("flver: node links out of range are read as none with one warning") {
     test::FlverFixture fx;
     fx.node_count = 4;  // 0 root; 1, 2, 3 its children (fixture links them as siblings)
     auto b = fx.build();
@@ -44,7 +44,7 @@ TEST_CASE("flver: node links out of range are read as none with one warning (iss
         REQUIRE_MESSAGE(clean, clean.error().to_string());
         CHECK(clean->warnings.empty());
     }
-    // The shape the issue reports: "node link 82 outside -1..81". Three bad links in one file.
+    // The shape a mod-made file has: "node link 82 outside -1..81". Three bad links in one file.
     put16(b, fx.at.node + 2 * k_node + k_next, 4);          // next sibling = node_count
     put16(b, fx.at.node + 3 * k_node + k_previous, 300);    // previous sibling far out
     put16(b, fx.at.node + 1 * k_node + k_first_child, 82);  // a first child that is not there
@@ -84,7 +84,7 @@ TEST_CASE("flver: node links out of range are read as none with one warning (iss
     CHECK(m3.error().field == "flver2.node.parent_index");
 }
 
-TEST_CASE("flver: corpus FLVERs carry no warning, and a corrupted link rebuilds the game's own hierarchy (issue 13 item 2)") {
+TEST_CASE("flver: corpus FLVERs carry no warning, and a corrupted link rebuilds the game's own hierarchy") {
     size_t files = 0, rebuilt_same = 0;
     std::vector<test::CorpusFlver> flvers;
     for (const auto& row : test::manifest())  // FLVER2 files and every binder holding a FLVER
@@ -120,7 +120,7 @@ TEST_CASE("flver: corpus FLVERs carry no warning, and a corrupted link rebuilds 
     MESSAGE(rebuilt_same << " of " << files << " corpus FLVERs: rebuilt children equal the stored links");
 }
 
-TEST_CASE("flver: drape model converts a FLVER with links out of range and warns once (issue 13 item 2)") {
+TEST_CASE("flver: drape model converts a FLVER with links out of range and warns once") {
     test::FlverFixture fx;
     fx.node_count = 3;
     auto b = fx.build();

@@ -116,7 +116,7 @@ void check_against_peer(const flver::Model& m, const json& p) {
             has_bi |= s == "bone_indices";
             has_bw |= s == "bone_weights";
         }
-        // Type 0x13 UV members (UByte4Norm, really layer blend weights, seed 003 §2) hold two sets
+        // Type 0x13 UV members (UByte4Norm, really layer blend weights, docs/formats.md#vertex-layouts) hold two sets
         // of u8/255 in SoulsFormatsNEXT, which drape follows; soulstruct reads them as one set.
         size_t ub4n_uvs = 0;
         for (const auto& vb : mesh.vertex_buffers)
@@ -180,7 +180,7 @@ void put16(std::vector<uint8_t>& b, size_t off, int16_t v) { std::memcpy(b.data(
 
 }  // namespace
 
-TEST_CASE("flver: the synthetic fixture reads back as written (FORMATS.md §7 by hand)") {
+TEST_CASE("flver: the synthetic fixture, laid out by hand, reads back as written") {
     test::FlverFixture fx;
     auto bytes = fx.build();
     auto r = flver::read_flver(bytes);
@@ -403,8 +403,8 @@ flver::Vertices decode_one(uint32_t type, uint32_t semantic, const std::vector<u
 
 }  // namespace
 
-// Expected values are worked by hand from FORMATS.md §7.4.
-TEST_CASE("flver: every (semantic, type) pair of FORMATS.md §7.4 decodes as the table says") {
+// Expected values are worked by hand from docs/formats.md#vertex-layouts.
+TEST_CASE("flver: every (semantic, type) pair of the vertex layout table decodes as the table says") {
     using V = flver::Vertices;
     V v;
     v = decode_one(0x03, 0, Bytes8{}.f(1).f(2).f(3).f(0).b);  // Position Float4: Vec3 + 0

@@ -1,5 +1,5 @@
 // exporters/gltf: the one document builder (model + clips + morph targets in one GltfDocument)
-// and issue 13 item 3, meshes that vanish.
+// and meshes that vanish (a FLVER mesh without triangles).
 #include <doctest/doctest.h>
 
 #include <cstring>

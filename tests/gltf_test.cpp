@@ -298,7 +298,7 @@ TEST_CASE("gltf: bone-match report on the FLVER's own skeleton and a hand-made o
     REQUIRE(rep.pose_mismatches.size() == 1);
     CHECK(rep.pose_mismatches[0].rotation_error_deg == doctest::Approx(90.0).epsilon(1e-3));
     CHECK(rep.to_text().find("pose-differs Master") != std::string::npos);
-    // Seed 003 §1: parts share the skeleton's bind pose. DS3_am keeps the node hierarchy,
+    // Parts share the skeleton's bind pose. DS3_am keeps the node hierarchy,
     // EliteKnight's nodes are all top-level (soulstruct: every parent -1); their model-space
     // bind poses must still agree on the body's bones.
     auto am_items = test::flvers_in("ds3/DS3_am.dcx");
@@ -533,7 +533,7 @@ TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materi
     CHECK(exporters::texture_key("N:\\FDP\\x\\HD_M_7200_a.tif") == "hd_m_7200_a");
 }
 
-TEST_CASE("gltf: dummy polys follow seed 003's rule and rigid vertices sit in their node's space") {
+TEST_CASE("gltf: dummy polys follow the CreateWorld rule and rigid vertices sit in their node's space") {
     test::FlverFixture fx;
     fx.dynamic = false;
     fx.normal_w = 1;  // every vertex in node 1's space: translated +1 in Y

@@ -57,7 +57,7 @@ TEST_CASE("hka: animations, bindings and skeletons equal HavokLib's readings") {
                 CHECK(a.spline->block_inverse_duration == doctest::Approx(s["blockInverseDuration"].get<double>()).epsilon(1e-6));
                 CHECK(a.spline->frame_duration == doctest::Approx(s["frameDuration"].get<double>()).epsilon(1e-6));
                 CHECK(a.spline->block_offsets.size() == s["numBlockOffsets"].get<size_t>());
-                CHECK(a.spline->mask_and_quantization_size == 4 * a.number_of_transform_tracks + a.number_of_float_tracks);  // FORMATS.md 6.2
+                CHECK(a.spline->mask_and_quantization_size == 4 * a.number_of_transform_tracks + a.number_of_float_tracks);  // docs/formats.md#spline-compressed-clips
                 CHECK(!a.spline->data.empty());
                 CHECK(a.spline->block_offsets[0] == 0);
             } else {
@@ -97,7 +97,7 @@ TEST_CASE("hka: Sekiro c1140 skeleton equals HavokLib's bone names and parents")
     }
 }
 
-TEST_CASE("hka: the DS3 reference frame reads up (0,1,0) and forward (0,0,1) (FORMATS.md 6.1)") {
+TEST_CASE("hka: the DS3 reference frame reads up (0,1,0) and forward (0,0,1)") {
     auto f = test::load_hkx("ds3/c1240_a00_3000.hkx");
     REQUIRE(f);
     auto c = read_animation_container(*f);

@@ -203,7 +203,7 @@ TEST_CASE("havok errors: packfile") {
         std::memcpy(b.data() + at, &v, 4);
         return b;
     };
-    // header (FORMATS.md 4.1); sections at 0x50 (__classnames__), 0x90 (__types__), 0xD0 (__data__)
+    // header (docs/formats.md#the-packfile-header); sections at 0x50 (__classnames__), 0x90 (__types__), 0xD0 (__data__)
     CHECK(reason(patch32(0, 0x12345678)) == "expected 0x57E0E057, found 0x12345678");
     CHECK(reason(patch32(0x14, 40)) == "40 sections (expected 1 to 16)");
     {

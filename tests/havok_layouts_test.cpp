@@ -1,4 +1,4 @@
-// drape's hk_2014 layouts against the offsets the sources state (FORMATS.md 6.1 [V] for DS3;
+// drape's hk_2014 layouts against the offsets the sources state (docs/formats.md#animation-layouts for DS3;
 // HKX2's sequential reads with their explicit padding, MIT) and the BB bytes (reuse padding).
 #include <doctest/doctest.h>
 
@@ -20,7 +20,7 @@ uint32_t size_of(const TypeTable& t, const char* cls) { return t.at(t.find(cls))
 
 }  // namespace
 
-TEST_CASE("2014 layouts: DS3 (no padding reuse) equals FORMATS.md 6.1") {
+TEST_CASE("2014 layouts: DS3 (no padding reuse) equals the documented 2014 offsets") {
     const TypeTable& t = packfile_layouts_2014(false);
     CHECK(size_of(t, "hkaSkeleton") == 136);
     CHECK(offset_of(t, "hkaSkeleton", "name") == 16);

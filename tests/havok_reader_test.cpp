@@ -192,7 +192,7 @@ TEST_CASE("havok: packfile of another version or layout is refused") {
     CHECK(g.error().reason == "unsupported layout: pointer size 4, little endian 1 (drape reads 64-bit little-endian packfiles)");
 }
 
-TEST_CASE("havok: varints round-trip at every length boundary (FORMATS.md 3.2)") {
+TEST_CASE("havok: varints round-trip at every length boundary") {
     const uint64_t values[] = {0, 0x7F, 0x80, 0x3FFF, 0x4000, 0x1FFFFF, 0x200000, 0x7FFFFFF, 0x8000000, (1ull << 35) - 1, 1ull << 35,
                                (1ull << 40) - 1, 1ull << 40, (1ull << 59) - 1, 1ull << 59, ~0ull};
     const size_t lengths[] = {1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9};
@@ -206,7 +206,7 @@ TEST_CASE("havok: varints round-trip at every length boundary (FORMATS.md 3.2)")
         CHECK(v == values[i]);
         CHECK(r.remaining() == 0);
     }
-    // the "C3 00 01" of 2018 member counts is 0x030001 (FORMATS.md 3.2)
+    // the "C3 00 01" of 2018 member counts is 0x030001 (docs/formats.md#varints)
     const uint8_t c3[] = {0xC3, 0x00, 0x01};
     ByteReader r(c3);
     uint64_t v = 0;

@@ -122,7 +122,7 @@ TEST_CASE("tagfile writer: the synthesized Sekiro cloth (16-byte hkReferencedObj
     const auto& sc = s.cloth.cloth_datas[0].sim_cloths[0];
     CHECK(sc.version == 13);
     const Value v = s.file.object(sc.item);
-    CHECK(v["name"].offset() - v.offset() == 16);  // FORMATS.md 3.7: first member at 16
+    CHECK(v["name"].offset() - v.offset() == 16);  // docs/formats.md#sdk-differences: first member at 16
     CHECK(sc.name == v["name"].as_string());
     const auto& op = s.cloth.cloth_datas[0].operators;
     REQUIRE(!op.empty());

@@ -1,4 +1,4 @@
-// drape inspect --json --full / --max-array N (issue 13 item 6): the whole object graph,
+// drape inspect --json --full / --max-array N: the whole object graph,
 // streamed. The streaming writer is checked against the document builder it replaces, and the
 // CLI's array lengths against the Havok reader's own counts.
 #include <doctest/doctest.h>
@@ -30,7 +30,7 @@ nlohmann::json streamed(const havok::File& f, size_t max_array) {
 
 }  // namespace
 
-TEST_CASE("json writer: nesting, commas, escapes, numbers (issue 13 item 6)") {
+TEST_CASE("json writer: nesting, commas, escapes, numbers") {
     std::ostringstream s;
     JsonWriter w(s, 0);
     w.begin_object().field("a", 1).field("s", std::string_view("q\"\\\n\x01\xE9\xAA\xA8\xFF", 9)).key("arr").begin_array();
@@ -57,7 +57,7 @@ TEST_CASE("json writer: nesting, commas, escapes, numbers (issue 13 item 6)") {
     CHECK(nlohmann::json::parse(u.str()) == nlohmann::json::parse("[\"x\", {\"k\": 3}]"));
 }
 
-TEST_CASE("havok json: the streamed document equals the built one, cut and full (issue 13 item 6)") {
+TEST_CASE("havok json: the streamed document equals the built one, cut and full") {
     size_t files = 0;
     for (const auto& case_ : std::vector<std::pair<std::string, std::string>>{{"bb/skeleton.HKX", ""},
                                                                                       {"ds3/c1240_a00_3000.hkx", ""},
@@ -79,7 +79,7 @@ TEST_CASE("havok json: the streamed document equals the built one, cut and full 
     CHECK(files == 5);
 }
 
-TEST_CASE("inspect: --json cuts arrays at 64, --max-array N at N, --full and --max-array 0 keep all (issue 13 item 6)") {
+TEST_CASE("inspect: --json cuts arrays at 64, --max-array N at N, --full and --max-array 0 keep all") {
     const auto path = test::corpus("ds3/c1240_a00_3000.hkx");
     auto f = test::load_hkx("ds3/c1240_a00_3000.hkx");
     REQUIRE(f);

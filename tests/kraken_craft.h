@@ -1,5 +1,6 @@
-// Hand-built Kraken streams for the error tests: byte layouts follow the tables of KRAKEN.md
-// (3.2 block header, 3.5 quantum header, 4 chunk header, 5.1 array headers, 10 LZ layout).
+// Hand-built Kraken streams for the error tests: byte layouts (block header, quantum header, chunk
+// header, array headers, LZ layout) follow the clean-room specification the decoder was written
+// from (docs/containers.md#kraken).
 #pragma once
 
 #include <cstdint>
@@ -51,13 +52,13 @@ inline Buf short_header(unsigned type, uint32_t c, uint32_t d) {
     return be3(x);
 }
 
-// A one-block stream: block header 8C 06, quantum header, payload (3.2, 3.5).
+// A one-block stream: block header 8C 06, quantum header, payload.
 inline Buf block(const Buf& quantum_payload, uint8_t h0 = 0x8C, uint8_t h1 = 0x06) {
     return cat({{h0, h1}, be3(uint32_t(quantum_payload.size()) - 1), quantum_payload});
 }
 inline Buf chunk_header(uint32_t s, unsigned mode) { return be3(0x800000u | (mode << 19) | s); }
 
-// 10.1: an LZ chunk; the arrays are given encoded (stored() by default).
+// An LZ chunk; the arrays are given encoded (stored() by default).
 struct Lz {
     unsigned mode = 1;
     Buf prefix = {'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'};

@@ -1,5 +1,5 @@
-// One crafted stream per distinct Kraken error message (KRAKEN.md 11). Each stream is built by
-// hand from the spec's byte layouts (kraken_craft.h); the expected outcome (rejection, and the
+// One crafted stream per distinct Kraken error message (docs/containers.md#errors). Each stream
+// is built by hand from the spec's byte layouts (kraken_craft.h); the expected outcome (rejection, and the
 // reason) comes from the spec's rule that the stream breaks.
 #include <doctest/doctest.h>
 
@@ -119,7 +119,7 @@ TEST_CASE("kraken crafted: valid hand-built streams decode to hand-computed byte
     for (size_t i = 0; i < lz20.size(); ++i) REQUIRE(lz20[i] == uint8_t('A' + i % 8));
 }
 
-TEST_CASE("kraken errors: framing (3)") {
+TEST_CASE("kraken errors: framing") {
     const Case cases[] = {
         {"empty input", {}, 16, "truncated", "block[0].header"},
         {"magic nibble", {0x8D, 0x06, 0, 0, 0}, 16, "magic nibble", "block[0].header"},
@@ -140,7 +140,7 @@ TEST_CASE("kraken errors: framing (3)") {
     for (const Case& c : cases) run(c);
 }
 
-TEST_CASE("kraken errors: quanta and chunks (4)") {
+TEST_CASE("kraken errors: quanta and chunks") {
     const Case cases[] = {
         {"< 4 B for a chunk", block({0x80, 0x00, 0x01}), 100, "fewer than 4 B left", "chunk[0]"},
         {"S > quantum", block(cat({chunk_header(40, 0), fill(10)})), 100, "exceeds the 10 B left", "chunk[0]"},
@@ -153,7 +153,7 @@ TEST_CASE("kraken errors: quanta and chunks (4)") {
     for (const Case& c : cases) run(c);
 }
 
-TEST_CASE("kraken errors: array headers (5.1)") {
+TEST_CASE("kraken errors: array headers") {
     Buf five = {0x80, 0x05, 'a', 'b', 'c', 'd', 'e'};  // stored, short form
     const Case cases[] = {
         {"no header byte", entropy(array(5, 40, cat({{0x03}, five, five}))), 40, "array header: no bytes left", "array.part[2]"},
@@ -167,7 +167,7 @@ TEST_CASE("kraken errors: array headers (5.1)") {
     for (const Case& c : cases) run(c);
 }
 
-TEST_CASE("kraken errors: Huffman (6)") {
+TEST_CASE("kraken errors: Huffman") {
     auto huff = [](const std::string& desc_bits, const Buf& rest = fill(8), uint32_t d = 100) {
         return entropy(array(2, d, cat({mf(desc_bits), rest})));
     };
@@ -229,7 +229,7 @@ TEST_CASE("kraken errors: Huffman (6)") {
     for (const Case& c : cases) run(c);
 }
 
-TEST_CASE("kraken errors: tANS (7)") {
+TEST_CASE("kraken errors: tANS") {
     auto tans = [](const std::string& bits, size_t pad, uint32_t d = 100) {
         Buf p = mf(bits);
         p.resize(p.size() + pad, 0);
@@ -266,7 +266,7 @@ TEST_CASE("kraken errors: tANS (7)") {
     for (const Case& c : cases) run(c);
 }
 
-TEST_CASE("kraken errors: RLE (8)") {
+TEST_CASE("kraken errors: RLE") {
     const Case cases[] = {
         {"empty", entropy(array(3, 16, {})), 16, "RLE array payload is empty", "chunk[0].array"},
         {"run byte missing", entropy(array(3, 16, {0x00, 0x01})), 16, "run-byte command has no byte left"},
@@ -279,7 +279,7 @@ TEST_CASE("kraken errors: RLE (8)") {
     for (const Case& c : cases) run(c);
 }
 
-TEST_CASE("kraken errors: recursive arrays (9)") {
+TEST_CASE("kraken errors: recursive arrays") {
     Buf five = {0x80, 0x05, 'a', 'b', 'c', 'd', 'e'};
     auto mixed = [&](const Buf& after_source) { // 0xC1: interval-mixed, k = 1; bit 6 keeps k7 = b & 0x7F >= 2 (9: k7 >= 2 is required).
         return entropy(array(5, 40, cat({{0xC1}, five, after_source}))); };
@@ -317,7 +317,7 @@ TEST_CASE("kraken errors: recursive arrays (9)") {
     for (const Case& c : cases) run(c);
 }
 
-TEST_CASE("kraken errors: LZ chunks (10)") {
+TEST_CASE("kraken errors: LZ chunks") {
     auto with = [](auto edit) {
         Lz z = lz_base();
         edit(z);
@@ -388,8 +388,8 @@ TEST_CASE("kraken errors: LZ chunks (10)") {
     for (const Case& c : cases) run(c);
 }
 
-// Issue 13 item 4: a block header whose magic nibble is right but whose decoder type is not 6
-// is another Oodle codec's stream (KRAKEN.md 0.2 and 3.2 name 5 LZNA, 10 Mermaid/Selkie,
+// A block header whose magic nibble is right but whose decoder type is not 6
+// is another Oodle codec's stream (docs/containers.md#other-oodle-codecs: 5 LZNA, 10 Mermaid/Selkie,
 // 11 BitKnit, 12 Leviathan; a real 480-byte Elden Ring chrbnd carries type 2). The error names
 // the codec, never calls it invalid, and says to pass the game's Oodle library.
 TEST_CASE("kraken errors: decoder types drape does not implement are named, with what to do") {

@@ -1,4 +1,5 @@
-// Kraken decoder tests. Expected values come from KRAKEN.md (14.2 digests, 13 worked example),
+// Kraken decoder tests. Expected values come from the clean-room specification (its independently
+// computed digests, its worked example),
 // /work/shared/reference/kraken/EXPECTED.tsv (made by the spec's independent decoder), and
 // FIPS 180-2 (SHA-256 self-test). Crafted streams are built by hand from the spec's tables.
 #include <doctest/doctest.h>
@@ -28,7 +29,7 @@ uint32_t be32_at(const std::vector<uint8_t>& b, size_t off) {
     return uint32_t(b[off]) << 24 | uint32_t(b[off + 1]) << 16 | uint32_t(b[off + 2]) << 8 | b[off + 3];
 }
 
-// KRAKEN.md 1: the stream is C bytes at 0x4C, C = BE4 at 0x20, U = BE4 at 0x1C.
+// docs/formats.md#dcx: the stream is C bytes at 0x4C, C = BE4 at 0x20, U = BE4 at 0x1C.
 KrakFile load_krak(const std::filesystem::path& path) {
     KrakFile k;
     std::vector<uint8_t> file = test::load(path);
@@ -68,21 +69,21 @@ TEST_CASE("sha256: FIPS 180-2 examples") {
           "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
-TEST_CASE("kraken: corpus emevd decodes to the KRAKEN.md 14.2 digest") {
+TEST_CASE("kraken: corpus emevd decodes to its independently computed digest") {
     KrakFile k = load_krak(test::corpus("er/m10_00_00_00.emevd.dcx"));
     CHECK(k.size == 97424);
     CHECK(k.stream.size() == 9932);
     std::vector<uint8_t> out;
     auto r = decode_guarded(k.stream, k.size, out);
     REQUIRE_MESSAGE(r, r.error().to_string());
-    // 13.3: the first 32 output bytes.
+    // The first 32 output bytes (the specification's worked example).
     const uint8_t first[32] = {0x45, 0x56, 0x44, 0x00, 0x00, 0xFF, 0x01, 0xFF, 0xCD, 0x00, 0x00, 0x00, 0x90, 0x7C, 0x01, 0x00,
                                0x5A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x90, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     CHECK(std::memcmp(out.data(), first, 32) == 0);
     CHECK(digest(out) == "53480283d6f01d7ae89ca0eb4f3addb3dedb40f9cf0727b4172921cf6b498a2a");
 }
 
-TEST_CASE("kraken: corpus Sekiro mtdbnd decodes to the KRAKEN.md 14.2 digest, sequential and parallel") {
+TEST_CASE("kraken: corpus Sekiro mtdbnd decodes to its independently computed digest, sequential and parallel") {
     KrakFile k = load_krak(test::corpus("sekiro/allmaterialbnd.mtdbnd.dcx"));
     CHECK(k.size == 12815568);
     std::vector<uint8_t> seq, par, all;
@@ -134,7 +135,7 @@ TEST_CASE("kraken: every reference stream gives the result of EXPECTED.tsv") {
 
 namespace {
 
-// The first block of a stream on its own (3.5: 2-byte block header, 3-byte quantum header, Q).
+// The first block of a stream on its own (2-byte block header, 3-byte quantum header, Q).
 std::vector<uint8_t> first_block(const KrakFile& k, size_t& size) {
     const auto& s = k.stream;
     REQUIRE(s.size() >= 5);
@@ -159,7 +160,7 @@ TEST_CASE("kraken: the emevd stream truncated at every length fails cleanly") {
 }
 
 TEST_CASE("kraken: the emevd chunk truncated at every length, with headers patched to match, fails cleanly") {
-    // 13.1: quantum header at 2 (Q - 1), chunk header at 5 (0x80 | S); patching them to the
+    // The quantum header at 2 (Q - 1), chunk header at 5 (0x80 | S); patching them to the
     // cut length makes the framing accept the cut, so the LZ chunk itself sees the truncation.
     KrakFile k = load_krak(test::corpus("er/m10_00_00_00.emevd.dcx"));
     REQUIRE(k.stream.size() == 9932);

@@ -232,7 +232,7 @@ TEST_CASE("sample game: the cloth program is a real one") {
     }
 }
 
-TEST_CASE("sample game: the pinned particles at the bind pose sit on the rest pose (seed 000's rest-pose figure)") {
+TEST_CASE("sample game: the pinned particles at the bind pose sit on the rest pose (the rest-pose figure)") {
     const Loaded l = load_character();
     const hcl::ClothData& cd = the_cloth(l);
     const auto bones = bind_matrices(l.skeletons[0]);
@@ -256,7 +256,7 @@ TEST_CASE("sample game: the pinned particles at the bind pose sit on the rest po
     CHECK(pairs == size_t(SampleFacts::cape_columns));
 }
 
-TEST_CASE("sample game: the display buffer binds the cape mesh by seed 000's rule") {
+TEST_CASE("sample game: the display buffer binds the cape mesh by the games' display-buffer rule") {
     const Loaded l = load_character();
     const hcl::ClothData& cd = the_cloth(l);
     const auto bones = bind_matrices(l.skeletons[0]);

@@ -1,4 +1,4 @@
-// drape unpack, the library (issue 13 item 7): DCX, BND4, BXF4 and TPF to a folder, member
+// drape unpack, the library: DCX, BND4, BXF4 and TPF to a folder, member
 // paths sanitised (nothing outside the folder whatever a stored name holds), ids, flags and
 // stored names in the manifest, nested containers with --recursive, corpus binders.
 #include <doctest/doctest.h>
@@ -57,7 +57,7 @@ std::vector<std::string> files_under(const fs::path& root) {
 
 }  // namespace
 
-TEST_CASE("unpack: a DCX-compressed BND4 with hostile names stays inside its folder (issue 13 item 7)") {
+TEST_CASE("unpack: a DCX-compressed BND4 with hostile names stays inside its folder") {
     const auto dir = test::scratch_dir("unpack_hostile");
     auto b = binder_of({{10, "N:\\FDP\\data\\chr\\c0000\\a.hkx"},
                         {11, "..\\..\\..\\evil.txt"},
@@ -112,7 +112,7 @@ TEST_CASE("unpack: a DCX-compressed BND4 with hostile names stays inside its fol
     CHECK(m["members"][0]["size"] == 8);
 }
 
-TEST_CASE("unpack: TPF to DDS files, nested binders with recursive, BXF4 pairs (issue 13 item 7)") {
+TEST_CASE("unpack: TPF to DDS files, nested binders with recursive, BXF4 pairs") {
     const auto dir = test::scratch_dir("unpack_nested");
     test::DdsSpec spec;
     spec.fourcc = test::fourcc_code("DXT1");
@@ -188,7 +188,7 @@ TEST_CASE("unpack: TPF to DDS files, nested binders with recursive, BXF4 pairs (
     CHECK(no.error().to_string() == "x.txt: not a container drape unpacks (DCX, BND4, BXF4 or TPF)");
 }
 
-TEST_CASE("unpack: corpus binders unpack with every member, id and flag (issue 13 item 7)") {
+TEST_CASE("unpack: corpus binders unpack with every member, id and flag") {
     size_t binders = 0, members = 0;
     for (const char* rel : {"ds3/c2080.anibnd.dcx", "sekiro/WP_A_2300.anibnd", "er/WP_A_0550_1.anibnd", "ds3/DS3_am.dcx", "er/systex.tpf.dcx"}) {
         CAPTURE(rel);
@@ -235,7 +235,7 @@ TEST_CASE("unpack: corpus binders unpack with every member, id and flag (issue 1
     CHECK(members >= 5 + 3 + 11 + 1);
 }
 
-TEST_CASE("unpack cli: drape unpack FILE... -o DIR [--recursive] (issue 13 item 7)") {
+TEST_CASE("unpack cli: drape unpack FILE... -o DIR [--recursive]") {
     const auto dir = test::scratch_dir("unpack_cli");
     const std::string exe = test::drape_exe();
     auto r = test::run(exe + " unpack " + test::corpus("ds3/c2080.anibnd.dcx").string() + " " + test::corpus("er/systex.tpf.dcx").string() +
@@ -263,7 +263,7 @@ TEST_CASE("unpack cli: drape unpack FILE... -o DIR [--recursive] (issue 13 item 
     CHECK_MESSAGE(r.out.find("x.txt: not a container drape unpacks") != std::string::npos, r.out);
 }
 
-TEST_CASE("unpack: a DCX binder cut at every length fails cleanly or unpacks what it holds (issue 13 item 7)") {
+TEST_CASE("unpack: a DCX binder cut at every length fails cleanly or unpacks what it holds") {
     auto b = binder_of({{1, "a.bin"}, {2, "..\\b.bin"}});
     const auto a = bytes_of("aaaa"), bb = bytes_of("bbbbbb");
     auto bnd = bnd::write_bnd4(b, {Bytes(a), Bytes(bb)});

@@ -1,4 +1,4 @@
-// drape bench --grid N [--capsules 2] [--sequential]: the solver's speed on issue 11's workload
+// drape bench --grid N [--capsules 2] [--sequential]: the solver's speed on the benchmark grid
 // (runtime/src/solver/grid_workload.h states it). Prints one line: ns_per_particle_substep=<value>.
 #include <cstdio>
 

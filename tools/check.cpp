@@ -1,4 +1,5 @@
-// drape check: validates Havok cloth files against the rules seed 000 proves, and measures the
+// drape check: validates Havok cloth files against the rules every game cloth file satisfies
+// (docs/havok-cloth.md#validity-rules), and measures the
 // figures that prove its arithmetic on them (rest pose per sim cloth, binding per display buffer).
 #include <cstdio>
 #include <cstring>
@@ -251,8 +252,8 @@ bool check_path(const std::string& path, const GlobalOptions& global, const Chec
 
 void register_check(CLI::App& app, GlobalOptions& global, int& exit_code) {
     auto* cmd = app.add_subcommand("check",
-                                   "Validate Havok cloth files (.hkx, loose or inside DCX/BND4 binders) against every rule seed 000\n"
-                                   "proves: particle, operator, state, buffer and transform set indices in range, constraint execution,\n"
+                                   "Validate Havok cloth files (.hkx, loose or inside DCX/BND4 binders) against every rule the games'\n"
+                                   "cloth files keep: particle, operator, state, buffer and transform set indices in range, constraint execution,\n"
                                    "move-particle pairs, reference vertices, copy ranges, whole triangles, one bone and offset per\n"
                                    "mapped collidable, transform set equal to the file's skeleton; and measure the rest-pose figure of\n"
                                    "every sim cloth and the binding of every display buffer to the binder's FLVER. A .drcloth is\n"

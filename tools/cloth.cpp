@@ -113,7 +113,7 @@ void register_cloth(CLI::App& app, GlobalOptions& global, int& exit_code) {
             }
         }
 
-        // The source is checked by seed 000's rules too: a file that breaks one still exports (it
+        // The source is checked by the games' cloth rules too: a file that breaks one still exports (it
         // is the game's data), but the user is told.
         const auto violations = hcl::check(cloth, o.skeletons);
         cloth_export::Report rep;

@@ -35,8 +35,8 @@ Role texture_role(const flver::Texture& t) {
     return Role::none;
 }
 
-// glTF tangent from the FLVER tangent (seed 003 §2: the stored tangent points along +V and
-// w * cross(normal, tangent) along +U). glTF wants the tangent along +U and
+// glTF tangent from the FLVER tangent (docs/formats.md#vertex-layouts: the stored tangent points
+// along +V and w * cross(normal, tangent) along +U). glTF wants the tangent along +U and
 // bitangent = cross(normal, tangent) * w; after the mirror (det -1) that gives w_gltf = -w.
 void gltf_tangent(const xf::V3& n_game, const flver::Vec4& t, xf::V3& out_xyz, float& out_w) {
     double w = t.w < 0 ? -1.0 : 1.0;
@@ -134,7 +134,8 @@ Result<ModelNodes> add_model(GltfDocument& doc, const flver::Model& model, const
 
     // ---- dummy polys ----------------------------------------------------------------------
     for (const auto& d : model.dummies) {
-        // CreateWorld(0, forward, upward) x position x parent bind (row-vector, seed 003 §1),
+        // CreateWorld(0, forward, upward) x position x parent bind (row-vector,
+        // docs/formats.md#dummy-polys),
         // written here in column form: parent * T(position) * R.
         xf::V3 f{d.forward.x, d.forward.y, d.forward.z}, up{d.upward.x, d.upward.y, d.upward.z};
         xf::Mat4 r = xf::identity();
@@ -288,7 +289,8 @@ Result<ModelNodes> add_model(GltfDocument& doc, const flver::Model& model, const
             continue;
         }
         // Every vertex, in the FLVER's order: glTF vertex i is FLVER vertex i, which the cloth's
-        // display buffers rely on (seed 000: a display buffer drives its mesh vertex for vertex).
+        // display buffers rely on (a display buffer drives its mesh vertex for vertex:
+        // docs/havok-cloth.md#display-buffers).
         // Vertices only LOD1/LOD2 use stay unreferenced by the LOD0 indices.
         std::vector<uint32_t> indices;
         indices.reserve(tris.size() * 3);

@@ -13,7 +13,8 @@ std::vector<cloth_export::ModelMesh> cloth_model_meshes(const flver::Model& mode
         if (m.default_node >= 0 && size_t(m.default_node) < model.nodes.size())
             mm.default_node_name = model.nodes[size_t(m.default_node)].name;
         mm.vertex_count = uint32_t(m.vertices.positions.size());
-        // seed 000: "whose first face set has numTriangles triangles" (the stored first face set).
+        // The buffer's triangle count is the mesh's first face set's, as stored
+        // (docs/havok-cloth.md#display-buffers).
         if (!m.face_sets.empty()) mm.first_face_set_triangles = uint32_t(m.face_sets[0].triangles(mm.vertex_count).size());
         for (const auto& p : m.vertices.positions) mm.positions.push_back({p.x, p.y, p.z});
         out.push_back(std::move(mm));

@@ -36,7 +36,7 @@ Result<Clip> decode_clip(const havok::Animation& a, const havok::Binding* bindin
         c.spline = std::move(*s);
         if (c.num_float_tracks > 0)
             c.notes.push_back(std::to_string(c.num_float_tracks) +
-                              " float tracks not decoded: no public source describes their spline layout (FORMATS.md §6.2)");
+                              " float tracks not decoded: no public source describes their spline layout");
     } else if (a.interleaved) {
         const auto& tr = a.interleaved->transforms;
         if (c.num_tracks == 0 || tr.size() % size_t(c.num_tracks) != 0)

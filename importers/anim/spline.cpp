@@ -1,5 +1,5 @@
-// drape: hkaSplineCompressedAnimation decoding (FORMATS.md §6.2): blocks, masks, the scalar
-// and quaternion quantisations, and B-spline evaluation (NURBS Book A2.1/A2.2).
+// drape: hkaSplineCompressedAnimation decoding (docs/formats.md#spline-compressed-clips):
+// blocks, masks, the scalar and quaternion quantisations, and B-spline evaluation (NURBS Book A2.1/A2.2).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -197,7 +197,7 @@ bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, Rotation
     if (q == RotationQuantization::threecomp24 || q == RotationQuantization::straight16)
         return r.fail_at(at, field,
                          std::string("rotation quantization ") + rotation_quantization_name(q) +
-                             " is not decoded: no public source describes it (FORMATS.md §6.2)");
+                             " is not decoded: no public source describes it");
     if (c.is_spline) {
         uint32_t n = 0;
         if (!read_spline_header(r, c.degree, c.knots, n, field) || !r.align(rotation_align(q), field)) return false;

@@ -1,4 +1,4 @@
-// BND4 binders and BXF4 split binders (FORMATS.md §2).
+// BND4 binders and BXF4 split binders (docs/formats.md#bnd4-and-bxf4).
 #include "drape/bnd/bnd4.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// DCX and DCP containers (FORMATS.md §1). Every header field is big-endian.
+// DCX and DCP containers (docs/formats.md#dcx). Every header field is big-endian.
 #include "drape/dcx/dcx.h"
 
 #include <libdeflate.h>

@@ -1,10 +1,10 @@
-// drape: Oodle Kraken decoder, written from docs/KRAKEN.md alone (clean room).
+// drape: Oodle Kraken decoder, written from a clean-room specification alone
+// (docs/containers.md#kraken).
 //
 // Layout: this file holds what exists once (scratch arenas, helper threads, the error context,
-// block framing (KRAKEN.md 3), the CPU checks, parallel decoding and the public functions);
-// kraken_core.inc holds the decoding itself, following the document: bit readers (2), array
-// headers (5), Huffman (6), tANS (7), RLE (8), recursive arrays (9), LZ chunks (10), quanta
-// and chunks (4), and the decoding of a run of blocks. This file includes it twice (baseline
+// block framing, the CPU checks, parallel decoding and the public functions); kraken_core.inc
+// holds the decoding itself: bit readers, array headers, Huffman, tANS, RLE, recursive arrays,
+// LZ chunks, quanta and chunks, and the decoding of a run of blocks. This file includes it twice (baseline
 // and x86-64-v3) and picks a copy per call.
 //
 // Every function that can fail returns bool and records the first failure in the Ctx
@@ -45,7 +45,7 @@ namespace {
 
 constexpr size_t k_block_size = 0x40000;  // 3.1
 constexpr size_t k_chunk_size = 0x20000;  // 4
-constexpr int k_max_depth = 16;           // 5.2: nesting limit (files need 2)
+constexpr int k_max_depth = 16;           // nesting limit of arrays (files need 2)
 constexpr size_t k_max_array = 0x40000;   // largest decoded size any array header can state
 constexpr size_t k_slack = 64;            // spare bytes after every arena buffer
 
@@ -458,7 +458,7 @@ bool use_x86_64_v3() {
 }
 
 // ----------------------------------------------------------------------------------------
-// Framing (KRAKEN.md 3)
+// Framing (docs/containers.md#stream-framing)
 
 enum class BlockKind : uint8_t { raw, memset, stored, quantum };
 
@@ -480,7 +480,7 @@ std::string not_implemented(unsigned type) {
     const char* how = " is not implemented by drape; pass --oodle with the game's oo2core library "
                       "(oo2core_6_win64.dll or liboo2corelinux64.so), or set DRAPE_OODLE";
     if (const char* name = codec_name(type)) return std::string("Oodle ") + name + " (decoder type " + n + ")" + how;
-    return "Oodle decoder type " + n + " (not Kraken, and none of the codecs KRAKEN.md names: 5 LZNA, 10 Mermaid/Selkie, "
+    return "Oodle decoder type " + n + " (not Kraken, nor another Oodle codec drape knows: 5 LZNA, 10 Mermaid/Selkie, "
            "11 BitKnit, 12 Leviathan)" + how;
 }
 
@@ -552,9 +552,9 @@ Result<std::vector<BlockInfo>> parse_framing(Bytes in, size_t U) {
 
 // ----------------------------------------------------------------------------------------
 // The decoding core, twice: for the baseline, and for x86-64-v3 (Elden Ring's emevd 1.02x the
-// baseline copy's speed on an AMD Zen 5 VM, 1.03-1.04x as a whole-file -march=x86-64-v3 build,
-// spread evenly over the core's functions: three-operand shifts, LZCNT, VEX forms). The copies differ only in the instructions the
-// compiler may use; tests run both (set_cpu_extensions(false) picks the baseline).
+// baseline copy's speed on an AMD Zen 5, 1.03-1.04x as a whole-file -march=x86-64-v3 build,
+// spread evenly over the core's functions: three-operand shifts, LZCNT, VEX forms). The copies
+// differ only in the instructions the compiler may use; tests run both (set_cpu_extensions(false) picks the baseline).
 
 namespace baseline {
 #define DRAPE_KRAKEN_CORE_TARGET_SHUFFLE DRAPE_KRAKEN_TARGET_SSE41

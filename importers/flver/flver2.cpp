@@ -1,5 +1,5 @@
-// FLVER2 reader (FORMATS.md §7). Every offset and count goes through ByteReader; table offsets
-// are absolute, face-set index offsets and vertex-buffer offsets are relative to dataOffset.
+// FLVER2 reader (docs/formats.md#flver2). Every offset and count goes through ByteReader; table
+// offsets are absolute, face-set index offsets and vertex-buffer offsets are relative to dataOffset.
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -1,4 +1,4 @@
-// drape: typed views of the hka classes, by member name (FORMATS.md §6.1).
+// drape: typed views of the hka classes, by member name (docs/formats.md#animation-layouts).
 #include "drape/havok/animation.h"
 
 #include <algorithm>

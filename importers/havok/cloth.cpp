@@ -1,4 +1,4 @@
-// drape: typed hcl views, by member name (FORMATS.md §5, Appendix A; seed 000).
+// drape: typed hcl views, by member name (docs/formats.md#havok-cloth-classes; docs/havok-cloth.md).
 #include "drape/havok/cloth.h"
 
 #include <cstring>

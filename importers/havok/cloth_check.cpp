@@ -1,4 +1,5 @@
-// drape: the validity rules seed 000 proves over every cloth tagfile of Sekiro and Elden Ring.
+// drape: the validity rules every cloth tagfile of Sekiro and Elden Ring
+// satisfies (docs/havok-cloth.md#validity-rules).
 #include <string>
 
 #include "drape/havok/cloth.h"

@@ -1,4 +1,5 @@
-// drape: rest-pose figure and skin bind positions (seed 000 "The skin operator", "Display buffers").
+// drape: rest-pose figure and skin bind positions (docs/havok-cloth.md#the-skin-operator,
+// #display-buffers).
 #include "drape/havok/cloth_figures.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// drape: Havok packfiles, hk_2014.1.0-r1, 64-bit little endian (DS3, BB) (FORMATS.md §4).
+// drape: Havok packfiles, hk_2014.1.0-r1, 64-bit little endian (DS3, BB)
+// (docs/formats.md#havok-packfiles).
 #include <algorithm>
 #include <cstring>
 #include <map>

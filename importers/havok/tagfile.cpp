@@ -1,5 +1,5 @@
-// drape: TAG0 tagfiles and TCM0 compendiums (FORMATS.md §3). SDK 2015, 2016 (Sekiro) and 2018
-// (Elden Ring); 2019 and later are refused.
+// drape: TAG0 tagfiles and TCM0 compendiums (docs/formats.md#havok-tagfiles). SDK 2015, 2016
+// (Sekiro) and 2018 (Elden Ring); 2019 and later are refused.
 #include <cstring>
 
 #include "drape/havok/hkx.h"

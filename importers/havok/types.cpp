@@ -1,4 +1,5 @@
-// drape: Havok type tables and the generic value view (FORMATS.md §3.4, §3.6).
+// drape: Havok type tables and the generic value view (docs/formats.md#the-type-table,
+// #items-and-data).
 #include <cmath>
 #include <cstring>
 
@@ -193,7 +194,8 @@ int64_t Value::as_int() const {
 }
 
 static float half_to_float(uint16_t h) {
-    // hkHalf16 stores the top 16 bits of an f32 (FORMATS.md §3.4: format >> 8 == 0x746)
+    // hkHalf16 stores the top 16 bits of an f32 (format >> 8 == 0x746,
+    // docs/formats.md#the-format-word)
     uint32_t bits = uint32_t(h) << 16;
     float f;
     std::memcpy(&f, &bits, 4);

@@ -1,4 +1,4 @@
-// TPF (FORMATS.md §8) and DDS header reading.
+// TPF (docs/formats.md#tpf-and-dds) and DDS header reading.
 #include "drape/tpf/tpf.h"
 
 #include <algorithm>

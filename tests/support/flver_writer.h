@@ -1,4 +1,4 @@
-// Test support: writes a FLVER2 model (FORMATS.md §7) from a plain description: nodes, materials
+// Test support: writes a FLVER2 model (docs/formats.md#flver2) from a plain description: nodes, materials
 // with their textures, and skinned triangle-list meshes with one vertex buffer each. Used by the
 // sample game (tests/support/sample_game.cpp); the reader (importers/flver) reads it back.
 //

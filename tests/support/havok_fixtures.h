@@ -2,7 +2,7 @@
 //
 // No public Sekiro or Elden Ring cloth file exists, so these are written with TagfileWriter from
 // the HKLib 2018 registry (ER: its type records as they are; Sekiro: a 16-byte
-// hkReferencedObject and hclSimClothData version 13, FORMATS.md §3.7, §5.2). Every member of
+// hkReferencedObject and hclSimClothData version 13, docs/formats.md#sdk-differences). Every member of
 // every object gets a value from one deterministic sequence, so a reader's result can be
 // compared member by member (verify_synthesized) without storing the expected values.
 #pragma once
@@ -16,12 +16,12 @@
 namespace drape::test {
 
 enum class ClothGame {
-    sekiro,            // FORMATS.md 3.7: 16-byte hkReferencedObject, TNAM/TBOD, hclSimClothData v13
+    sekiro,            // docs/formats.md#sdk-differences: 16-byte hkReferencedObject, TNAM/TBOD, hclSimClothData v13
     elden_ring,        // the 2018 registry as it is
     sekiro_as_corpus,  // as the corpus's Sekiro files are: 2018 sections and layouts, SDK 20160200, v13
 };
 
-// The cloth classes of seed 000's census (constraint sets, operators, shapes, buffers) plus the
+// The cloth classes of the games' census (docs/havok-cloth.md#the-census) (constraint sets, operators, shapes, buffers) plus the
 // containers and the skeleton.
 const std::vector<std::string>& fixture_classes();
 

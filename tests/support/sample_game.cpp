@@ -551,7 +551,7 @@ Result<std::vector<uint8_t>> cloth_tagfile(const havok::TypeTable& registry, con
         Slot s = w.object(item);
         s["name"].set_string(st.name);
         ints(s["operators"], st.ops);
-        // A state maps the display buffer to its shadow (seed 000); operators never do.
+        // A state maps the display buffer to its shadow (docs/havok-cloth.md#display-buffers); operators never do.
         buffer_accesses(s["usedBuffers"], st.buffers, {{b_display, b_shadow}});
         if (st.transforms) transform_set_access(s["usedTransformSets"]);
         if (st.sim) ints(s["usedSimCloths"], std::vector<uint32_t>{0});

@@ -4,7 +4,7 @@
 //
 // c9999: a 14-bone skeleton (Master, Pelvis, Spine, Spine1, Neck, Head, legs, arms), a body of
 // boxes each skinned to one bone, and a cape (6 x 8 vertices) behind the back whose cloth program
-// is built like the games' (seed 000; modelled on the structure of Elden Ring HD_M_3005_c.hkx):
+// is built like the games' (docs/havok-cloth.md; modelled on the structure of Elden Ring HD_M_3005_c.hkx):
 // five states (#01#Default, #00#Empty, _Skin, _preAtoS_, _curAtoS_), an object-space skin of the
 // sim mesh and move particles pinning its top row, a simulate operator with local range,
 // transition, standard, bend and stretch links, a capsule collidable following Spine1 through the

@@ -1,5 +1,5 @@
 // Test support: writes Havok TAG0 tagfiles (2016 and 2018 flavours) from a type table and
-// objects filled member by member, the way FORMATS.md §3 describes them. Used to synthesize
+// objects filled member by member, the way docs/formats.md#havok-tagfiles describes them. Used to synthesize
 // Sekiro and Elden Ring cloth files, which no public repository holds.
 #pragma once
 
@@ -24,13 +24,13 @@ havok::TypeTable closure(const havok::TypeTable& full, const std::vector<std::st
 
 // Re-lays out every record derived from hkReferencedObject for a 16-byte hkReferencedObject
 // (vtable, memSizeAndFlags, refCount; no propertyBag), keeping member order and natural
-// alignment, as FORMATS.md §3.7 describes 2015/2016.
+// alignment, as docs/formats.md#sdk-differences describes 2015/2016.
 void relayout_16_byte_referenced_object(havok::TypeTable& t);
 
 enum class TagfileFlavour {
     v2016,  // SDKV 20160200, TNAM/TBOD, plain member counts, u32 item indices
     v2018,  // SDKV 20180100, TNA1/TBDY, fields | properties << 16, u64 item indices, 0 ends TBDY
-    // What the real Sekiro files of the corpus hold (contradicting FORMATS.md 3.7): SDKV 20160200
+    // What the real Sekiro files of the corpus hold (a public description says otherwise): SDKV 20160200
     // with the 2018 sections (TNA1/TBDY) and layouts (24-byte hkReferencedObject).
     v2016_as_sekiro,
 };

@@ -3,9 +3,10 @@
  * C99. One immutable asset (drape_cloth_file) loaded from memory and shared by any number of
  * instances (drape_instance), one per cloth data a character wears. Everything an instance needs
  * is allocated when it is created (through the optional allocator callbacks); drape_instance_step
- * never allocates. The arithmetic follows seed 000 ("At run time", "The skin operator"): same
- * inputs give the same bits with every compiler and optimisation level on x86-64 (SSE2, no FMA
- * contraction; see README "Runtime").
+ * never allocates. The arithmetic follows the games' own
+ * (docs/havok-cloth.md#the-run-time-arithmetic-rules): the same inputs give the same bits with
+ * every compiler and optimisation level on x86-64 (SSE2, no FMA contraction; see
+ * docs/runtime.md#determinism).
  *
  * Spaces: the game's (metres, left-handed, Y up). Matrices are 16 floats, four columns c0..c3 of
  * four floats (Havok's hkTransform layout, c3 = translation), as .drcloth stores them.
@@ -175,14 +176,15 @@ DRAPE_API const char* drape_instance_error_message(const drape_instance* instanc
 /* Per frame, before step: the transform set's world matrices, transforms [first, first+count). */
 DRAPE_API drape_result drape_instance_set_transforms(drape_instance* instance, uint32_t first, uint32_t count,
                                                      const float* matrices);
-/* A buffer's world-from-mesh matrix and its stored inverse (the game sets both; seed 000: the
- * display buffers hold the character's root). mesh_from_world NULL: computed as the affine
- * inverse of world_from_mesh. */
+/* A buffer's world-from-mesh matrix and its stored inverse (the game sets both; the display
+ * buffers hold the character's root: docs/havok-cloth.md#at-run-time). mesh_from_world NULL:
+ * computed as the affine inverse of world_from_mesh. */
 DRAPE_API drape_result drape_instance_set_buffer_matrices(drape_instance* instance, uint32_t buffer,
                                                           const float* world_from_mesh, const float* mesh_from_world);
-/* Display vertices the engine has already skinned (seed 000: the game hands the cloth the mesh
- * it has skinned; the input-convert operators read them). xyz triples in mesh space, `count`
- * must equal the buffer's vertex count; normals/tangents may be NULL. Kept until replaced.
+/* Display vertices the engine has already skinned (the game hands the cloth the mesh it has
+ * skinned, docs/havok-cloth.md#display-buffers; the input-convert operators read them). xyz
+ * triples in mesh space, `count` must equal the buffer's vertex count; normals/tangents may be
+ * NULL. Kept until replaced.
  * Until a buffer's positions are handed in, its input conversion skins the buffer itself with
  * the file's own skin of that mesh (the skin operators of the cloth data's `_Skin` state, the
  * same bones and weights as the model's), at the cost of one display skin per step; a buffer
@@ -201,7 +203,7 @@ DRAPE_API drape_result drape_instance_select_state(drape_instance* instance, uin
 DRAPE_API drape_result drape_instance_select_state_by_name(drape_instance* instance, const char* name);
 DRAPE_API uint32_t drape_instance_state(const drape_instance* instance);
 
-/* Run-time collidables (seed 000 "Collidables added at run time"). Shape kinds: */
+/* Run-time collidables (docs/havok-cloth.md#collidables-added-at-run-time). Shape kinds: */
 typedef enum drape_shape_kind {
     DRAPE_SHAPE_SPHERE = 1,          /* a: centre xyz, radius w */
     DRAPE_SHAPE_CAPSULE = 3,         /* a: start xyz radius w, b: end xyz */
@@ -218,8 +220,8 @@ typedef struct drape_collidable {
 /* Sets slot `slot` (< max_runtime_collidables) of sim cloth `sim`. */
 DRAPE_API drape_result drape_instance_set_collidable(drape_instance* instance, uint32_t sim, uint32_t slot,
                                                      const drape_collidable* collidable);
-/* A global wind force field (seed 000: the Elden Ring wind action): unit direction, speed m/s.
- * speed 0 removes the field. */
+/* A global wind force field (docs/havok-cloth.md#the-elden-ring-wind-action): unit direction,
+ * speed m/s. speed 0 removes the field. */
 DRAPE_API drape_result drape_instance_set_wind(drape_instance* instance, uint32_t slot, const float direction[3],
                                                float speed);
 

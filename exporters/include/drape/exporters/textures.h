@@ -1,8 +1,8 @@
 // drape: a model's TPF textures to PNG, as the glTF exporter binds them.
 //
 // Every texture's top mip (first face / layer / slice) is decoded and encoded once. `_n` maps
-// keep gloss in blue (seed 003 §3) while glTF reads blue as the normal's Z, so their blue is
-// rebuilt from red and green before encoding: z = sqrt(1 - x^2 - y^2), x, y = 2 * v / 255 - 1.
+// keep gloss in blue (docs/formats.md#texture-roles) while glTF reads blue as the normal's Z,
+// so their blue is rebuilt from red and green before encoding: z = sqrt(1 - x^2 - y^2), x, y = 2 * v / 255 - 1.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// drape: decoding of Havok animations (FORMATS.md §6): spline-compressed clips
-// (hkaSplineCompressedAnimation: blocks, masks, quantisations, B-splines), interleaved
+// drape: decoding of Havok animations (docs/formats.md#animation-classes): spline-compressed
+// clips (hkaSplineCompressedAnimation: blocks, masks, quantisations, B-splines), interleaved
 // uncompressed clips (hkaInterleavedUncompressedAnimation), root motion
 // (hkaDefaultAnimatedReferenceFrame) and the binding's track-to-bone map.
 //
@@ -32,7 +32,8 @@ struct Transform {
     Vec3 scale{1, 1, 1};
 };
 
-// Rotation quantisation (bits 2-5 of a track's quantisation byte, FORMATS.md §6.2).
+// Rotation quantisation (bits 2-5 of a track's quantisation byte,
+// docs/formats.md#spline-compressed-clips).
 enum class RotationQuantization : uint8_t {
     polar32 = 0,       // 4 bytes, align 4
     threecomp40 = 1,   // 5 bytes, align 1
@@ -43,7 +44,8 @@ enum class RotationQuantization : uint8_t {
 };
 const char* rotation_quantization_name(RotationQuantization q);
 
-// Decoders of one stored quaternion (FORMATS.md §6.2). Results are not renormalised.
+// Decoders of one stored quaternion (docs/formats.md#quaternion-encodings). Results are not
+// renormalised.
 Quat decode_polar32(uint32_t c);
 Quat decode_threecomp40(const uint8_t bytes[5]);
 Quat decode_threecomp48(const uint8_t bytes[6]);  // three little-endian i16

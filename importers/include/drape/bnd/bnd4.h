@@ -1,4 +1,4 @@
-// drape: BND4 binders and BXF4 split binders (FORMATS.md §2).
+// drape: BND4 binders and BXF4 split binders (docs/formats.md#bnd4-and-bxf4).
 #pragma once
 
 #include <cstdint>
@@ -51,7 +51,7 @@ struct Binder {
 };
 
 uint8_t reverse_bits(uint8_t b);
-uint32_t path_hash(std::string_view path);  // FORMATS.md §2.3
+uint32_t path_hash(std::string_view path);  // docs/formats.md#the-hash-table
 
 bool is_bnd4(Bytes data);
 bool is_bhf4(Bytes data);

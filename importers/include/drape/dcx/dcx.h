@@ -1,4 +1,4 @@
-// drape: DCX, the compressed single-file envelope of FromSoftware's games (FORMATS.md §1).
+// drape: DCX, the compressed single-file envelope of FromSoftware's games (docs/formats.md#dcx).
 //
 // Reads DFLT (zlib), ZSTD, KRAK (Oodle Kraken: drape's own decoder, or the game's Oodle
 // library when one is given), EDGE (DeS) and the older DCP forms; writes DFLT and ZSTD.

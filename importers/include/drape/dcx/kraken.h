@@ -1,4 +1,5 @@
-// drape: Oodle Kraken decoding (DCX "KRAK" payloads), written from docs KRAKEN.md alone.
+// drape: Oodle Kraken decoding (DCX "KRAK" payloads), written from a clean-room
+// specification alone (docs/containers.md#kraken).
 #pragma once
 
 #include <cstdint>
@@ -20,17 +21,17 @@ namespace drape::kraken {
 // child of fork() starts its own.
 //
 // Errors: Error::offset is the byte offset in `in`; Error::field names where decoding failed:
-//   kraken.block[B].header / .raw / .quantum        block framing (KRAKEN.md 3)
-//   kraken.block[B].chunk[C]                         a 128 KiB chunk of the block's quantum (4)
+//   kraken.block[B].header / .raw / .quantum        block framing
+//   kraken.block[B].chunk[C]                         a 128 KiB chunk of the block's quantum
 //   kraken.block[B].chunk[C].literals|commands|distances|distance_remainders|lengths
-//                                                    the arrays of an LZ chunk (10.1)
-//   kraken.block[B].chunk[C].bits / .execute         its bit region (10.2) / commands (10.3)
-//   kraken.block[B].chunk[C].array                   the array of an entropy-only chunk (4)
+//                                                    the arrays of an LZ chunk
+//   kraken.block[B].chunk[C].bits / .execute         its bit region / commands
+//   kraken.block[B].chunk[C].array                   the array of an entropy-only chunk
 //   ...rle_prefix, .part[i], .single, .source[i], .selectors, .widths, .bits
 //                                                    arrays nested in RLE and recursive arrays
 //   kraken.end                                       input left over after the last block
 //
-// Decoder types (block header byte 1, KRAKEN.md 3.2) other than 6 belong to other Oodle codecs
+// Decoder types (block header byte 1) other than 6 belong to other Oodle codecs
 // (5 LZNA, 10 Mermaid/Selkie, 11 BitKnit, 12 Leviathan) that drape does not implement: the error
 // names the codec and says to pass the game's Oodle library (--oodle). Other values are invalid.
 Result<void> decompress(Bytes in, std::span<uint8_t> out, unsigned jobs = 1);
@@ -49,8 +50,8 @@ Result<void> decompress_range(Bytes in, size_t total, size_t offset, std::span<u
 // (calls running meanwhile may see either) and returns the previous setting.
 bool set_cpu_extensions(bool enabled);
 
-// The Oodle codec of a decoder type (KRAKEN.md 0.2, 3.2): "Kraken" (6), "LZNA" (5),
-// "Mermaid/Selkie" (10), "BitKnit" (11), "Leviathan" (12); nullptr for any other value.
+// The Oodle codec of a decoder type (docs/containers.md#other-oodle-codecs): "Kraken" (6),
+// "LZNA" (5), "Mermaid/Selkie" (10), "BitKnit" (11), "Leviathan" (12); nullptr for any other value.
 const char* codec_name(unsigned decoder_type);
 
 }  // namespace drape::kraken

@@ -1,4 +1,4 @@
-// drape: FLVER2 models (FORMATS.md §7): nodes (bones), dummy polys, materials, meshes with
+// drape: FLVER2 models (docs/formats.md#flver2): nodes (bones), dummy polys, materials, meshes with
 // their face sets and decoded vertices.
 //
 // Supported versions: 0x20009..0x2001B (DS2, DS1R, BB, DS3, Sekiro, ER, AC6 test files);
@@ -39,7 +39,7 @@ inline constexpr uint32_t k_faceset_lod_ex = 0x04000000;
 inline constexpr uint32_t k_faceset_edge_compressed = 0x40000000;
 inline constexpr uint32_t k_faceset_motion_blur = 0x80000000;
 
-// Vertex layout semantics (FORMATS.md §7.4).
+// Vertex layout semantics (docs/formats.md#vertex-layouts).
 enum class Semantic : uint32_t {
     position = 0,
     bone_weights = 1,
@@ -112,7 +112,7 @@ struct Material {
 };
 
 // A node (bone) with its bind pose relative to its parent (SoulsFormats FLVER.Node).
-// Local matrix, column-vector form: T * Ry * Rz * Rx * S (FORMATS.md §7.3).
+// Local matrix, column-vector form: T * Ry * Rz * Rx * S (docs/formats.md#flver-records).
 struct Node {
     std::string name;
     Vec3 translation;
@@ -183,9 +183,9 @@ struct Mesh {
     int32_t default_node = -1;
     std::vector<int32_t> bone_indices;  // the mesh's bone list (empty in DS3/BB/ER)
     bool has_bbox = false;
-    // As stored (FORMATS.md: min, max, + unk from 0x2001A). On the ER map piece in the corpus the
-    // first two do not look like min/max (min > max) and the third lies inside the mesh: kept
-    // raw, not used by the exporter.
+    // As stored (docs/formats.md#flver-records: min, max, + a third vector from 0x2001A). On the
+    // ER map piece in the corpus the first two do not look like min/max (min > max) and the
+    // third lies inside the mesh: kept raw, not used by the exporter.
     Vec3 bbox_min, bbox_max, bbox_unk;
     std::vector<FaceSet> face_sets;
     std::vector<VertexBuffer> vertex_buffers;

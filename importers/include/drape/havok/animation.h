@@ -1,6 +1,7 @@
 // drape: typed views of the Havok animation classes (hkaSkeleton, hkaAnimationContainer,
 // hkaAnimationBinding, hkaSplineCompressedAnimation, hkaInterleavedUncompressedAnimation,
-// hkaDefaultAnimatedReferenceFrame) and hknpRagdollData as raw bytes (FORMATS.md §6).
+// hkaDefaultAnimatedReferenceFrame) and hknpRagdollData as raw bytes
+// (docs/formats.md#animation-classes).
 // Built on the generic view by member name; the same code reads packfiles and tagfiles.
 #pragma once
 
@@ -41,7 +42,8 @@ struct ReferenceFrame {
     std::vector<Vec4> samples;  // referenceFrameSamples
 };
 
-// hkaSplineCompressedAnimation, raw (decoding is the animation module's job, FORMATS.md §6.2).
+// hkaSplineCompressedAnimation, raw (decoding is the animation module's job,
+// docs/formats.md#spline-compressed-clips).
 struct SplineData {
     int32_t num_frames = 0, num_blocks = 0, max_frames_per_block = 0, mask_and_quantization_size = 0;
     float block_duration = 0, block_inverse_duration = 0, frame_duration = 0;

@@ -1,6 +1,7 @@
-// drape: typed views of Havok Cloth (hcl) objects, for every class of seed 000's census
-// (FORMATS.md §5, Appendix A). Built on the generic view by member name, so the same code reads
-// DS3/BB 2014 packfiles, Sekiro 2016 (hclSimClothData v13) and Elden Ring 2018 (v14) tagfiles.
+// drape: typed views of Havok Cloth (hcl) objects, for every class of the games' census
+// (docs/havok-cloth.md#the-census; layouts: docs/formats.md#havok-cloth-classes). Built on the
+// generic view by member name, so the same code reads DS3/BB 2014 packfiles, Sekiro 2016
+// (hclSimClothData v13) and Elden Ring 2018 (v14) tagfiles.
 // Members a version does not have stay at their defaults. Packed data (local blocks, weight
 // bytes, packed vectors) is kept as stored.
 #pragma once
@@ -129,7 +130,7 @@ struct ConstraintSet {
     std::string class_name;
     ConstraintKind kind = ConstraintKind::other;
     std::string name;
-    uint32_t constraint_id = 0;  // ER only (seed 000)
+    uint32_t constraint_id = 0;  // ER only (docs/havok-cloth.md#stored-type-members)
     std::vector<Link> links;      // standard, stretch
     std::vector<BendLink> bend_links;
     std::vector<BendStiffnessLink> bend_stiffness_links;
@@ -159,7 +160,7 @@ struct Shape {
     uint32_t item = 0;
     std::string class_name;
     ShapeKind kind = ShapeKind::other;
-    Vec4 sphere{};          // sphere: centre xyz, radius presumably w (FORMATS.md §5.1 [?])
+    Vec4 sphere{};          // sphere: centre xyz, radius presumably w (docs/formats.md#havok-cloth-classes)
     Vec4 plane_equation{};  // plane
     // capsule
     Vec4 start{}, end{}, dir{};
@@ -294,7 +295,7 @@ struct VirtualCollisionPoints {
 struct SimClothData {
     bool operator==(const SimClothData&) const = default;
     uint32_t item = 0;
-    uint32_t version = 0;  // 13 Sekiro, 14 ER (seed 000)
+    uint32_t version = 0;  // 13 Sekiro, 14 ER (docs/havok-cloth.md#where-the-cloth-is)
     std::string name;
     SimulationInfo simulation_info;
     std::vector<ParticleData> particles;
@@ -477,7 +478,8 @@ Result<ConstraintSet> read_constraint_set(const havok::File& file, uint32_t item
 Result<Operator> read_operator(const havok::File& file, uint32_t item);
 Result<Collidable> read_collidable(const havok::File& file, uint32_t item);
 
-// hkPackedVector3 decode (FORMATS.md §5.1): x_i = f32(i32(u16(v[i]) << 16)) * f32bits(u32(u16(v[3])) << 16).
+// hkPackedVector3 decode (docs/formats.md#packed-vectors):
+// x_i = f32(i32(u16(v[i]) << 16)) * f32bits(u32(u16(v[3])) << 16).
 Vec4 unpack_vector3(const std::array<int16_t, 4>& v);
 
 // ---- drape check -----------------------------------------------------------------------
@@ -489,12 +491,12 @@ struct Violation {
     std::string message;
 };
 
-// Counts of hcl objects per class, as in seed 000's census tables.
+// Counts of hcl objects per class, as in the census (docs/havok-cloth.md#the-census).
 std::vector<std::pair<std::string, size_t>> census(const havok::File& file);
 
-// Every rule seed 000 proves (particle indices, operator/state/buffer/transform set indices,
-// constraint execution, move-particle pairs, reference vertices, copy ranges, whole triangles,
-// collidable transform map, transform set vs skeleton). Empty = clean.
+// Every validity rule (docs/havok-cloth.md#validity-rules: particle indices, operator, state,
+// buffer and transform set indices, constraint execution, move-particle pairs, reference
+// vertices, copy ranges, whole triangles, collidable transform map, transform set vs skeleton). Empty = clean.
 std::vector<Violation> check(const ClothContainer& cloth, const std::vector<havok::Skeleton>& skeletons);
 
 }  // namespace drape::hcl

@@ -1,6 +1,6 @@
-// drape: the figures that prove seed 000's rules on a real cloth file: the rest-pose figure of a
-// sim cloth (its pinned particles computed by the file's own program at the bind pose) and the
-// bind positions of the vertices an object-space skin writes. Pure arithmetic on the typed hcl
+// drape: the figures that test the games' cloth rules on a real cloth file: the rest-pose figure
+// of a sim cloth (its pinned particles computed by the file's own program at the bind pose) and
+// the bind positions of the vertices an object-space skin writes. Pure arithmetic on the typed hcl
 // views; nothing here reads bytes.
 #pragma once
 
@@ -44,7 +44,7 @@ std::vector<std::array<float, 3>> skin_bind_positions(const Operator& skin, uint
 
 // The model-space bind pose of a skeleton's bones (each bone's reference pose composed with its
 // parents'), as column-major matrices (c3 the translation): what a transform set holds at the
-// bind pose, transform i being bone i (seed 000 "Transform sets and their skeleton").
+// bind pose, transform i being bone i (docs/havok-cloth.md#transform-sets-and-their-skeleton).
 std::vector<Mat4> bind_pose_model_space(const havok::Skeleton& skeleton);
 
 // The bind-pose position of every vertex a bone-space skin writes: vertex = sum over its N bones of

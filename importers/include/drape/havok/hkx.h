@@ -1,6 +1,6 @@
 // drape: Havok object files. TAG0 tagfiles (2015/2016/2018: DSR, Sekiro, Elden Ring), TCM0 type
 // compendiums, and hk_2014.1.0-r1 packfiles (DS3, Bloodborne), read into one generic object view
-// (FORMATS.md §3, §4).
+// (docs/formats.md#havok-tagfiles, #havok-packfiles).
 //
 // Every object is read through a type table: the file's own TYPE section (tagfile), the types of
 // its compendium (TCRF), or drape's own 2014 layouts (packfile, which describe no layout). A

@@ -1,4 +1,4 @@
-// drape: TPF texture packs and the DDS files inside them (FORMATS.md §8).
+// drape: TPF texture packs and the DDS files inside them (docs/formats.md#tpf-and-dds).
 //
 // A PC TPF is a small table of textures whose data are complete `.dds` files. `read_tpf`
 // reads the table; `parse_dds` reads one DDS header (with its DX10 extension) and locates
@@ -34,7 +34,7 @@ struct Texture {
     std::string name;         // UTF-8 (decoded from UTF-16 or Shift-JIS per the encoding byte)
     uint32_t name_offset = 0;
     uint32_t data_offset = 0;  // absolute offset of the DDS in the TPF
-    uint8_t format = 0;        // the TPF format byte (FORMATS.md §8 table); informational on PC
+    uint8_t format = 0;        // the TPF format byte as stored; informational on PC
     uint8_t type = 0;          // TextureType as stored (0 texture, 1 cubemap, 2 volume)
     uint8_t mipmaps = 0;
     uint8_t flags1 = 0;        // 0-3; 2 and 3 mean DCP_EDGE-compressed data (consoles only)
