@@ -658,7 +658,8 @@ drape_result drape_instance_reset(drape_instance* inst) {
 #if DRAPE_RUNTIME_HAVE_SOLVER
         if (slot.state && slot.setup) {
             // The solver's own bookkeeping (substep length, transitions) back to its start, at these positions.
-            sv::reset_state(*slot.setup, *slot.state, slot.positions);
+            sv::reset_state(*slot.setup, *slot.state, slot.positions, reinterpret_cast<const sv::Matrix4*>(inst->transforms.m),
+                            inst->transforms.count);
         }
 #endif
     }

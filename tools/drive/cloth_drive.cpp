@@ -141,10 +141,24 @@ void TransformSetDriver::pose_at(float t, float* out) const {
     std::vector<anim::Transform> tracks(size_t(std::max(m_clip->num_tracks, 0)));
     anim::sample_time(*m_clip, std::fmod(t, std::max(m_clip->duration, 1e-3f)), tracks);
     std::vector<M4> local(m_anim->bone_names.size());
+    // An additive clip (blend hint 1 or 2) stores deltas on the reference pose: used as local
+    // transforms they fold the skeleton onto its root (c5000's additive clips stretched its
+    // mantle 22 times from the first step), so they play on the reference pose, as the glTF
+    // export bakes them.
+    const bool additive = m_clip->blend_hint != anim::BlendHint::normal;
     for (size_t b = 0; b < local.size(); ++b) {
         const int32_t tr = m_track_of_bone[b];
         if (tr >= 0 && size_t(tr) < tracks.size()) {
-            local[b] = trs(tracks[size_t(tr)].translation, tracks[size_t(tr)].rotation, tracks[size_t(tr)].scale);
+            anim::Transform x = tracks[size_t(tr)];
+            if (additive && b < m_anim->reference_pose.size()) {
+                const auto& q = m_anim->reference_pose[b];
+                anim::Transform base;
+                base.translation = {q.translation[0], q.translation[1], q.translation[2]};
+                base.rotation = anim::normalize(q.rotation);
+                base.scale = {q.scale[0], q.scale[1], q.scale[2]};
+                x = anim::apply_additive(m_clip->blend_hint, base, x);
+            }
+            local[b] = trs(x.translation, x.rotation, x.scale);
         } else if (b < m_anim->reference_pose.size()) {
             const auto& q = m_anim->reference_pose[b];
             local[b] = trs({q.translation[0], q.translation[1], q.translation[2]}, q.rotation, {q.scale[0], q.scale[1], q.scale[2]});

@@ -415,7 +415,11 @@ size_t state_bytes(const Setup& setup, const StateOptions& options);
 // Positions and previous positions start at the rest pose; collidables at their file transforms.
 State* build_state(const Setup& setup, const StateOptions& options, void* memory, size_t size);
 // Back to the rest pose (or to `positions`, particle_count entries, when not nullptr), at rest.
-void reset_state(const Setup& setup, State& state, const Float4* positions = nullptr);
+// transforms: the transform set as it is now (transform_count of them, at least the setup's), or
+// nullptr: collidables that follow a bone start on bone x offset at rest, the others (and all of
+// them without transforms) at the file's initial transform and velocities.
+void reset_state(const Setup& setup, State& state, const Float4* positions = nullptr, const Matrix4* transforms = nullptr,
+                 uint32_t transform_count = 0);
 
 // ---- per-step inputs ----------------------------------------------------------------------
 

@@ -161,7 +161,7 @@ State* build_state(const Setup& setup, const StateOptions& options, void* memory
     return st;
 }
 
-void reset_state(const Setup& s, State& st, const Float4* positions) {
+void reset_state(const Setup& s, State& st, const Float4* positions, const Matrix4* transforms, uint32_t transform_count) {
     for (uint32_t i = 0; i < s.padded_count; ++i) {
         const Float4 p = positions && i < s.particle_count ? positions[i] : s.rest_positions[i];
         st.positions[i] = p;
@@ -176,7 +176,13 @@ void reset_state(const Setup& s, State& st, const Float4* positions) {
     st.started = false;
     for (uint32_t i = 0; i < s.collidable_count; ++i) {
         const Collidable& c = s.collidables[i];
-        set_collidable(st.collidables[i], c.initial_transform, c.initial_linear_velocity, c.initial_angular_velocity);
+        // A collidable that follows a bone starts on it, at rest: started at the file's authoring
+        // transform, the first step would drive it from there to its bone within one step and sweep
+        // it through the cloth (a pose far from the bind pose pushed c5000's mantle 0.9 m off).
+        if (transforms && c.bone >= 0 && uint32_t(c.bone) < transform_count && transform_count >= s.transform_count)
+            set_collidable(st.collidables[i], mul(transforms[c.bone], c.offset), Float4{0, 0, 0, 0}, Float4{0, 0, 0, 0});
+        else
+            set_collidable(st.collidables[i], c.initial_transform, c.initial_linear_velocity, c.initial_angular_velocity);
         st.collidables[i].shape = &c.shape;
         st.collidables[i].enabled = c.enabled;
         st.collidables[i].all_particles = false;
