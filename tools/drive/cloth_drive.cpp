@@ -139,7 +139,10 @@ void TransformSetDriver::pose_at(float t, float* out) const {
         return;
     }
     std::vector<anim::Transform> tracks(size_t(std::max(m_clip->num_tracks, 0)));
-    anim::sample_time(*m_clip, std::fmod(t, std::max(m_clip->duration, 1e-3f)), tracks);
+    // The clip plays once and holds its last pose, as a game plays an action: wrapping at its end
+    // jumped the skeleton from the last pose to the first within one step (an attack clip is not a
+    // loop), which teleported the pinned particles and stretched c5000's mantle 14 times.
+    anim::sample_time(*m_clip, std::clamp(t, 0.0f, std::max(m_clip->duration, 0.0f)), tracks);
     std::vector<M4> local(m_anim->bone_names.size());
     // An additive clip (blend hint 1 or 2) stores deltas on the reference pose: used as local
     // transforms they fold the skeleton onto its root (c5000's additive clips stretched its

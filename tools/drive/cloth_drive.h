@@ -30,6 +30,7 @@ public:
     TransformSetDriver(const std::vector<std::string>& set_names, const havok::Skeleton* cloth_skeleton,
                        const std::vector<float>& bind_world, const havok::Skeleton* anim_skeleton, const anim::Clip* clip,
                        bool sway = true, const std::vector<float>& rest_world = {});
+    // The set at time t: a clip plays once from 0 and holds its last pose past its end.
     void pose_at(float t, float* out) const;
     uint32_t matched() const { return m_matched; }  // transforms driven by a bone of the clip's skeleton
     uint32_t count() const { return uint32_t(m_ref_world.size() / 16); }
