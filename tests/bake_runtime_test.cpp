@@ -13,7 +13,7 @@
 //     the hip and neck decorations); they are keyed as channels, and Blender's pose of those bones
 //     puts their origins where the runtime put them (the orientation only as far as TRS holds it:
 //     the runtime's matrices for these bones are sheared);
-//   - issue 13 item 3: a FLVER whose meshes have no triangles, through `drape model`, imports in
+//   - a FLVER whose meshes have no triangles, through `drape model`, imports in
 //     Blender and in Godot 3 without error;
 //   - Godot 3 imports the baked sample and c5000 with their blend shapes (which move vertices)
 //     and their animation (c4361 is left out: Godot 3 refuses a bone of it whose name holds '/'),

@@ -1,6 +1,6 @@
-// Real cloth of all four games (issue 10): every corpus cloth file exports, round-trips
+// Real cloth of all four games: every corpus cloth file exports, round-trips
 // hcl -> .drcloth 2.0 -> hcl member by member, has its generic census equal to its typed census,
-// proves seed 000's arithmetic by its rest-pose figure (<= 1e-4 m) and, in Sekiro and Elden Ring, binds
+// proves docs/havok-cloth.md's arithmetic by its rest-pose figure (<= 1e-4 m) and, in Sekiro and Elden Ring, binds
 // every display buffer an object-space skin writes to a mesh of its binder's FLVER within 4.9e-5 of
 // the mesh's size.
 #include <doctest/doctest.h>
@@ -351,7 +351,7 @@ TEST_CASE("drape check --json: one document with census, violations, rest-pose a
     const auto& point = cloth_file(bb["inputs"][0])["cloth_datas"][0]["sim_cloths"][0];
     CHECK(point["rest_pose_error_m"].is_null());
     CHECK(point["rest_pose_reason"].get<std::string>().find("no move-particles operator") != std::string::npos);
-    // Sekiro c7190: display buffers bound, bind errors within seed 000's figure.
+    // Sekiro c7190: display buffers bound, bind errors within docs/havok-cloth.md's figure.
     size_t measured = 0;
     for (const auto& cd : cloth_file(doc["inputs"][2])["cloth_datas"])
         for (const auto& b : cd["display_buffers"]) {

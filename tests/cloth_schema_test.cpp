@@ -89,7 +89,7 @@ TEST_CASE("cloth schema: every member of every census class is carried or listed
     REQUIRE(reg.count("hclSimClothData"));
     REQUIRE(schema.count("SimClothData"));
 
-    // Census classes (seed 000) and the nested types their members use -> schema table.
+    // Census classes (docs/havok-cloth.md) and the nested types their members use -> schema table.
     const std::vector<std::pair<std::string, std::string>> classes = {
         {"hclClothContainer", "ClothFile"},
         {"hclClothData", "ClothData"},

@@ -1,4 +1,4 @@
-// hcl typed views on BB c2020_c.hkx and the seed-000 rules of `drape check`.
+// hcl typed views on BB c2020_c.hkx and the validity rules (docs/havok-cloth.md) of `drape check`.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -133,7 +133,7 @@ TEST_CASE("hcl: BB c2020_c.hkx is fully typed") {
     CHECK(skin.local.packed_normals[0] == std::array<int16_t, 4>{-20899, 19609, -15997, 12288});
 }
 
-TEST_CASE("hcl: hkPackedVector3 decode (FORMATS.md 5.1)") {
+TEST_CASE("hcl: hkPackedVector3 decode (docs/formats.md#packed-vectors)") {
     // values {0x4000, 0xC000, 0, 0x3800}: scale bits 0x38000000 = 2^-15; 0x40000000 = 2^30 -> 2^15
     const auto v = unpack_vector3({0x4000, int16_t(0xC000), 0, 0x3800});
     CHECK(v[0] == 32768.0f);
@@ -141,7 +141,7 @@ TEST_CASE("hcl: hkPackedVector3 decode (FORMATS.md 5.1)") {
     CHECK(v[2] == 0.0f);
 }
 
-TEST_CASE("hcl: c2020_c.hkx is clean under the seed-000 rules") {
+TEST_CASE("hcl: c2020_c.hkx is clean under the validity rules (docs/havok-cloth.md)") {
     Loaded l = load_c2020();
     const auto v = check(l.cloth, l.skeletons);
     for (const auto& x : v) MESSAGE(x.object << " " << x.member << ": " << x.message);

@@ -1,4 +1,4 @@
-// Seed 000 rule 7: the bone deformer normalises with the processor's approximate reciprocal
+// docs/havok-cloth.md rule 7: the bone deformer normalises with the processor's approximate reciprocal
 // square root and no refinement (so the game's driven bones are not unit to 1e-4); the exact
 // portable mode uses 1/sqrtf.
 #include <doctest/doctest.h>
@@ -58,9 +58,9 @@ TEST_CASE("runtime rule 7: simple mesh bone deform bones are not unit to 1e-4 wi
         worst_exact = std::max(worst_exact, std::fabs(axis_length_sq(exact[0], c) - 1));
     }
     CHECK(worst_game > 1e-6f);   // the approximation shows
-    CHECK(worst_game < 1e-3f);   // seed 000: the game's bones are within 4.9e-4 of unit squared length
+    CHECK(worst_game < 1e-3f);   // docs/havok-cloth.md: the game's bones are within 4.9e-4 of unit squared length
     CHECK(worst_exact < 1e-6f);
-    // Orthogonal either way: x.z = 0 up to rounding (seed 000: within 4.3e-7).
+    // Orthogonal either way: x.z = 0 up to rounding (docs/havok-cloth.md: within 4.3e-7).
     const float xz = (game[0].m[0] * game[0].m[8] + game[0].m[1] * game[0].m[9]) + game[0].m[2] * game[0].m[10];
     CHECK(std::fabs(xz) < 1e-6f);
     // The frame is the triangle's centroid with the columns a - g, b - g, (a - g) x (b - g); with the

@@ -85,9 +85,9 @@ constexpr float k_depenetration_stretch_change = 0.05f;
 // distance) to one on Horse_Spine2, 1.94 m apart on the skinned mesh while the idle raises the
 // head, pulls its particle 18 cm off a neighbour held at maximum distance 0 (0.13 m link, 0.92).
 // Penetration: Kngiht_Mant wedged between two overlapping capsules (a000_003000; clear of every
-// other collidable within k_isolated_penetration_m), 0.66 cm on the Intel Sapphire Rapids VM and
-// 1.44 cm on the AMD Zen 5 VM of 2026-12-02. The game mode's collidable axis uses the CPU's
-// rsqrtss estimate (seed 000 rule 4), which Intel and AMD round differently, so the trajectory
+// other collidable within k_isolated_penetration_m), 0.66 cm on an Intel Sapphire Rapids processor and
+// 1.44 cm on an AMD Zen 5 processor. The game mode's collidable axis uses the CPU's
+// rsqrtss estimate (docs/havok-cloth.md rule 4), which Intel and AMD round differently, so the trajectory
 // and the depth of a wedged particle are CPU-specific; the bound is this file's sway bound
 // (k_cloths), which covers the same wedge on both.
 struct ClipBound {
@@ -454,7 +454,7 @@ TEST_CASE("runtime corpus: reset runs the file's _preAtoS_ and _curAtoS_ states,
 TEST_CASE("runtime corpus: without engine vertices the input conversion runs the file's own display skin, so c5000's tail particles held on their reference vertex follow the clip") {
     // Boar_Tail's state skins only the 31 pinned vertices of its display buffer c5000_Fur_Tail;
     // the other 99, which its local range and transition sets reference, pass through the input
-    // conversion (seed 000: the game hands the cloth the mesh it has skinned). With nothing handed
+    // conversion (docs/havok-cloth.md: the game hands the cloth the mesh it has skinned). With nothing handed
     // in they held the previous step's output, so the particles of maximum distance 0 stayed
     // where reset put them and their stretch links to the walking tail reached 2.55 rest lengths.
     // Each step, those particles must be near the vertex the file's `_Skin` state gives for the

@@ -1,5 +1,5 @@
-// Seed 000 rule 6, the skin operator's arithmetic, each part stated in a test name. Expected
-// values are written out here in the seed's order of operations (not taken from the runtime),
+// docs/havok-cloth.md rule 6, the skin operator's arithmetic, each part stated in a test name. Expected
+// values are written out here in the games' order of operations (docs/havok-cloth.md) (not taken from the runtime),
 // and each test also shows that the other obvious order gives different bits, so the test would
 // fail if the runtime summed differently.
 #include <doctest/doctest.h>
@@ -119,7 +119,7 @@ TEST_CASE("runtime rule 6: the blend adds M*w in bone order and a point is ((c0*
             CHECK(bits(nrm[j * 4 + k]) == bits(want_n));
         }
     }
-    // A point through c0 = c1 = c2 = (1, 0, 0), c3 = (1e8, 0, 0): the seed's order and the naive
+    // A point through c0 = c1 = c2 = (1, 0, 0), c3 = (1e8, 0, 0): the games' order and the naive
     // ((c0*x + c1*y) + c2*z) + c3 give other bits for (1, -1e8, 0.5), so the order is observable.
     const Mat4 big = {{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1e8f, 0, 0, 1}};
     float seed[3];

@@ -1,5 +1,5 @@
-// Seed 000's run-time arithmetic, one test per rule, each named after the rule it states.
-// Expected values are written out from the seed's formulas here, not taken from the solver.
+// docs/havok-cloth.md's run-time arithmetic, one test per rule, each named after the rule it states.
+// Expected values are written out from the formulas of docs/havok-cloth.md here, not taken from the solver.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -170,7 +170,7 @@ TEST_CASE("solver rule 4: each substep turns by the half-angle quaternion with w
     const Float4 omega{0, 0, 12.0f, 0};
     const float h = 1.0f / 60;
     const Quaternion r = integrate_rotation(Quaternion{0, 0, 0, 1}, omega, h);
-    // The seed's quaternion before normalising: xyz = w*h/2, w from the polynomial.
+    // The games' quaternion before normalising: xyz = w*h/2, w from the polynomial.
     const float az = 12.0f * (h * 0.5f);
     const float u = (az * az) * 0.405284735f;
     const float qw = ((1.0f - 0.822948f * u) - 0.130529f * (u * u)) - (0.044408f * u) * (u * u);

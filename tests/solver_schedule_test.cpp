@@ -25,7 +25,7 @@ TEST_CASE("solver schedule: the grid's links solved in commuting groups equal th
     for (uint32_t capsules : {0u, 2u}) {
         GridWorkload w;
         build_grid_workload(w, 32, capsules);
-        CHECK(w.link_count() == 5826);  // the issue's count at N = 32
+        CHECK(w.link_count() == 5826);  // the grid's count at N = 32
         Sim a(w.desc), b(w.desc);
         REQUIRE(a.ok());
         REQUIRE(b.ok());

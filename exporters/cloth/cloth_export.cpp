@@ -740,14 +740,14 @@ Report measure(const hcl::ClothContainer& cloth, const Options& options) {
 
 const std::vector<Dropped>& dropped_members() {
     static const std::vector<Dropped> list = {
-        {"hclClothData", "stateTransitions", "empty in every Sekiro and Elden Ring file (seed 000); a non-empty one is counted here", 0},
-        {"hclClothData", "actions", "empty in every file (seed 000); the games add their action (wind) at run time", 0},
-        {"hclSimClothData", "actions", "empty in every file (seed 000)", 0},
+        {"hclClothData", "stateTransitions", "empty in every Sekiro and Elden Ring file (docs/havok-cloth.md); a non-empty one is counted here", 0},
+        {"hclClothData", "actions", "empty in every file (docs/havok-cloth.md); the games add their action (wind) at run time", 0},
+        {"hclSimClothData", "actions", "empty in every file (docs/havok-cloth.md)", 0},
         {"hclClothState", "dependencyGraph", "a run-time scheduling aid derived from the operators' used buffers; recomputable", 0},
         {"hclTransformSetUsage", "perComponentTransformTrackers", "per-transform read/write bit fields derived from the operators; recomputable", 0},
-        {"hclConstraintSet", "type", "0 in every stored object (seed 000): the class decides, carried as kind", 0},
-        {"hclOperator", "type", "0 in every stored object (seed 000): the class decides, carried as kind", 0},
-        {"hclShape", "type", "0 in every stored object (seed 000): the class decides, carried as kind", 0},
+        {"hclConstraintSet", "type", "0 in every stored object (docs/havok-cloth.md): the class decides, carried as kind", 0},
+        {"hclOperator", "type", "0 in every stored object (docs/havok-cloth.md): the class decides, carried as kind", 0},
+        {"hclShape", "type", "0 in every stored object (docs/havok-cloth.md): the class decides, carried as kind", 0},
         {"hkReferencedObject", "propertyBag", "run-time property storage of every Havok object; empty in game files", 0},
         {"hkReferencedObject", "memSizeAndFlags", "run-time allocation size and flags, not data", 0},
         {"hkReferencedObject", "refCount", "run-time reference count, not data", 0},
@@ -783,7 +783,7 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
             tt->name = ts.name;
             tt->type = ts.type;
             tt->num_transforms = ts.num_transforms;
-            // Transform i is bone i of the file's skeleton of the same name and size (seed 000).
+            // Transform i is bone i of the file's skeleton of the same name and size (docs/havok-cloth.md).
             for (const auto& sk : options.skeletons) {
                 if (sk.name == ts.name && sk.bone_names.size() == ts.num_transforms) {
                     tt->bone_names = sk.bone_names;

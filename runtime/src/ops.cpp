@@ -1,5 +1,5 @@
 // drape runtime: operator arithmetic. Every sum is written in the order the game's code uses
-// where seed 000 states it (comments cite the rule); elsewhere the order is ours, fixed, and
+// where docs/havok-cloth.md states it (comments cite the rule); elsewhere the order is ours, fixed, and
 // stated. Built with -ffp-contract=off: no fused multiply-add may change a bit.
 #include "rt_ops.h"
 
@@ -39,7 +39,7 @@ inline void blend_add(Blend& out, const Mat4& m, float w) {
     for (int c = 0; c < 4; ++c)
         for (int r = 0; r < 3; ++r) out.c[c][r] = out.c[c][r] + m.m[c * 4 + r] * w;
 }
-// Seed 000: a point is ((c0*x + c3) + c1*y) + c2*z.
+// docs/havok-cloth.md: a point is ((c0*x + c3) + c1*y) + c2*z.
 inline void blend_point(const Blend& m, float x, float y, float z, float* o) {
     for (int k = 0; k < 3; ++k) o[k] = ((m.c[0][k] * x + m.c[3][k]) + m.c[1][k] * y) + m.c[2][k] * z;
 }
@@ -63,7 +63,7 @@ void object_space_blend(const DeformOp& op, const Mat4* composites, BufferData& 
         for (uint32_t j = 0; j < blk.vertex_count; ++j) {
             const uint32_t li = blk.local * 16 + j;
             Blend m;
-            // Seed 000: the blend adds M * w in bone order; a one-blend vertex takes its bone's matrix.
+            // docs/havok-cloth.md: the blend adds M * w in bone order; a one-blend vertex takes its bone's matrix.
             if (n == 1) {
                 blend_first(m, composites[blk.bones[j]]);
             } else {
@@ -81,7 +81,7 @@ void object_space_blend(const DeformOp& op, const Mat4* composites, BufferData& 
 
 // The bone-space deform: local vector i of a block is influence i (its weight folded into the
 // vector as stored, w the weight): point_i = ((c0*x + c1*y) + c2*z) + c3*w, summed in influence
-// order (ours: seed 000 does not read this path).
+// order (ours: docs/havok-cloth.md does not read this path).
 void bone_space_blend(const DeformOp& op, const Mat4* bones, BufferData& out) {
     const bool wn = (op.streams & k_stream_n) && !op.local_n.empty() && out.n;
     const bool wt = (op.streams & k_stream_t) && !op.local_t.empty() && out.t;
@@ -261,7 +261,7 @@ void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData&
 }
 
 void run_move_particles(const MoveParticlesOp& op, const BufferData& ref, Particles& p) {
-    // The reference buffer's vertex through its world-from-mesh (seed 000: the pinned particles
+    // The reference buffer's vertex through its world-from-mesh (docs/havok-cloth.md: the pinned particles
     // moved through these matrices match the game bit for bit); identity matrices are skipped.
     for (size_t i = 0; i < op.vertices.size(); ++i) {
         const uint32_t v = op.vertices[i], q = op.particles[i];
@@ -317,7 +317,7 @@ void run_convert(const BufferData& from, BufferData& to) {
 namespace {
 
 // Triangle flips are bit-packed, one bit per triangle (byte t >> 3, bit t & 7): a flipped
-// triangle swaps its second and third vertex (seed 000: the flips turn the model's winding into
+// triangle swaps its second and third vertex (docs/havok-cloth.md: the flips turn the model's winding into
 // the operator's).
 bool flipped(const std::vector<uint8_t>& flips, uint32_t t) {
     const uint32_t byte = t >> 3;
@@ -358,7 +358,7 @@ void accumulate_normals(const BufferData& buf, const uint16_t* tris, uint32_t tr
 // Vertex v's frame: its normal from normal id `id`; its tangent the edge to its reference vertex
 // projected on the normal's plane, normalised, turned about the normal by the stored angle
 // (t = e cos + (n x e) sin); bitangent flip * (n x t). Frame entry k holds v's reference vertex,
-// angle and flip. (Our reading of the stored members: seed 000 does not give this path.)
+// angle and flip. (Our reading of the stored members: docs/havok-cloth.md does not give this path.)
 void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t v, uint32_t id, uint32_t k) {
     float* nv = buf.n + size_t(v) * 4;
     if (op.normals)

@@ -28,7 +28,7 @@ struct BufferDef {
     std::vector<uint16_t> triangles;        // stored triangles, 3 per triangle (scratch, shadow)
 };
 
-// The runtime's operator kinds: one per operator class of seed 000's census.
+// The runtime's operator kinds: one per operator class of docs/havok-cloth.md's census.
 enum class OpKind : uint8_t {
     simulate,
     move_particles,
@@ -68,7 +68,7 @@ struct DeformBlock {
 };
 
 // Local vectors (x, y, z, w) unpacked at load from packed (hkPackedVector3) or unpacked
-// storage: the packed decode is exact (seed 000: f32(word << 16) * f32bits(word3 << 16)), so
+// storage: the packed decode is exact (docs/havok-cloth.md: f32(word << 16) * f32bits(word3 << 16)), so
 // decoding once gives the same bits as decoding per step.
 struct LocalStream {
     std::vector<float> x, y, z, w;
@@ -124,7 +124,7 @@ struct ConvertOp {
     // Input conversions only: the skin operators (operator indices, object or bone space, in
     // state order) of the file's `_Skin` state that write the user buffer. When the engine hands
     // no display vertices, the conversion runs them into the shadow after the copy, so the
-    // vertices no operator of the simulated state writes are the skinned mesh (seed 000: the game
+    // vertices no operator of the simulated state writes are the skinned mesh (docs/havok-cloth.md: the game
     // hands the cloth the mesh it has skinned) instead of the previous step's output.
     std::vector<uint32_t> display_skins;
 };

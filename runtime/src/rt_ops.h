@@ -1,4 +1,4 @@
-// drape runtime: the operators' arithmetic (every kind of seed 000's census but the simulate
+// drape runtime: the operators' arithmetic (every kind of docs/havok-cloth.md's census but the simulate
 // kernel, which is runtime/src/solver/). Plain functions over the instance's structure-of-arrays
 // buffers, so tests can run each on hand-made data. The order of every sum is fixed and stated;
 // the file is built with -ffp-contract=off, so the compiler keeps it.
@@ -38,9 +38,9 @@ struct Transforms {
 
 bool is_identity(const Mat4& m);
 
-// ---- the seed's arithmetic, exposed for the rule tests ----------------------------------
+// ---- the games' arithmetic (docs/havok-cloth.md), exposed for the rule tests ----------------------------------
 
-// Seed 000 "The skin operator": weight byte times f32bits(0x3B808081) (1/255 rounded to f32).
+// docs/havok-cloth.md "The skin operator": weight byte times f32bits(0x3B808081) (1/255 rounded to f32).
 float weight_from_byte(uint32_t byte);
 // Our decode of the 16-bit weights of 5..8-blend object-space blocks: u16 * f32(1/65535) (inferred).
 float weight_from_u16(uint32_t word);

@@ -20,7 +20,7 @@ namespace drape::drive {
 class TransformSetDriver {
 public:
     // set_names: the transform set's bone names (transform i = bone i). cloth_skeleton: the
-    // cloth's own skeleton when known (parents and reference pose; seed 000: the transform set
+    // cloth's own skeleton when known (parents and reference pose; docs/havok-cloth.md: the transform set
     // is that skeleton), else nullptr. bind_world: a fallback reference pose per transform (16
     // floats each, e.g. the inverses of an object-space skin's inverse binds), used for bones
     // the cloth skeleton does not give; may be empty. anim_skeleton + clip: the character's

@@ -1,4 +1,4 @@
-// drape solver: the benchmark workload of issue 11 ("Speed"), as a sim cloth description.
+// drape solver: the benchmark grid (a hanging N x N cloth), as a sim cloth description.
 //
 // An N x N grid, 2 m x 2 m, hanging in the plane z = 0 (x in [-1, 1], top row at y = 2.5, bottom
 // row at y = 0.5), top row pinned, every other particle inverse mass 1; three standard-link sets
@@ -50,7 +50,7 @@ struct GridBenchResult {
 // Seconds of this thread's CPU time (POSIX), else of the steady clock.
 double bench_seconds();
 
-// The issue's measurement (time as bench_seconds counts it): 1/60 s steps, 120 warm-up steps, then the median of `batches` batches
+// The benchmark's measurement (time as bench_seconds counts it): 1/60 s steps, 120 warm-up steps, then the median of `batches` batches
 // of at least `min_batch_seconds` each; pinned particles are counted. Single thread.
 // `max_lanes` as StepInputs::max_lanes (16: the widest the CPU has); below 16 the schedule is
 // also built of eight-lane batches (SimClothDesc::link_batch_lanes), as on a CPU without AVX-512.

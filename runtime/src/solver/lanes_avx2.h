@@ -1,8 +1,7 @@
 // drape solver: eight float lanes in one AVX2 register (F8, M8 masks), their correctly rounded
 // operations, and the 4 x 8 transpose the link batches use. Include only where AVX2 code may be
-// generated: inside links_avx2.cpp's target("avx,avx2") region, or a file compiled with -mavx2
-// (the renumbering prototype in bench/prototypes); nowhere else, or the SSE2 paths would be
-// compiled with AVX instructions.
+// generated: inside links_avx2.cpp's target("avx,avx2") region, or a file compiled with -mavx2;
+// nowhere else, or the SSE2 paths would be compiled with AVX instructions.
 #pragma once
 
 #include <immintrin.h>
@@ -27,10 +26,9 @@ inline M8 gt(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GT_OQ)}; }
 
 // Rows (a0|a4), (a1|a5), (a2|a6), (a3|a7) -> x, y, z, w of the eight vectors, and back (the
 // transpose is its own inverse). Only vshufps, no vunpck*: on Golden Cove / Sapphire Rapids
-// (the machine this was measured on) vunpcklps/vunpckhpd/vpermilps ymm issue on port 5 alone,
-// one per cycle, while vshufps ymm issues on ports 1 and 5, two per cycle; a batch's four
-// transposes are 32 shuffles, which made port 5 the batch's limit (docs/benchmark-history.md,
-// "shuffle port"). Pure data movement, so the lanes' bits are the same either way.
+// vunpcklps/vunpckhpd/vpermilps ymm issue on port 5 alone, one per cycle, while vshufps ymm
+// issues on ports 1 and 5, two per cycle; a batch's four transposes are 32 shuffles, which made
+// port 5 the batch's limit. Pure data movement, so the lanes' bits are the same either way.
 inline void transpose8(__m256& r0, __m256& r1, __m256& r2, __m256& r3) {
     const __m256 t0 = _mm256_shuffle_ps(r0, r1, 0x44), t1 = _mm256_shuffle_ps(r2, r3, 0x44);  // x y of two rows each
     const __m256 t2 = _mm256_shuffle_ps(r0, r1, 0xEE), t3 = _mm256_shuffle_ps(r2, r3, 0xEE);  // z w of two rows each

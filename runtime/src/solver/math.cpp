@@ -1,4 +1,4 @@
-// drape solver: the arithmetic seed 000 states ("At run time", "Sekiro", "Elden Ring"), one
+// drape solver: the arithmetic docs/havok-cloth.md states ("At run time", "Sekiro", "Elden Ring"), one
 // function per rule, each with its test (tests/solver_rules_test.cpp).
 #include <cmath>
 
@@ -49,7 +49,7 @@ float acos_poly(float x) {
     return std::sqrt(1.0f - x) * p;
 }
 
-// 1/sqrt(x) by the processor's estimate and one Newton step (seed 000). Where there is no
+// 1/sqrt(x) by the processor's estimate and one Newton step (docs/havok-cloth.md). Where there is no
 // estimate instruction, the correctly rounded value seeds the step.
 float rsqrt_newton(float x, bool portable) {
 #if DRAPE_SOLVER_HAS_RSQRT

@@ -1,5 +1,5 @@
 // drape runtime, simulate kernel: the hclSimulateOperator of Havok Cloth as Sekiro and Elden Ring
-// run it (seed 000 "At run time", "Sekiro", "Elden Ring").
+// run it (docs/havok-cloth.md "At run time", "Sekiro", "Elden Ring").
 //
 // Private to the runtime (runtime/src): the C API wraps it. Three objects:
 //   Setup      immutable, one per sim cloth + simulate config; shared by every instance. Holds the
@@ -23,8 +23,8 @@
 // bones, collidables, execution entries), so step() needs no checks.
 //
 // Arithmetic (the runtime target compiles with -ffp-contract=off): the order of every sum is
-// fixed; dot products follow seed 000 (four lanes (x+z)+(y+w), three lanes (x+y)+z); reciprocals
-// are rounded before they multiply where the seed says so. SIMD (SSE2, AVX2, AVX-512) is used only
+// fixed; dot products follow docs/havok-cloth.md (four lanes (x+z)+(y+w), three lanes (x+y)+z); reciprocals
+// are rounded before they multiply where docs/havok-cloth.md says so. SIMD (SSE2, AVX2, AVX-512) is used only
 // where it leaves the bits unchanged: per-particle work, and groups of links that provably
 // commute (no two share a particle, and every link keeps its place relative to each earlier
 // link it shares a particle with). SolveMode::sequential runs the plain scalar loop in file
@@ -352,13 +352,13 @@ const Setup* build_setup(const SimClothDesc& desc, void* memory, size_t size, ch
 
 // ---- per-instance state -------------------------------------------------------------------
 
-enum class TransitionMode : uint8_t { simulated = 0, to_animation = 2, to_simulation = 3 };  // seed 000 values
+enum class TransitionMode : uint8_t { simulated = 0, to_animation = 2, to_simulation = 3 };  // docs/havok-cloth.md values
 
 struct TransitionState {   // hclTransitionConstraintInstanceData
     float* start_distance = nullptr;  // per particle of the set (+0x18)
     TransitionMode mode = TransitionMode::simulated;  // (+0x28)
     float time = 0;                   // blend time (+0x2C), advanced in notify()
-    float divisor = 1;                // the code's further divisor s (seed 000); 1 unless known
+    float divisor = 1;                // the code's further divisor s (docs/havok-cloth.md); 1 unless known
 };
 struct VolumeState {  // hclVolumeConstraintMxInstanceData
     Matrix4 frame;          // last fitted frame (+0x20)
@@ -374,7 +374,7 @@ struct CollidableState {
     Matrix4 world_to_local;
     const Shape* shape = nullptr;  // file shape, or the run-time collidable's (StepInputs)
     bool enabled = true;
-    bool all_particles = false;    // run-time collidables: apply whatever the masks say (seed 000)
+    bool all_particles = false;    // run-time collidables: apply whatever the masks say (docs/havok-cloth.md)
 };
 
 struct StateOptions {
@@ -423,7 +423,7 @@ void reset_state(const Setup& setup, State& state, const Float4* positions = nul
 
 // ---- per-step inputs ----------------------------------------------------------------------
 
-// A collidable the engine adds at run time (seed 000 "Collidables added at run time"): it applies
+// A collidable the engine adds at run time (docs/havok-cloth.md "Collidables added at run time"): it applies
 // to every particle (the game's rope collides with them although its masks are 0).
 struct RuntimeCollidable {
     ShapeDesc shape;   // convex geometry is not accepted here
@@ -456,7 +456,7 @@ struct StepInputs {
     uint32_t runtime_collidable_count = 0;
     const WindField* wind_fields = nullptr;
     uint32_t wind_field_count = 0;
-    float wind_stiffness = 10.0f;  // the action's constructor (seed 000)
+    float wind_stiffness = 10.0f;  // the action's constructor (docs/havok-cloth.md)
     float wind_stride = 0.6f;      // the executable's constant, clamped to [0, 1]
     SolveMode mode = SolveMode::scheduled;
     // Widest lanes the scheduled solve may use: 16 (AVX-512F where the CPU and OS have it,
@@ -504,7 +504,7 @@ void step(const Setup& setup, State& state, const StepInputs& inputs);
 void begin_transition(const Setup& setup, State& state, uint32_t transition_set, TransitionMode mode,
                       const StepInputs& inputs);
 
-// ---- seed-000 arithmetic, exposed for the rule tests ------------------------------------------
+// ---- the games' arithmetic, exposed for the rule tests ------------------------------------------
 
 // (1/sub_steps) * (dt/slow_motion), the reciprocal rounded first.
 float substep_length(float dt, uint32_t sub_steps, float slow_motion);
@@ -517,7 +517,7 @@ bool keep_velocity(uint32_t model, bool adapt, uint32_t sub_steps, float slow_mo
 float dot4(const Float4& a, const Float4& b);   // (x*x' + z*z') + (y*y' + w*w')
 float dot3(const Float4& a, const Float4& b);   // (x*x' + y*y') + z*z'
 float plane_distance(const Float4& plane, const Float4& p);  // ((x*px + y*py) + z*pz) + w
-// Collidable driving (seed 000): velocities that take `current` to `goal` in dt.
+// Collidable driving (docs/havok-cloth.md): velocities that take `current` to `goal` in dt.
 // portable = true seeds the Newton step with the correctly rounded 1/sqrt instead of the
 // processor's estimate (rsqrtss differs between CPU vendors): the same bits on every CPU.
 void drive_velocities(const Quaternion& current_rotation, const Float4& current_translation,

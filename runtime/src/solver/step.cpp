@@ -3,7 +3,7 @@
 // Per substep: move the collidables (translation += v*h, rotation by the half-angle quaternion),
 // integrate (Verlet with damping and gravity, plus the action's forces), then the passes in the
 // execution order, solve_iterations times. Collision uses the collidables after they are moved
-// (seed 000, "Elden Ring").
+// (docs/havok-cloth.md, "Elden Ring").
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -205,7 +205,7 @@ void reset_state(const Setup& s, State& st, const Float4* positions, const Matri
 // ---- floating-point environment ---------------------------------------------------------
 
 namespace {
-// The game thread's MXCSR is 0x8000 (seed 000): round to nearest, flush-to-zero on,
+// The game thread's MXCSR is 0x8000 (docs/havok-cloth.md): round to nearest, flush-to-zero on,
 // denormals-are-zero off. The solver runs under the same rounding and flushing (exceptions stay
 // masked: masking changes no result) and restores the caller's MXCSR on return.
 struct GameFloatMode {
@@ -465,7 +465,7 @@ void solve_local_range(const LocalRangeSet& r, const Setup& s, Float4* p, const 
 
 }  // namespace
 
-// Transition bounds (seed 000): towards the animation ((1 - (1/period)*t) * start) * (1/s),
+// Transition bounds (docs/havok-cloth.md): towards the animation ((1 - (1/period)*t) * start) * (1/s),
 // towards the simulation (((1/period)*t) * toSimMaxDistance) * (1/s); t the particle's own blend
 // time (the set's time less its delay, within [0, period]).
 float transition_bound(TransitionMode mode, float period, float time, float delay, float start, float to_sim_max,
@@ -510,7 +510,7 @@ struct Sym3 {
 
 // Frame of a volume set: shape matching. A = sum w_i (p_i - c) f_i^T; its rotation R from the
 // polar decomposition A = R S, with S^2 = A^T A diagonalised by a Jacobi solve warm-started from
-// the last step's eigenvectors (seed 000: hclVolumeConstraintMxInstanceData at +0x60).
+// the last step's eigenvectors (docs/havok-cloth.md: hclVolumeConstraintMxInstanceData at +0x60).
 void volume_frame(const VolumeSet& v, VolumeState& vs, const Float4* p) {
     float cx = 0, cy = 0, cz = 0, wsum = 0;
     for (uint32_t j = 0; j < v.frame_count; ++j) {
@@ -599,7 +599,7 @@ void volume_frame(const VolumeSet& v, VolumeState& vs, const Float4* p) {
 
 }  // namespace
 
-// The volume batch target (seed 000): ((c0*x + t) + c1*y) + c2*z.
+// The volume batch target (docs/havok-cloth.md): ((c0*x + t) + c1*y) + c2*z.
 Float4 volume_target(const Matrix4& frame, const Float4& v) {
     return {((frame.c0.x * v.x + frame.c3.x) + frame.c1.x * v.y) + frame.c2.x * v.z,
             ((frame.c0.y * v.x + frame.c3.y) + frame.c1.y * v.y) + frame.c2.y * v.z,
@@ -1252,7 +1252,7 @@ void integrate(const Setup& s, State& st, bool forces, uint32_t lanes) {
 }
 
 
-// The Elden Ring cloth action (seed 000): fields sampled once per step at the centre of the
+// The Elden Ring cloth action (docs/havok-cloth.md): fields sampled once per step at the centre of the
 // particles' bounding box; per particle ((-1/dt)*(p - q) + direction*speed) * c, with c the mass
 // share times |direction . normal| times the stiffness (the stiffness times 0.7 without normals);
 // with stride s, an interior particle reuses its predecessor's force when modff(s*i) + s >= 1.

@@ -116,7 +116,7 @@ public:
     // The transform set's bones, in order (matched to glTF nodes by name).
     virtual std::vector<std::string> bone_names() const = 0;
     struct DisplayBuffer {
-        std::string name;  // the FLVER mesh's default node the buffer is bound to (seed 000)
+        std::string name;  // the FLVER mesh's default node the buffer is bound to (docs/havok-cloth.md)
         std::string mesh;  // the glTF mesh it drives when the cloth file records it (else empty)
         uint32_t vertices = 0;
     };
@@ -126,7 +126,7 @@ public:
     virtual Result<void> set_display_triangles(size_t, std::span<const uint32_t>) { return {}; }
     virtual Result<void> start(std::span<const Mat4>) { return {}; }
     // Each frame before the step: a display mesh as the engine skinned it (game space), which
-    // the cloth's input conversion reads (seed 000: the game hands the cloth its skinned mesh).
+    // the cloth's input conversion reads (docs/havok-cloth.md: the game hands the cloth its skinned mesh).
     virtual Result<void> set_skinned_display(size_t, std::span<const Vec3f>) { return {}; }
     // World matrices of the transform set's bones in the game's space (column-major), then one
     // step of `dt` seconds.

@@ -1,7 +1,7 @@
 // drape::cloth_check: `drape check` and `drape inspect` of .drcloth files. One set of rules judges
 // game files and .drcloth files: the runtime's loader (runtime/include/drape/runtime.h: the schema
 // verifier, then every index the file stores checked once) decides whether the file is usable,
-// and the game-file rules (hcl::check, seed 000) run on its content as for a tagfile.
+// and the game-file rules (hcl::check, docs/havok-cloth.md) run on its content as for a tagfile.
 #pragma once
 
 #include <iosfwd>

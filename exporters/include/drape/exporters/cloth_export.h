@@ -1,5 +1,5 @@
 // drape: the game's hcl cloth objects to the drape cloth format 2.0 (schema/cloth.fbs), and the
-// figures that prove seed 000's rules on them (rest pose per sim cloth, binding per display buffer).
+// figures that prove docs/havok-cloth.md's rules on them (rest pose per sim cloth, binding per display buffer).
 //
 // The exporter keeps the game's cloth program: every member of every census class is either
 // written or listed, with its reason, in the file's `dropped` table (and in dropped_members()).
@@ -19,7 +19,7 @@
 
 namespace drape::cloth_export {
 
-// A mesh of the model beside the cloth, as the display-buffer binding needs it (seed 000
+// A mesh of the model beside the cloth, as the display-buffer binding needs it (docs/havok-cloth.md
 // "Display buffers"). Filled from the FLVER by the caller; positions in the game's space.
 struct ModelMesh {
     std::string gltf_name;          // the name the glTF exporter gives the mesh
@@ -35,7 +35,7 @@ struct Options {
     std::vector<ModelMesh> meshes;           // empty: display buffers stay unbound
     bool model_given = false;                // a model was looked for (distinguishes "no model" from "no mesh matched")
     bool zstd = false;                       // wrap the FlatBuffer in a zstd frame
-    // seed 000: display vertex i equals mesh vertex i within 4.9e-5 of the mesh's size.
+    // docs/havok-cloth.md: display vertex i equals mesh vertex i within 4.9e-5 of the mesh's size.
     float bind_tolerance = 4.9e-5f;
 };
 
