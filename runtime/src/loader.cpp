@@ -738,9 +738,13 @@ drape_result drape_cloth_file_load(const void* bytes, size_t size, drape_cloth_f
     if (out) *out = nullptr;
     if (!out || (!bytes && size)) return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_cloth_file_load: null argument");
     const auto check = drape::schema::verify_cloth_file(bytes, size);
-    if (!check.ok())
-        return report(check.status == drape::schema::Status::unsupported_version ? DRAPE_RESULT_UNSUPPORTED_VERSION : DRAPE_RESULT_NOT_CLOTH_FILE,
-                      check.message);
+    if (!check.ok()) {
+        using drape::schema::Status;
+        const drape_result code = check.status == Status::unsupported_version ? DRAPE_RESULT_UNSUPPORTED_VERSION
+                                  : check.status == Status::incomplete        ? DRAPE_RESULT_BAD_DATA
+                                                                              : DRAPE_RESULT_NOT_CLOTH_FILE;
+        return report(code, check.message);
+    }
     drape_cloth_file* file = new (std::nothrow) drape_cloth_file();
     if (!file) return report(DRAPE_RESULT_OUT_OF_MEMORY, "drape_cloth_file_load: out of memory");
     Loader L;

@@ -207,6 +207,13 @@ float round_cone_distance(const float* p, const float* a, float ra, const float*
     return float((x * nx + y * ny) - ra);
 }
 
+// A shape's point (xyz) and its w. The shapes' Vec4 fields are optional in the schema: an absent
+// one reads as zeros, as the runtime's loader reads it.
+float xyz_of(const fb::Vec4* v, float* out) {
+    out[0] = v ? v->x() : 0.0f, out[1] = v ? v->y() : 0.0f, out[2] = v ? v->z() : 0.0f;
+    return v ? v->w() : 0.0f;
+}
+
 struct CollidableRef {
     int kind = 0;  // 1 sphere, 3 capsule, 4 tapered
     float a[3], b[3], ra = 0, rb = 0;
@@ -275,13 +282,19 @@ Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const 
         for (uint32_t s = 0; s < ns; ++s) {
             const fb::SimClothData* sd = cd->sim_cloth_datas()->Get(s);
             PerSim& ps = sims[s];
-            ps.xyz.resize(size_t(drape_cloth_sim_particle_count(file.get(), c, s)) * 3);
+            const uint32_t np = drape_cloth_sim_particle_count(file.get(), c, s);
+            ps.xyz.resize(size_t(np) * 3);
+            // The links measured for stretch. The solver refuses a link past the particles only in
+            // the sim cloths it simulates; the others' links are measured here, so bounded here.
+            auto measure = [&](const auto* k) {
+                if (k->particle_a() < np && k->particle_b() < np) ps.links.push_back({k->particle_a(), k->particle_b()}), ps.rest.push_back(k->rest_length());
+            };
             if (sd->static_constraint_sets())
                 for (const fb::ConstraintSet* cs : *sd->static_constraint_sets()) {
                     if (const auto* l = cs->data_as_StandardLinkSet(); l && l->links())
-                        for (const auto* k : *l->links()) ps.links.push_back({k->particle_a(), k->particle_b()}), ps.rest.push_back(k->rest_length());
+                        for (const auto* k : *l->links()) measure(k);
                     if (const auto* l = cs->data_as_StretchLinkSet(); l && l->links())
-                        for (const auto* k : *l->links()) ps.links.push_back({k->particle_a(), k->particle_b()}), ps.rest.push_back(k->rest_length());
+                        for (const auto* k : *l->links()) measure(k);
                 }
             if (sd->particle_datas())
                 for (const auto* pd : *sd->particle_datas()) ps.radius.push_back(pd->radius());
@@ -294,13 +307,11 @@ Result<std::vector<SimStats>> simulate(const std::vector<uint8_t>& bytes, const 
                     const fb::Collidable* col = root->collidables()->Get(ci);
                     CollidableRef r;
                     if (const auto* sp = col->shape_as_SphereShape()) {
-                        r.kind = 1, r.a[0] = sp->sphere()->x(), r.a[1] = sp->sphere()->y(), r.a[2] = sp->sphere()->z(), r.ra = sp->sphere()->w();
+                        r.kind = 1, r.ra = xyz_of(sp->sphere(), r.a);
                     } else if (const auto* cp = col->shape_as_CapsuleShape()) {
-                        r.kind = 3, r.a[0] = cp->start()->x(), r.a[1] = cp->start()->y(), r.a[2] = cp->start()->z();
-                        r.b[0] = cp->end()->x(), r.b[1] = cp->end()->y(), r.b[2] = cp->end()->z(), r.ra = r.rb = cp->radius();
+                        r.kind = 3, xyz_of(cp->start(), r.a), xyz_of(cp->end(), r.b), r.ra = r.rb = cp->radius();
                     } else if (const auto* tc = col->shape_as_TaperedCapsuleShape()) {
-                        r.kind = 4, r.a[0] = tc->small()->x(), r.a[1] = tc->small()->y(), r.a[2] = tc->small()->z();
-                        r.b[0] = tc->big()->x(), r.b[1] = tc->big()->y(), r.b[2] = tc->big()->z(), r.ra = tc->small_radius(), r.rb = tc->big_radius();
+                        r.kind = 4, xyz_of(tc->small(), r.a), xyz_of(tc->big(), r.b), r.ra = tc->small_radius(), r.rb = tc->big_radius();
                     }
                     if (col->transform()) {
                         const fb::Mat4* m = col->transform();
