@@ -250,6 +250,10 @@ bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& ou
                 user = s->user_buffer_index(), shadow = s->shadow_buffer_index();
             }
             if (!buffer(user, "user_buffer_index") || !buffer(shadow, "shadow_buffer_index")) return false;
+            // As for a state's redirection (below): a shadow has its buffer's vertex count.
+            if (m.buffers[user].num_vertices != m.buffers[shadow].num_vertices)
+                return L.fail(DRAPE_RESULT_BAD_DATA, "shadow buffer %u holds %u vertices, the user buffer %u it shadows %u", shadow,
+                              m.buffers[shadow].num_vertices, user, m.buffers[user].num_vertices);
             out.kind = input ? OpKind::input_convert : OpKind::output_convert;
             out.payload = uint32_t(m.converts.size());
             m.converts.push_back(input ? ConvertOp{user, shadow} : ConvertOp{shadow, user});
@@ -687,9 +691,14 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
             if (!L.index(u->buffer_index(), m.buffers.size(), "used_buffers.buffer_index", i) ||
                 !L.index(u->shadow_buffer_index(), m.buffers.size(), "used_buffers.shadow_buffer_index", i))
                 return false;
-            if (m.buffers[u->buffer_index()].num_vertices > m.buffers[u->shadow_buffer_index()].num_vertices)
-                return L.fail(DRAPE_RESULT_BAD_DATA, "state %zu redirects buffer %u (%u vertices) to %u (%u vertices)", s, u->buffer_index(),
-                              m.buffers[u->buffer_index()].num_vertices, u->shadow_buffer_index(), m.buffers[u->shadow_buffer_index()].num_vertices);
+            // A shadow has the vertex count of the buffer it stands for (seed 000 "Display
+            // buffers"). The operators' arrays are checked against the buffer they name, and they
+            // run over the shadow: fewer vertices there would be written past, more would be read
+            // by per-vertex arrays sized for the named buffer (normal ids, tangent angles).
+            const uint32_t named = m.buffers[u->buffer_index()].num_vertices, shadow = m.buffers[u->shadow_buffer_index()].num_vertices;
+            if (named != shadow)
+                return L.fail(DRAPE_RESULT_BAD_DATA, "cloth_state_datas[%zu] used_buffers[%zu]: shadow buffer %u holds %u vertices, the buffer %u it shadows %u", s, i,
+                              u->shadow_buffer_index(), shadow, u->buffer_index(), named);
             state.buffer_map[u->buffer_index()] = u->shadow_buffer_index();
         }
         m.states.push_back(std::move(state));

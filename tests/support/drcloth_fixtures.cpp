@@ -139,6 +139,7 @@ fb::ClothFileT small_cloth() {
     cd->buffer_definitions.push_back(buffer("cape_shadow", "hclShadowBufferDefinition", fb::BufferKind::Shadow, 7, true));
     cd->sim_cloth_datas.push_back(sim_cloth());
 
+    // Operators 0..6; the conversions last (small_drcloth_with_larger_shadow leaves them out).
     cd->operators.push_back(skin());
     {
         auto o = op("move", "hclMoveParticlesOperator", 2);
@@ -235,6 +236,17 @@ Bytes cloth_of_operators(flatbuffers::FlatBufferBuilder& b, const std::vector<fl
 }  // namespace
 
 std::vector<uint8_t> small_drcloth() { return pack(small_cloth()); }
+
+std::vector<uint8_t> small_drcloth_with_larger_shadow(uint32_t extra, bool conversions) {
+    fb::ClothFileT f = small_cloth();
+    fb::ClothDataT& cd = *f.cloth_datas[0];
+    cd.buffer_definitions[shadow_buffer]->num_vertices += extra;
+    if (!conversions) {
+        cd.operators.resize(5);  // the conversions are the last two
+        cd.cloth_state_datas[0]->operators = {0, 1, 2, 3, 4};
+    }
+    return pack(f);
+}
 
 std::vector<std::pair<std::string, std::vector<uint8_t>>> drcloth_unions_without_table() {
     std::vector<std::pair<std::string, Bytes>> out;
