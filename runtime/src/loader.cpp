@@ -5,10 +5,12 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
 #include "drape/schema/verify.h"
+#include "rt_c_api.h"
 #include "rt_instance.h"
 #include "rt_ops.h"
 
@@ -754,31 +756,32 @@ drape_result drape_cloth_file_load(const void* bytes, size_t size, drape_cloth_f
                                                                               : DRAPE_RESULT_NOT_CLOTH_FILE;
         return report(code, check.message);
     }
-    drape_cloth_file* file = new (std::nothrow) drape_cloth_file();
-    if (!file) return report(DRAPE_RESULT_OUT_OF_MEMORY, "drape_cloth_file_load: out of memory");
-    Loader L;
-    const fb::ClothFile* root = check.file;
-    for (size_t c = 0; c < size_of(root->cloth_datas()); ++c) {
-        char where[120];
-        std::snprintf(where, sizeof where, "cloth_datas[%zu] '%.60s'", c, root->cloth_datas()->Get(uint32_t(c))->name() ? root->cloth_datas()->Get(uint32_t(c))->name()->c_str() : "");
-        L.where = where;
-        ClothModel m;
-        if (!load_cloth(L, root->cloth_datas()->Get(uint32_t(c)), m)) break;
-        file->model.cloths.push_back(std::move(m));
-    }
-    if (L.err.code != DRAPE_RESULT_OK) {
-        delete file;
-        return report(L.err.code, L.err.message);
-    }
-    file->setups.resize(file->model.cloths.size());
-    char msg[DRAPE_ERROR_MESSAGE_SIZE] = {};
-    if (!drape_runtime_build_sim_setups(*file, *root, msg, sizeof msg)) {
-        delete file;
-        return report(DRAPE_RESULT_BAD_DATA, msg);
-    }
-    *out = file;
-    if (error) error->code = DRAPE_RESULT_OK, error->message[0] = 0;
-    return DRAPE_RESULT_OK;
+    auto load = [&]() -> drape_result {
+        std::unique_ptr<drape_cloth_file> file(new (std::nothrow) drape_cloth_file());
+        if (!file) return report(DRAPE_RESULT_OUT_OF_MEMORY, "drape_cloth_file_load: out of memory");
+        Loader L;
+        const fb::ClothFile* root = check.file;
+        for (size_t c = 0; c < size_of(root->cloth_datas()); ++c) {
+            char where[120];
+            std::snprintf(where, sizeof where, "cloth_datas[%zu] '%.60s'", c, root->cloth_datas()->Get(uint32_t(c))->name() ? root->cloth_datas()->Get(uint32_t(c))->name()->c_str() : "");
+            L.where = where;
+            ClothModel m;
+            if (!load_cloth(L, root->cloth_datas()->Get(uint32_t(c)), m)) break;
+            file->model.cloths.push_back(std::move(m));
+        }
+        if (L.err.code != DRAPE_RESULT_OK) return report(L.err.code, L.err.message);
+        file->setups.resize(file->model.cloths.size());
+        char msg[DRAPE_ERROR_MESSAGE_SIZE] = {};
+        if (!drape_runtime_build_sim_setups(*file, *root, msg, sizeof msg)) return report(DRAPE_RESULT_BAD_DATA, msg);
+        *out = file.release();
+        if (error) error->code = DRAPE_RESULT_OK, error->message[0] = 0;
+        return DRAPE_RESULT_OK;
+    };
+    return c_api_barrier(load, [&](drape_result code, const char* what) {
+        char msg[DRAPE_ERROR_MESSAGE_SIZE];
+        std::snprintf(msg, sizeof msg, "drape_cloth_file_load: %s", what);
+        return report(code, msg);
+    });
 }
 
 void drape_cloth_file_destroy(drape_cloth_file* file) { delete file; }
