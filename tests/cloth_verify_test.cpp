@@ -4,9 +4,12 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "drape/schema/verify.h"
+#include "drcloth_fixtures.h"
 
 namespace fb = drape::cloth_fb;
 using drape::schema::Status;
@@ -47,6 +50,7 @@ std::vector<uint8_t> small_file(uint16_t major = 2) {
     skin.transform_subset = {3};
     skin.deformer = std::make_unique<fb::DeformerT>();
     skin.deformer->control_bytes = {0};
+    skin.local = std::make_unique<fb::LocalBlocksT>();
     op->data.Set(std::move(skin));
     cd->operators.push_back(std::move(op));
     file.cloth_datas.push_back(std::move(cd));
@@ -136,6 +140,93 @@ TEST_CASE("verify_cloth_file: a file without format_version is refused") {
     fbb.Finish(flatbuffers::Offset<fb::ClothFile>(fbb.EndTable(start)), fb::ClothFileIdentifier());
     const auto r = verify_cloth_file(fbb.GetBufferPointer(), fbb.GetSize());
     CHECK(r.status == Status::invalid_flatbuffer);
+}
+
+namespace {
+
+// One cloth data whose only operator is built by `make_operator` in the builder.
+template <class MakeOperator>
+std::vector<uint8_t> file_of_one_operator(MakeOperator make_operator) {
+    flatbuffers::FlatBufferBuilder b;
+    const auto op = make_operator(b);
+    const auto ops = b.CreateVector(std::vector{op});
+    const auto name = b.CreateString("cloth");
+    const auto cd = fb::CreateClothData(b, name, 0, 0, 0, ops);
+    const auto cds = b.CreateVector(std::vector{cd});
+    const auto version = fb::CreateFormatVersion(b);
+    b.Finish(fb::CreateClothFile(b, version, 0, 0, 0, cds), fb::ClothFileIdentifier());
+    return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+std::string refusal(const std::vector<uint8_t>& bytes) {
+    const auto r = verify_cloth_file(bytes.data(), bytes.size());
+    return r.status == Status::incomplete && r.file == nullptr ? r.message : "(not refused as incomplete: " + std::string(r.message) + ")";
+}
+
+}  // namespace
+
+TEST_CASE("verify_cloth_file: every union naming a kind without its table is refused, with the object's path") {
+    // The FlatBuffers verifier lets these through; the generated accessor then returns null where
+    // every reader expects the kind's table.
+    const auto files = drape::test::drcloth_unions_without_table();
+    REQUIRE(files.size() == 5);
+    std::map<std::string, std::string> expected = {
+        {"object_space_skin_without_table.drcloth",
+         "cloth_datas[0] 'cloth' operators[0] 'skin' data: the union's type is ObjectSpaceSkinOperator but it holds no table"},
+        {"move_particles_without_table.drcloth",
+         "cloth_datas[0] 'cloth' operators[0] 'move' data: the union's type is MoveParticlesOperator but it holds no table"},
+        {"simulate_without_table_after_a_refused_operator.drcloth",
+         "cloth_datas[0] 'cloth' operators[1] 'simulate' data: the union's type is SimulateOperator but it holds no table"},
+        {"constraint_set_without_table.drcloth",
+         "cloth_datas[0] 'cloth' sim_cloth_datas[0] 'sim' static_constraint_sets[0] 'links' data: the union's type is StandardLinkSet but it holds no table"},
+        {"collidable_shape_without_table.drcloth", "collidables[0] 'sphere' shape: the union's type is SphereShape but it holds no table"},
+    };
+    for (const auto& file : files) {
+        CAPTURE(file.first);
+        REQUIRE(expected.count(file.first));
+        CHECK(refusal(file.second) == expected[file.first]);
+    }
+}
+
+TEST_CASE("verify_cloth_file: a union holding a table under NONE is refused, one of a later minor's kind is accepted") {
+    const auto under_none = file_of_one_operator([](flatbuffers::FlatBufferBuilder& b) {
+        const auto data = fb::CreateUnknownOperator(b);
+        const auto name = b.CreateString("slot");
+        return fb::CreateOperator(b, name, 0, 0, 0, 0, fb::OperatorData::NONE, data.Union());
+    });
+    CHECK(refusal(under_none) == "cloth_datas[0] 'cloth' operators[0] 'slot' data: the union holds a table but its type is NONE");
+    // Union members are appended (schema rule 4): a 2.x file of a later minor may name a kind this
+    // reader does not know, with or without a table; no reader here reads it.
+    for (const bool with_table : {false, true}) {
+        const auto later = file_of_one_operator([&](flatbuffers::FlatBufferBuilder& b) {
+            const auto data = fb::CreateUnknownOperator(b);
+            const auto name = b.CreateString("later");
+            return fb::CreateOperator(b, name, 0, 0, 0, 0, fb::OperatorData(uint8_t(fb::OperatorData::MAX) + 1), with_table ? data.Union() : 0);
+        });
+        CAPTURE(with_table);
+        CHECK(verify_cloth_file(later.data(), later.size()).ok());
+    }
+    // An empty slot (NONE, nothing held) is a file's own business.
+    const auto empty_slot = file_of_one_operator([](flatbuffers::FlatBufferBuilder& b) {
+        const auto name = b.CreateString("empty");
+        return fb::CreateOperator(b, name);
+    });
+    CHECK(verify_cloth_file(empty_slot.data(), empty_slot.size()).ok());
+}
+
+TEST_CASE("verify_cloth_file: a deformer operator without its deformer or its local blocks is refused") {
+    for (const bool has_deformer : {false, true}) {
+        const auto bytes = file_of_one_operator([&](flatbuffers::FlatBufferBuilder& b) {
+            const auto deformer = fb::CreateDeformer(b);
+            const auto local = fb::CreateLocalBlocks(b);
+            const auto skin = fb::CreateBoneSpaceSkinOperator(b, fb::VertexChannels::P, 0, 0, 0, has_deformer ? deformer : 0, has_deformer ? 0 : local);
+            const auto name = b.CreateString("skin");
+            return fb::CreateOperator(b, name, 0, 0, 0, 0, fb::OperatorData::BoneSpaceSkinOperator, skin.Union());
+        });
+        CAPTURE(has_deformer);
+        CHECK(refusal(bytes) == std::string("cloth_datas[0] 'cloth' operators[0] 'skin' data.") + (has_deformer ? "local" : "deformer") +
+                                    ": missing (a deformer operator needs its deformer and local blocks)");
+    }
 }
 
 // ---- the .drcloth -> hcl reader (exporters/cloth/cloth_read.cpp) ----------------------------

@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 #include "corpus.h"
 #include "drape/exporters/cloth_export.h"
@@ -22,6 +24,7 @@
 #include "drape/runtime.h"
 #include "drape/schema/verify.h"
 #include "drcloth_corpus.h"
+#include "drcloth_fixtures.h"
 #include "havok_corpus.h"
 
 using namespace drape;
@@ -59,11 +62,24 @@ struct Loaded {
 
 }  // namespace
 
+namespace {
+// Allocation failure on demand: the allocation this many allocations from now fails (a throwing
+// new throws std::bad_alloc, a nothrow new returns null), once; -1 never.
+std::atomic<long> g_allocations_before_failure{-1};
+
+bool this_allocation_fails() {
+    long n = g_allocations_before_failure.load();
+    while (n >= 0 && !g_allocations_before_failure.compare_exchange_weak(n, n - 1)) {
+    }
+    return n == 0;
+}
+}  // namespace
+
 // Counting every operator new of the process while g_counting is set (the step must not allocate
 // through the C++ heap either).
 void* operator new(size_t n) {
     if (g_counting) ++g_news;
-    void* p = std::malloc(n ? n : 1);
+    void* p = this_allocation_fails() ? nullptr : std::malloc(n ? n : 1);
     if (!p) throw std::bad_alloc();
     return p;
 }
@@ -73,7 +89,7 @@ void* operator new[](size_t n) { return ::operator new(n); }
 // alloc-dealloc-mismatch when our delete frees its block).
 void* operator new(size_t n, const std::nothrow_t&) noexcept {
     if (g_counting) ++g_news;
-    return std::malloc(n ? n : 1);
+    return this_allocation_fails() ? nullptr : std::malloc(n ? n : 1);
 }
 void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return ::operator new(n, t); }
 void operator delete(void* p) noexcept { std::free(p); }
@@ -82,6 +98,19 @@ void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete[](void* p, size_t) noexcept { std::free(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+// The aligned forms too (the loader allocates the solver's set-ups 64-byte aligned).
+void* operator new(size_t n, std::align_val_t a) {
+    if (g_counting) ++g_news;
+    const size_t align = size_t(a);
+    void* p = this_allocation_fails() ? nullptr : std::aligned_alloc(align, (n + align - 1) / align * align);
+    if (!p) throw std::bad_alloc();
+    return p;
+}
+void* operator new[](size_t n, std::align_val_t a) { return ::operator new(n, a); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { std::free(p); }
 
 TEST_CASE("runtime no allocation: 1000 steps call neither the instance allocator nor operator new, with depenetration off and on") {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
@@ -206,4 +235,51 @@ TEST_CASE("runtime loader: truncation at every length (every 97th) and flipped b
     std::memcpy(wrong.data() + 4, "XXXX", 4);
     CHECK(drape_cloth_file_load(wrong.data(), wrong.size(), &f, &e) == DRAPE_RESULT_NOT_CLOTH_FILE);
     CHECK(std::string(e.message).find("DRCL") != std::string::npos);
+}
+
+TEST_CASE("runtime: an allocation failure anywhere in a load is DRAPE_RESULT_OUT_OF_MEMORY, not an exception out of the C API") {
+    const auto bytes = test::small_drcloth();
+    drape_cloth_file* file = nullptr;
+    drape_error e;
+    g_news = 0;
+    g_counting = true;
+    const drape_result whole = drape_cloth_file_load(bytes.data(), bytes.size(), &file, &e);
+    g_counting = false;
+    drape_cloth_file_destroy(file);
+    REQUIRE_MESSAGE(whole == DRAPE_RESULT_OK, e.message);
+    const long allocations = long(g_news);
+    REQUIRE(allocations > 20);  // the model's vectors and strings, the solver's set-up
+    for (long k = 0; k < allocations; ++k) {
+        CAPTURE(k);
+        file = nullptr;
+        e = drape_error{};
+        g_allocations_before_failure = k;
+        const drape_result r = drape_cloth_file_load(bytes.data(), bytes.size(), &file, &e);
+        g_allocations_before_failure = -1;
+        CHECK(r == DRAPE_RESULT_OUT_OF_MEMORY);
+        CHECK(file == nullptr);
+        CHECK(std::string(e.message) == "drape_cloth_file_load: out of memory");
+        drape_cloth_file_destroy(file);
+    }
+}
+
+namespace {
+void* throwing_alloc(void*, size_t, size_t) { throw std::bad_alloc(); }
+void* throwing_other(void*, size_t, size_t) { throw std::runtime_error("the engine's allocator refused"); }
+void plain_free(void*, void* p) { std::free(p); }
+}  // namespace
+
+TEST_CASE("runtime: an engine allocator that throws is DRAPE_RESULT_OUT_OF_MEMORY or DRAPE_RESULT_BAD_DATA from drape_instance_create") {
+    const auto bytes = test::small_drcloth();
+    Loaded l(bytes);
+    drape_instance_def def = drape_default_instance_def();
+    def.allocator = {throwing_alloc, plain_free, nullptr};
+    drape_instance* inst = nullptr;
+    drape_error e;
+    CHECK(drape_instance_create(l.file, &def, &inst, &e) == DRAPE_RESULT_OUT_OF_MEMORY);
+    CHECK(inst == nullptr);
+    CHECK(std::string(e.message) == "drape_instance_create: out of memory");
+    def.allocator = {throwing_other, plain_free, nullptr};
+    CHECK(drape_instance_create(l.file, &def, &inst, &e) == DRAPE_RESULT_BAD_DATA);
+    CHECK(std::string(e.message) == "drape_instance_create: the engine's allocator refused");
 }

@@ -5,15 +5,18 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <sstream>
 #include <string>
 
 #include "corpus.h"
+#include "drape/exporters/cloth_check.h"
 #include "drape/exporters/cloth_export.h"
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
 #include "drape/runtime.h"
 #include "drape/schema/verify.h"
 #include "drcloth_corpus.h"
+#include "drcloth_fixtures.h"
 #include "havok_corpus.h"
 
 using namespace drape;
@@ -260,4 +263,29 @@ TEST_CASE("runtime loader: every check of the 2014 mesh-mesh deform names its fi
         ++ran;
     }
     CHECK(ran == cases.size());
+}
+
+TEST_CASE("runtime loader: a shadow holding more vertices than the buffer it shadows is refused, through a conversion and through a state") {
+    auto load = [](const std::vector<uint8_t>& bytes, std::string& message) {
+        drape_cloth_file* file = nullptr;
+        drape_error e{};
+        const drape_result r = drape_cloth_file_load(bytes.data(), bytes.size(), &file, &e);
+        drape_cloth_file_destroy(file);
+        message = e.message;
+        return r;
+    };
+    std::string message;
+    REQUIRE_MESSAGE(load(test::small_drcloth(), message) == DRAPE_RESULT_OK, message);
+    REQUIRE_MESSAGE(load(test::small_drcloth_with_larger_shadow(0, false), message) == DRAPE_RESULT_OK, message);
+    // The input and output conversions name the display buffer and its shadow.
+    CHECK(load(test::small_drcloth_with_larger_shadow(12), message) == DRAPE_RESULT_BAD_DATA);
+    CHECK(message == "cloth_datas[0] 'cloth' operators[5] 'input': shadow buffer 2 holds 16 vertices, the user buffer 1 it shadows 4");
+    // Only the state's redirection of the display buffer to its shadow.
+    CHECK(load(test::small_drcloth_with_larger_shadow(1, false), message) == DRAPE_RESULT_BAD_DATA);
+    CHECK(message == "cloth_datas[0] 'cloth': cloth_state_datas[0] used_buffers[0]: shadow buffer 2 holds 5 vertices, the buffer 1 it shadows 4");
+    // drape check reports the refusal instead of calling the file clean.
+    std::ostringstream out;
+    CHECK_FALSE(cloth_check::check_drcloth("shadow", test::small_drcloth_with_larger_shadow(1, false), out, false));
+    CHECK(out.str().find("shadow: error: runtime loader: bad data: cloth_datas[0] 'cloth': cloth_state_datas[0] used_buffers[0]") != std::string::npos);
+    CHECK(out.str().find("clean") == std::string::npos);
 }

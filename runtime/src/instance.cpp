@@ -2,6 +2,8 @@
 // and the C API of instances.
 #include "rt_instance.h"
 
+#include "rt_c_api.h"
+
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -393,42 +395,50 @@ drape_result drape_instance_create(const drape_cloth_file* file, const drape_ins
         }
         return r;
     };
-    if (out) *out = nullptr;
-    if (!file || !def || !out) return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: null argument");
-    if (def->cookie != DRAPE_INSTANCE_DEF_COOKIE)
-        return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: def not from drape_default_instance_def");
-    if (def->cloth >= file->model.cloths.size()) return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: cloth index out of range");
-    if (def->max_runtime_collidables > 1024 || def->max_wind_fields > 64)
-        return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: more than 1024 collidable or 64 wind slots");
-    if ((def->allocator.alloc == nullptr) != (def->allocator.free == nullptr))
-        return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: allocator needs both alloc and free");
-    drape_allocator a = def->allocator;
-    if (!a.alloc) a.alloc = default_alloc, a.free = default_free, a.user = nullptr;
+    // The user's allocator may be C++ that throws: the barrier keeps that inside.
+    auto create = [&]() -> drape_result {
+        if (out) *out = nullptr;
+        if (!file || !def || !out) return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: null argument");
+        if (def->cookie != DRAPE_INSTANCE_DEF_COOKIE)
+            return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: def not from drape_default_instance_def");
+        if (def->cloth >= file->model.cloths.size()) return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: cloth index out of range");
+        if (def->max_runtime_collidables > 1024 || def->max_wind_fields > 64)
+            return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: more than 1024 collidable or 64 wind slots");
+        if ((def->allocator.alloc == nullptr) != (def->allocator.free == nullptr))
+            return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_instance_create: allocator needs both alloc and free");
+        drape_allocator a = def->allocator;
+        if (!a.alloc) a.alloc = default_alloc, a.free = default_free, a.user = nullptr;
 
-    drape_instance probe;
-    probe.file = file;
-    probe.cloth = &file->model.cloths[def->cloth];
-    probe.cloth_index = def->cloth;
-    Carver measure;
-    measure.take<drape_instance>(1);
-    layout(probe, measure, def->max_runtime_collidables, def->max_wind_fields);
-    const size_t size = measure.offset;
-    void* block = a.alloc(a.user, size, 64);
-    if (!block) return report(DRAPE_RESULT_OUT_OF_MEMORY, "drape_instance_create: the allocator returned NULL");
-    Carver carve;
-    carve.base = static_cast<uint8_t*>(block);
-    drape_instance* inst = new (carve.take<drape_instance>(1)) drape_instance();
-    inst->file = file;
-    inst->cloth = probe.cloth;
-    inst->cloth_index = def->cloth;
-    inst->flags = def->flags;
-    inst->allocator = a;
-    inst->block = block;
-    inst->block_size = size;
-    layout(*inst, carve, def->max_runtime_collidables, def->max_wind_fields);
-    *out = inst;
-    if (error) error->code = DRAPE_RESULT_OK, error->message[0] = 0;
-    return DRAPE_RESULT_OK;
+        drape_instance probe;
+        probe.file = file;
+        probe.cloth = &file->model.cloths[def->cloth];
+        probe.cloth_index = def->cloth;
+        Carver measure;
+        measure.take<drape_instance>(1);
+        layout(probe, measure, def->max_runtime_collidables, def->max_wind_fields);
+        const size_t size = measure.offset;
+        void* block = a.alloc(a.user, size, 64);
+        if (!block) return report(DRAPE_RESULT_OUT_OF_MEMORY, "drape_instance_create: the allocator returned NULL");
+        Carver carve;
+        carve.base = static_cast<uint8_t*>(block);
+        drape_instance* inst = new (carve.take<drape_instance>(1)) drape_instance();
+        inst->file = file;
+        inst->cloth = probe.cloth;
+        inst->cloth_index = def->cloth;
+        inst->flags = def->flags;
+        inst->allocator = a;
+        inst->block = block;
+        inst->block_size = size;
+        layout(*inst, carve, def->max_runtime_collidables, def->max_wind_fields);
+        *out = inst;
+        if (error) error->code = DRAPE_RESULT_OK, error->message[0] = 0;
+        return DRAPE_RESULT_OK;
+    };
+    return c_api_barrier(create, [&](drape_result r, const char* what) {
+        char msg[DRAPE_ERROR_MESSAGE_SIZE];
+        std::snprintf(msg, sizeof msg, "drape_instance_create: %s", what);
+        return report(r, msg);
+    });
 }
 
 void drape_instance_destroy(drape_instance* inst) {
@@ -592,9 +602,13 @@ drape_result drape_instance_set_wind(drape_instance* inst, uint32_t slot, const 
 drape_result drape_instance_step(drape_instance* inst, float dt) {
     if (!inst) return DRAPE_RESULT_INVALID_ARGUMENT;
     if (!(dt > 0) || !std::isfinite(dt)) return fail(inst, DRAPE_RESULT_INVALID_ARGUMENT, "step: dt must be finite and > 0");
-    FpEnvironment env((inst->flags & DRAPE_INSTANCE_KEEP_FP_ENVIRONMENT) != 0);
-    run_state(*inst, dt, false);
-    return DRAPE_RESULT_OK;
+    return c_api_barrier(
+        [&] {
+            FpEnvironment env((inst->flags & DRAPE_INSTANCE_KEEP_FP_ENVIRONMENT) != 0);
+            run_state(*inst, dt, false);
+            return DRAPE_RESULT_OK;
+        },
+        [&](drape_result r, const char* what) { return fail(inst, r, "step: %s", what); });
 }
 
 namespace {
@@ -610,7 +624,9 @@ uint32_t companion_state(const ClothModel& m, const char* prefix, uint32_t of) {
 }
 }  // namespace
 
-drape_result drape_instance_reset(drape_instance* inst) {
+namespace {
+// drape_instance_reset's body, run through the exception barrier.
+drape_result reset_instance(drape_instance* inst) {
     if (!inst) return DRAPE_RESULT_INVALID_ARGUMENT;
     FpEnvironment env((inst->flags & DRAPE_INSTANCE_KEEP_FP_ENVIRONMENT) != 0);
     const ClothModel& m = *inst->cloth;
@@ -664,6 +680,12 @@ drape_result drape_instance_reset(drape_instance* inst) {
 #endif
     }
     return DRAPE_RESULT_OK;
+}
+}  // namespace
+
+drape_result drape_instance_reset(drape_instance* inst) {
+    return c_api_barrier([&] { return reset_instance(inst); },
+                         [&](drape_result r, const char* what) { return fail(inst, r, "reset: %s", what); });
 }
 
 drape_result drape_instance_teleport(drape_instance* inst, const float* d) {

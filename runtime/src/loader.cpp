@@ -5,10 +5,12 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
 #include "drape/schema/verify.h"
+#include "rt_c_api.h"
 #include "rt_instance.h"
 #include "rt_ops.h"
 
@@ -250,6 +252,10 @@ bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& ou
                 user = s->user_buffer_index(), shadow = s->shadow_buffer_index();
             }
             if (!buffer(user, "user_buffer_index") || !buffer(shadow, "shadow_buffer_index")) return false;
+            // As for a state's redirection (below): a shadow has its buffer's vertex count.
+            if (m.buffers[user].num_vertices != m.buffers[shadow].num_vertices)
+                return L.fail(DRAPE_RESULT_BAD_DATA, "shadow buffer %u holds %u vertices, the user buffer %u it shadows %u", shadow,
+                              m.buffers[shadow].num_vertices, user, m.buffers[user].num_vertices);
             out.kind = input ? OpKind::input_convert : OpKind::output_convert;
             out.payload = uint32_t(m.converts.size());
             m.converts.push_back(input ? ConvertOp{user, shadow} : ConvertOp{shadow, user});
@@ -691,9 +697,14 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
             if (!L.index(u->buffer_index(), m.buffers.size(), "used_buffers.buffer_index", i) ||
                 !L.index(u->shadow_buffer_index(), m.buffers.size(), "used_buffers.shadow_buffer_index", i))
                 return false;
-            if (m.buffers[u->buffer_index()].num_vertices > m.buffers[u->shadow_buffer_index()].num_vertices)
-                return L.fail(DRAPE_RESULT_BAD_DATA, "state %zu redirects buffer %u (%u vertices) to %u (%u vertices)", s, u->buffer_index(),
-                              m.buffers[u->buffer_index()].num_vertices, u->shadow_buffer_index(), m.buffers[u->shadow_buffer_index()].num_vertices);
+            // A shadow has the vertex count of the buffer it stands for (seed 000 "Display
+            // buffers"). The operators' arrays are checked against the buffer they name, and they
+            // run over the shadow: fewer vertices there would be written past, more would be read
+            // by per-vertex arrays sized for the named buffer (normal ids, tangent angles).
+            const uint32_t named = m.buffers[u->buffer_index()].num_vertices, shadow = m.buffers[u->shadow_buffer_index()].num_vertices;
+            if (named != shadow)
+                return L.fail(DRAPE_RESULT_BAD_DATA, "cloth_state_datas[%zu] used_buffers[%zu]: shadow buffer %u holds %u vertices, the buffer %u it shadows %u", s, i,
+                              u->shadow_buffer_index(), shadow, u->buffer_index(), named);
             state.buffer_map[u->buffer_index()] = u->shadow_buffer_index();
         }
         m.states.push_back(std::move(state));
@@ -742,34 +753,39 @@ drape_result drape_cloth_file_load(const void* bytes, size_t size, drape_cloth_f
     if (out) *out = nullptr;
     if (!out || (!bytes && size)) return report(DRAPE_RESULT_INVALID_ARGUMENT, "drape_cloth_file_load: null argument");
     const auto check = drape::schema::verify_cloth_file(bytes, size);
-    if (!check.ok())
-        return report(check.status == drape::schema::Status::unsupported_version ? DRAPE_RESULT_UNSUPPORTED_VERSION : DRAPE_RESULT_NOT_CLOTH_FILE,
-                      check.message);
-    drape_cloth_file* file = new (std::nothrow) drape_cloth_file();
-    if (!file) return report(DRAPE_RESULT_OUT_OF_MEMORY, "drape_cloth_file_load: out of memory");
-    Loader L;
-    const fb::ClothFile* root = check.file;
-    for (size_t c = 0; c < size_of(root->cloth_datas()); ++c) {
-        char where[120];
-        std::snprintf(where, sizeof where, "cloth_datas[%zu] '%.60s'", c, root->cloth_datas()->Get(uint32_t(c))->name() ? root->cloth_datas()->Get(uint32_t(c))->name()->c_str() : "");
-        L.where = where;
-        ClothModel m;
-        if (!load_cloth(L, root->cloth_datas()->Get(uint32_t(c)), m)) break;
-        file->model.cloths.push_back(std::move(m));
+    if (!check.ok()) {
+        using drape::schema::Status;
+        const drape_result code = check.status == Status::unsupported_version ? DRAPE_RESULT_UNSUPPORTED_VERSION
+                                  : check.status == Status::incomplete        ? DRAPE_RESULT_BAD_DATA
+                                                                              : DRAPE_RESULT_NOT_CLOTH_FILE;
+        return report(code, check.message);
     }
-    if (L.err.code != DRAPE_RESULT_OK) {
-        delete file;
-        return report(L.err.code, L.err.message);
-    }
-    file->setups.resize(file->model.cloths.size());
-    char msg[DRAPE_ERROR_MESSAGE_SIZE] = {};
-    if (!drape_runtime_build_sim_setups(*file, *root, msg, sizeof msg)) {
-        delete file;
-        return report(DRAPE_RESULT_BAD_DATA, msg);
-    }
-    *out = file;
-    if (error) error->code = DRAPE_RESULT_OK, error->message[0] = 0;
-    return DRAPE_RESULT_OK;
+    auto load = [&]() -> drape_result {
+        std::unique_ptr<drape_cloth_file> file(new (std::nothrow) drape_cloth_file());
+        if (!file) return report(DRAPE_RESULT_OUT_OF_MEMORY, "drape_cloth_file_load: out of memory");
+        Loader L;
+        const fb::ClothFile* root = check.file;
+        for (size_t c = 0; c < size_of(root->cloth_datas()); ++c) {
+            char where[120];
+            std::snprintf(where, sizeof where, "cloth_datas[%zu] '%.60s'", c, root->cloth_datas()->Get(uint32_t(c))->name() ? root->cloth_datas()->Get(uint32_t(c))->name()->c_str() : "");
+            L.where = where;
+            ClothModel m;
+            if (!load_cloth(L, root->cloth_datas()->Get(uint32_t(c)), m)) break;
+            file->model.cloths.push_back(std::move(m));
+        }
+        if (L.err.code != DRAPE_RESULT_OK) return report(L.err.code, L.err.message);
+        file->setups.resize(file->model.cloths.size());
+        char msg[DRAPE_ERROR_MESSAGE_SIZE] = {};
+        if (!drape_runtime_build_sim_setups(*file, *root, msg, sizeof msg)) return report(DRAPE_RESULT_BAD_DATA, msg);
+        *out = file.release();
+        if (error) error->code = DRAPE_RESULT_OK, error->message[0] = 0;
+        return DRAPE_RESULT_OK;
+    };
+    return c_api_barrier(load, [&](drape_result code, const char* what) {
+        char msg[DRAPE_ERROR_MESSAGE_SIZE];
+        std::snprintf(msg, sizeof msg, "drape_cloth_file_load: %s", what);
+        return report(code, msg);
+    });
 }
 
 void drape_cloth_file_destroy(drape_cloth_file* file) { delete file; }

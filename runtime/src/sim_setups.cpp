@@ -265,8 +265,10 @@ bool drape_runtime_build_sim_setups(drape_cloth_file& file, const fb::ClothFile&
                 std::snprintf(error, error_size, "cloth_datas[%zu] sim_cloth_datas[%u] '%.40s': %s", c, sim, m.sims[sim].name.c_str(), why);
                 return false;
             }
+            // The slot first, so a failed allocation of either leaves nothing unowned.
+            out.memory.push_back(nullptr);
             void* mem = ::operator new(bytes, std::align_val_t(64));
-            out.memory.push_back(mem);
+            out.memory.back() = mem;
             const sv::Setup* setup = sv::build_setup(desc, mem, bytes, why, sizeof why);
             if (!setup) {
                 std::snprintf(error, error_size, "cloth_datas[%zu] sim_cloth_datas[%u] '%.40s': %s", c, sim, m.sims[sim].name.c_str(), why);

@@ -296,16 +296,21 @@ std::vector<float> file_rest_world(const drape_cloth_file* file, uint32_t c, uin
     return rest;
 }
 
+// A shape's point (xyz) and its w. The shapes' Vec4 fields are optional in the schema: an absent
+// one reads as zeros, as the runtime's loader reads it.
+float xyz_of(const fb::Vec4* v, float* out) {
+    out[0] = v ? v->x() : 0.0f, out[1] = v ? v->y() : 0.0f, out[2] = v ? v->z() : 0.0f;
+    return v ? v->w() : 0.0f;
+}
+
 CollidableRef collidable_ref(const fb::Collidable* col, const fb::CollidableTransformMap* map, uint32_t k) {
     CollidableRef r;
     if (const auto* sp = col->shape_as_SphereShape()) {
-        r.kind = 1, r.a[0] = sp->sphere()->x(), r.a[1] = sp->sphere()->y(), r.a[2] = sp->sphere()->z(), r.ra = sp->sphere()->w();
+        r.kind = 1, r.ra = xyz_of(sp->sphere(), r.a);
     } else if (const auto* cp = col->shape_as_CapsuleShape()) {
-        r.kind = 3, r.a[0] = cp->start()->x(), r.a[1] = cp->start()->y(), r.a[2] = cp->start()->z();
-        r.b[0] = cp->end()->x(), r.b[1] = cp->end()->y(), r.b[2] = cp->end()->z(), r.ra = r.rb = cp->radius();
+        r.kind = 3, xyz_of(cp->start(), r.a), xyz_of(cp->end(), r.b), r.ra = r.rb = cp->radius();
     } else if (const auto* tc = col->shape_as_TaperedCapsuleShape()) {
-        r.kind = 4, r.a[0] = tc->small()->x(), r.a[1] = tc->small()->y(), r.a[2] = tc->small()->z();
-        r.b[0] = tc->big()->x(), r.b[1] = tc->big()->y(), r.b[2] = tc->big()->z(), r.ra = tc->small_radius(), r.rb = tc->big_radius();
+        r.kind = 4, xyz_of(tc->small(), r.a), xyz_of(tc->big(), r.b), r.ra = tc->small_radius(), r.rb = tc->big_radius();
     }
     if (col->transform()) r.fixed = to_m4(*col->transform());
     if (map && map->transform_set_index() >= 0 && map->transform_indices() && k < map->transform_indices()->size() && map->offsets() &&

@@ -14,7 +14,9 @@
  * Threads: a drape_cloth_file may be read from any thread once loaded; one instance is used by
  * one thread at a time. Errors: every function that can fail returns a drape_result; the asset
  * loader fills a drape_error, an instance keeps the message of its last failure
- * (drape_instance_error_message). A bad file is refused, never a crash.
+ * (drape_instance_error_message). A bad file is refused, never a crash. No C++ exception leaves
+ * a function of this API: a failed allocation (the loader's, or an allocator callback that throws)
+ * is DRAPE_RESULT_OUT_OF_MEMORY, any other exception DRAPE_RESULT_BAD_DATA, with its message.
  */
 #ifndef DRAPE_RUNTIME_H
 #define DRAPE_RUNTIME_H
