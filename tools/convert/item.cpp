@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "cloth_drive.h"
 #include "drape/anim/anibnd.h"
 #include "drape/exporters/animation_glb.h"
 #include "drape/exporters/bake.h"
@@ -84,6 +85,29 @@ Result<void> write_atomic(const fs::path& path, const std::function<bool(std::os
 }
 
 namespace {
+
+// The cloth's figures over 150 steps at 30 Hz under `clip` (the sway of its rest pose without one):
+// what drape simulate reports, per sim cloth the first state runs, without the timing (the report
+// is the same bytes on every run).
+ojson cloth_run_report(const std::vector<uint8_t>& drcloth, const havok::Skeleton* skeleton, const anim::Clip* clip) {
+    drive::RunOptions ro;
+    ro.steps = 150;
+    if (skeleton && clip) ro.anim_skeleton = skeleton, ro.clip = clip;
+    auto stats = drive::simulate(drcloth, ro);
+    if (!stats) return {{"error", stats.error().to_string()}};
+    ojson sims = ojson::array();
+    for (const auto& s : *stats) {
+        if (!s.in_state) continue;
+        ojson by_kind = ojson::object();
+        for (size_t k = 0; k < drive::k_link_kinds; ++k) by_kind[drive::link_kind_name(drive::LinkKind(k))] = s.max_link_stretch_by_kind[k];
+        sims.push_back({{"cloth", s.cloth}, {"sim", s.sim}, {"state", s.state}, {"finite", s.finite}, {"max_link_stretch", s.max_link_stretch},
+                        {"max_link_stretch_by_kind", by_kind}, {"max_pinned_error_m", s.max_pinned_error_m},
+                        {"max_skin_distance_m", s.max_skin_distance_m}, {"max_skin_distance_bound_m", s.max_skin_distance_bound_m},
+                        {"max_local_range_excess_m", s.max_local_range_excess_m}, {"max_driven_bone_distance_m", s.max_driven_bone_distance_m},
+                        {"max_below_skin_m", s.max_below_skin_m}, {"max_penetration_m", s.max_penetration_m}});
+    }
+    return {{"clip", clip ? clip->name : std::string("sway")}, {"steps", ro.steps}, {"sims", std::move(sims)}};
+}
 
 std::string rel(const ItemInputs& in, const fs::path& p) {
     std::error_code ec;
@@ -447,6 +471,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     std::vector<std::string> outputs;
     ojson item_report;
     std::vector<uint8_t> bake_glb, bake_cloth;  // kept for --bake: the .glb and the first .drcloth
+    std::optional<anim::Clip> run_clip;          // the clip the cloth's figures are taken under
     ItemResult gltf_part, cloth_part;
     std::optional<Error> gltf_error;
     std::vector<std::string> gltf_outputs;
@@ -504,6 +529,9 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             r.clips = arep.animations;
             for (const auto& w : arep.warnings) p.warnings.push_back(w);
         }
+        // The clip the cloth's figures are taken under: the one --bake names, else the first.
+        for (auto& c : clips)
+            if (!run_clip && (options.bake_clip.empty() || c.name == options.bake_clip)) run_clip = c;
         clips.clear();
         clips.shrink_to_fit();
         if (const size_t n = exporters::prefix_latin_less_node_names(doc.json()))
@@ -657,6 +685,8 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             path += c.suffix + ".drcloth";
             if (auto w = write_atomic(path, c.bytes); !w) return fail(w.error());
             outputs.push_back(out_rel + c.suffix + ".drcloth");
+            item_report["cloth_run"][out_rel + c.suffix + ".drcloth"] =
+                cloth_run_report(c.bytes, skeleton ? &*skeleton : nullptr, run_clip ? &*run_clip : nullptr);
             if (options.bake && bake_cloth.empty()) bake_cloth = std::move(c.bytes);
             c.bytes = {};
         }
