@@ -288,7 +288,7 @@ bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, Rotation
             for (uint32_t i = 0; i < n; ++i)
                 if (!read_quaternion(r, q, c.points[i], field)) return false;
         }
-        for (uint32_t i = 0; i < n; ++i)
+        for (uint32_t i = 0; q == RotationQuantization::uncompressed && i < n; ++i)
             if (!finite(c.points[i])) {
                 bad.components = 0xF;
                 bad.reason = std::string(rotation_quantization_name(q)) + " control point " + std::to_string(i) + " of " + std::to_string(n) + " " +
