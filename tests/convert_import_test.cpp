@@ -152,7 +152,7 @@ TEST_CASE("convert imports: the er/game glbs are textured, base colour bound, ev
     CHECK(all[1].path.filename() == "c3061.glb");
     CHECK(all[2].path.filename() == "c4361.glb");
     CHECK(all[3].path.filename() == "c5000.glb");
-    // c2030, c3061 and c4361 name helper bones in Japanese only (10, 2 and 10+ of them):
+    // c2030, c3061 and c4361 name some bones in Japanese only (10, 2 and 10+ of them):
     // prefixed, game name kept.
     CHECK(all[0].game_names == 10);
     CHECK(all[1].game_names == 2);
