@@ -61,6 +61,15 @@ TEST_CASE("anim: every corpus clip decodes with finite values and unit quaternio
             ++clips;
             ++per_file[rel];
             CHECK(clip.notes.empty());
+            // Every part of every corpus clip decodes but one: c2030 a001_009000 stores R_Egg's
+            // scale range as NaN (anim_undecoded_test checks what is made of it).
+            if (rel == "er/game/chr/c2030.anibnd.dcx" && clip.name == "a001_009000") {
+                REQUIRE(clip.undecoded.size() == 1);
+                CHECK(clip.undecoded[0].track == 119);
+                CHECK(clip.undecoded[0].part == anim::TrackPart::scale);
+            } else {
+                CHECK(clip.undecoded.empty());
+            }
             REQUIRE(clip.num_frames >= 1);
             CHECK(clip.duration == doctest::Approx(double(clip.num_frames - 1) * clip.frame_duration).epsilon(1e-4));
             // The peer saw raw lengths at most 0.0013 from 1 (POLAR32/THREECOMP40 quantisation).
@@ -109,8 +118,12 @@ TEST_CASE("anim: every corpus clip decodes with finite values and unit quaternio
                 CHECK(max_rot < 0.1);
             } else if (clip.blend_hint == anim::BlendHint::normal) {
                 // Characters: the pose differs, but most bones keep their reference offset (bone
-                // length). Additive clips store deltas, which are near zero instead.
-                CHECK(double(keep_length) >= 0.8 * double(mapped));
+                // length). Additive clips store deltas, which are near zero instead. c2030 keeps
+                // 70 to 82 % in its 26 normal clips: its 24 sleeve bones stretch (their tracks
+                // move them along their own x axis only) and its three face clips start in an
+                // expression (lips, blinks, 22 to 25 of 31 face bones kept).
+                const double least = rel == "er/game/chr/c2030.anibnd.dcx" ? 0.7 : 0.8;
+                CHECK(double(keep_length) >= least * double(mapped));
             }
             ++checked_pose;
         }
@@ -123,6 +136,8 @@ TEST_CASE("anim: every corpus clip decodes with finite values and unit quaternio
     CHECK(per_file["er/WP_A_0550_1.anibnd"] == 9);
     // ER c5000.anibnd.dcx: 66 clips, 9 of them additive, 3 of two spline blocks.
     CHECK(per_file["er/game/chr/c5000.anibnd.dcx"] == 66);
-    CHECK(clips >= 86);  // the seven above + the two allosaur clips (+ any clip the corpus gains)
-    CHECK(checked_pose >= 85);  // all but c1240, whose skeleton is not in the corpus
+    // ER c2030.anibnd.dcx: 30 clips, 4 of them additive, 4 of two or three spline blocks.
+    CHECK(per_file["er/game/chr/c2030.anibnd.dcx"] == 30);
+    CHECK(clips >= 116);  // the eight above + the two allosaur clips (+ any clip the corpus gains)
+    CHECK(checked_pose >= 115);  // all but c1240, whose skeleton is not in the corpus
 }

@@ -47,7 +47,8 @@ TEST_CASE("bc7: fast decoder equals the reference on random blocks of every mode
 
 TEST_CASE("bc7: fast decoder equals the reference on every BC7 block of the corpus textures") {
     const auto corpus = test::corpus_tpfs({"ds3/EliteKnight.tpf", "er/game/chr/c4361_h.texbnd.dcx", "er/game/chr/c3061_h.texbnd.dcx",
-                                            "er/game/chr/c5000_l.texbnd.dcx", "sekiro/c7190.chrbnd.dcx", "er/systex.tpf.dcx"});
+                                            "er/game/chr/c5000_l.texbnd.dcx", "er/game/chr/c2030_l.texbnd.dcx", "sekiro/c7190.chrbnd.dcx",
+                                            "er/systex.tpf.dcx"});
     REQUIRE(corpus.unreadable.empty());
     const auto& tpfs = corpus.tpfs;
     size_t textures = 0, blocks = 0, mismatches = 0;

@@ -34,6 +34,7 @@ constexpr CorpusCloth k_cloth_files[] = {
     {"ds3/bd_m_11010.partsbnd.dcx", "Dark Souls III"},
     {"sekiro/c7190.chrbnd.dcx", "Sekiro"},
     {"er/HD_M_3005_c.hkx", "Elden Ring"},
+    {"er/game/chr/c2030.chrbnd.dcx", "Elden Ring"},
     {"er/game/chr/c3061.chrbnd.dcx", "Elden Ring"},
     {"er/game/chr/c4361.chrbnd.dcx", "Elden Ring"},
     {"er/game/chr/c5000.chrbnd.dcx", "Elden Ring"},
@@ -129,7 +130,7 @@ TEST_CASE("cloth corpus: every cloth file exports and round-trips hcl to .drclot
         ++files;
     }
     CHECK(files == std::size(k_cloth_files));
-    CHECK(operators == 372);  // the census of the eight files counts 372 hcl*Operator objects
+    CHECK(operators == 454);  // the census of the nine files counts 454 hcl*Operator objects (c2030: 82)
 }
 
 TEST_CASE("cloth corpus: the generic census equals the typed census on every cloth file") {
@@ -201,13 +202,13 @@ TEST_CASE("cloth corpus: the rest-pose figure holds within 1e-4 m on every sim c
     CHECK(checked_per_game["Bloodborne"] == 5);
     CHECK(checked_per_game["Dark Souls III"] == 10);
     CHECK(checked_per_game["Sekiro"] == 5);
-    CHECK(checked_per_game["Elden Ring"] == 15);
-    CHECK(sims == 36);
+    CHECK(checked_per_game["Elden Ring"] == 21);  // c2030: 6
+    CHECK(sims == 42);
     MESSAGE("rest-pose figure checked on " << checked << " of " << sims << " sim cloths");
 }
 
 TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh each, vertex for vertex") {
-    size_t bound = 0, measured = 0;
+    size_t bound = 0, measured = 0, repeats = 0;
     for (const auto& cc : k_cloth_files) {
         const std::string game = cc.game;
         if (game != "Sekiro" && game != "Elden Ring") continue;
@@ -220,6 +221,22 @@ TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh 
         for (const auto& b : rep.bindings) {
             CAPTURE(b.cloth_data);
             CAPTURE(b.buffer);
+            // c2030's skirt and curtain cloth datas hold, for three of their meshes, a second
+            // display buffer of the same node, vertex and triangle counts as one that binds: a
+            // mesh binds to one buffer only, so the second stays unbound. What the second buffer
+            // is for is not established; the three are counted below, every other buffer binds.
+            if (b.mesh_index < 0 && std::string(cc.path) == "er/game/chr/c2030.chrbnd.dcx") {
+                const auto& buf = l.cloth.cloth_datas[b.cloth_data_index].buffers[b.buffer_index];
+                bool repeat = false;
+                for (const auto& o : rep.bindings) {
+                    if (o.mesh_index < 0 || o.cloth_data_index != b.cloth_data_index || o.buffer != b.buffer) continue;
+                    const auto& m = l.meshes[size_t(o.mesh_index)];
+                    repeat = repeat || (m.vertex_count == buf.num_vertices && m.first_face_set_triangles == buf.num_triangles);
+                }
+                CHECK_MESSAGE(repeat, b.reason);
+                repeats += repeat;
+                continue;
+            }
             CHECK_MESSAGE(b.mesh_index >= 0, b.reason);
             if (b.mesh_index < 0) continue;
             ++bound;
@@ -236,8 +253,9 @@ TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh 
         }
         for (const auto& use : mesh_uses) CHECK_MESSAGE(use.second == 1, "mesh " << use.first << " is bound by " << use.second << " buffers");
     }
-    CHECK(bound >= 10);
-    CHECK(measured >= 5);
+    CHECK(bound >= 15);  // c2030: 5
+    CHECK(measured >= 10);
+    CHECK(repeats == 3);
 }
 
 TEST_CASE("cloth corpus: DS3 display buffers of the mod's FLVERs are reported, not failed") {

@@ -121,7 +121,7 @@ GlbFacts facts_of(const fs::path& path) {
     return f;
 }
 
-// The three characters, converted once for every test here.
+// The four characters, converted once for every test here (in name order).
 const std::vector<GlbFacts>& converted() {
     static std::vector<GlbFacts> all = [] {
         const fs::path out = test::scratch_dir("convert_import");
@@ -137,9 +137,9 @@ const std::vector<GlbFacts>& converted() {
 
 }  // namespace
 
-TEST_CASE("convert imports: the er/game glbs are textured, base colour bound, every c5000 clip in") {
+TEST_CASE("convert imports: the er/game glbs are textured, base colour bound, every c2030 and c5000 clip in") {
     const auto& all = converted();
-    REQUIRE(all.size() == 3);
+    REQUIRE(all.size() == 4);
     for (const auto& f : all) {
         CAPTURE(f.path.filename().string());
         CHECK(f.meshes > 0);
@@ -148,17 +148,23 @@ TEST_CASE("convert imports: the er/game glbs are textured, base colour bound, ev
         CHECK(f.joints.size() > 50);
         CHECK(f.latin_less_names == 0);  // Godot 3 refuses a file with a bone it names ""
     }
-    // c3061 and c4361 name helper bones in Japanese only (2 and 10+ of them): prefixed, game name kept.
-    CHECK(all[0].game_names == 2);
-    CHECK(all[1].game_names >= 10);
-    CHECK(all[2].path.filename() == "c5000.glb");
-    CHECK(all[2].animations == 66);  // c5000.anibnd.dcx holds 66 clips (convert_test reads them)
+    CHECK(all[0].path.filename() == "c2030.glb");
+    CHECK(all[1].path.filename() == "c3061.glb");
+    CHECK(all[2].path.filename() == "c4361.glb");
+    CHECK(all[3].path.filename() == "c5000.glb");
+    // c2030, c3061 and c4361 name some bones in Japanese only (10, 2 and 10+ of them):
+    // prefixed, game name kept.
+    CHECK(all[0].game_names == 10);
+    CHECK(all[1].game_names == 2);
+    CHECK(all[2].game_names >= 10);
+    CHECK(all[0].animations == 30);  // c2030.anibnd.dcx holds 30 clips (convert_test reads them)
+    CHECK(all[3].animations == 66);  // c5000.anibnd.dcx: 66
 }
 
 TEST_CASE("convert imports: the Khronos validator reports 0 errors on every er/game glb") {
     if (test::skip_external()) return;
     const auto& all = converted();
-    REQUIRE(all.size() == 3);
+    REQUIRE(all.size() == 4);
     for (const auto& f : all) {
         CAPTURE(f.path.string());
         const json rep = test::validate_gltf(f.path);
@@ -175,7 +181,7 @@ TEST_CASE("convert imports: Blender imports every er/game glb with its meshes, v
     const std::string blender = test::find_on_path("blender");
     REQUIRE_MESSAGE(!blender.empty(), "blender not found on PATH (apt-get install blender; or DRAPE_SKIP_EXTERNAL=1)");
     const auto& all = converted();
-    REQUIRE(all.size() == 3);
+    REQUIRE(all.size() == 4);
     json cases = json::array();
     for (const auto& f : all) {
         // Blender names a second bone of the same name "<name>.001" (c3061's FLVER has two
@@ -215,7 +221,7 @@ TEST_CASE("convert imports: Godot 3 imports every er/game glb with its meshes an
     if (test::skip_external()) return;
     REQUIRE_MESSAGE(!test::find_on_path("godot3-server").empty(), "godot3-server not found on PATH (apt-get install godot3-server; or DRAPE_SKIP_EXTERNAL=1)");
     const auto& all = converted();
-    REQUIRE(all.size() == 3);
+    REQUIRE(all.size() == 4);
     std::vector<std::pair<std::string, fs::path>> files;
     json cases = json::array();
     for (const auto& f : all) {

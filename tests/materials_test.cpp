@@ -123,8 +123,11 @@ TEST_CASE("materials: every material of the corpus ER and Sekiro characters reso
         std::vector<std::pair<std::string, std::string>> body;  // material name -> texbnd texture
     };
     // c7190 names 9 MTDs (c7190_legparts, _kozane, _seamfray_e, _legparts_cloth,
-    // _seamfray_e_cloth, _weaponrope) that Sekiro's allmaterialbnd does not hold.
+    // _seamfray_e_cloth, _weaponrope) that Sekiro's allmaterialbnd does not hold; c2030 names
+    // P[BD_M_5250]_eye.matxml, which neither Elden Ring binder holds.
     const Character characters[] = {
+        {"er/game/chr/c2030.chrbnd.dcx", "er/game/chr/c2030_l.texbnd.dcx", &er, 20, 19,
+         {{"c2030_Skin", "c2030_skin_a_l"}, {"c2030_HD", "c2030_hd_a_l"}, {"c2030_LG", "c2030_lg_a_l"}}},
         {"er/game/chr/c3061.chrbnd.dcx", "er/game/chr/c3061_h.texbnd.dcx", &er, 15, 15,
          {{"beastskelton", "c3061_beastskelton_a"}, {"head", "c3061_beasthead_a"}, {"fur", "c3061_beast_furcolor_a"}}},
         {"er/game/chr/c4361.chrbnd.dcx", "er/game/chr/c4361_h.texbnd.dcx", &er, 13, 13, {{"basebody", "c4361_body_a"}}},
@@ -170,5 +173,5 @@ TEST_CASE("materials: every material of the corpus ER and Sekiro characters reso
             CHECK_MESSAGE(with_path > 0, m.name);
         }
     }
-    CHECK(flvers == 4);
+    CHECK(flvers == 5);
 }

@@ -293,10 +293,10 @@ TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as 
 }
 
 TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that decode to the same pixels") {
-    // EliteKnight.tpf (DS3: BC1 and BC7) and the Elden Ring c4361_h and c3061_h texbnds (KRAK).
+    // EliteKnight.tpf (DS3: BC1 and BC7), the Elden Ring texbnds (KRAK) and the rest below.
     const auto corpus = test::corpus_tpfs({"ds3/EliteKnight.tpf", "er/game/chr/c4361_h.texbnd.dcx", "er/game/chr/c3061_h.texbnd.dcx",
-                                            "er/game/chr/c5000_l.texbnd.dcx", "ds3/bd_m_11010.partsbnd.dcx", "ds3/c1400.chrbnd.dcx",
-                                            "sekiro/c7190.chrbnd.dcx", "er/systex.tpf.dcx"});
+                                            "er/game/chr/c5000_l.texbnd.dcx", "er/game/chr/c2030_l.texbnd.dcx", "ds3/bd_m_11010.partsbnd.dcx",
+                                            "ds3/c1400.chrbnd.dcx", "sekiro/c7190.chrbnd.dcx", "er/systex.tpf.dcx"});
     REQUIRE(corpus.unreadable.empty());
     const auto& tpfs = corpus.tpfs;
     REQUIRE(tpfs.size() >= 3);
@@ -345,7 +345,7 @@ TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that dec
     }
     MESSAGE("all " << textures << " textures: fast " << fast_total << " B, libdeflate level 1 " << libdeflate_total << " B");
     for (const auto& f : formats) MESSAGE(f.first << ": " << f.second);
-    CHECK(textures >= 90);  // 96 in the corpus files above
+    CHECK(textures >= 130);  // 133 in the corpus files above (c2030_l: 37)
     for (const char* f : {"BC1", "BC3", "BC5", "BC7"}) CHECK_MESSAGE(formats.count(f) == 1, f);
     // Sane size: at most half again libdeflate's fastest level over the set (1.35x measured:
     // libdeflate also finds repeats at other distances, e.g. the DS3 BC3 masks).

@@ -91,6 +91,8 @@ int run_animation(const AnimationArgs& a, const GlobalOptions& g) {
         std::cerr << "drape animation: no clip" << (a.clips.empty() ? " in " + a.input : " of those names") << "\n";
         return k_exit_input;
     }
+    size_t undecoded = 0;  // track parts the exporter writes in the reference pose (each warned of)
+    for (const auto& c : clips) undecoded += c.undecoded.size();
     exporters::AnimationGlbOptions o;
     o.root_motion = !a.no_root_motion;
     o.sample_rate = a.rate;
@@ -123,6 +125,7 @@ int run_animation(const AnimationArgs& a, const GlobalOptions& g) {
         std::cout << a.output << ": " << report.animations << " animations, " << report.channels << " channels on skeleton "
                   << skeletons[0].name << " (" << skeletons[0].bone_names.size() << " bones), mirror " << exporters::mirror_name(report.mirror);
         if (!set->failures.empty()) std::cout << "; " << set->failures.size() << " not decoded (listed above)";
+        if (undecoded) std::cout << "; " << undecoded << " track part" << (undecoded == 1 ? "" : "s") << " in the reference pose (listed above)";
         std::cout << "\n";
     }
     return code;

@@ -194,6 +194,13 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
             }
             clips = std::move(*set);
             for (const auto& f : clips.failures) std::cerr << "warning: " << f.member << (f.clip.empty() ? "" : " " + f.clip) << ": " << f.error.to_string() << "\n";
+            // Track parts the files cannot give hold the skeleton's reference pose, as drape
+            // convert and drape animation write them; each is said.
+            if (!clips.skeletons.empty())
+                for (auto& c : clips.clips) {
+                    anim::use_reference_pose(c, clips.skeletons[0]);
+                    for (const auto& u : c.undecoded) std::cerr << "warning: " << anim::undecoded_message(c, u, clips.skeletons[0]) << "\n";
+                }
             if (clips.clips.empty()) {
                 std::cerr << "error: " << (args->animation.empty() ? args->input : args->animation) << ": its binders hold no clip\n";
                 return;

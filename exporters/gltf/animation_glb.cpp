@@ -14,6 +14,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -238,9 +239,24 @@ struct SampledClip {
     std::vector<std::vector<float>> T, R, S;
 };
 
-SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, const AnimationGlbOptions& options, Mirror mirror) {
+bool all_finite(const std::vector<float>& v) {
+    for (float x : v)
+        if (!std::isfinite(x)) return false;
+    return true;
+}
+
+SampledClip sample_clip(const anim::Clip& decoded, const havok::Skeleton& skel, const AnimationGlbOptions& options, Mirror mirror) {
     SampledClip out;
+    // Track parts the file's data cannot give (decoding left them at the identity) take the
+    // bone's reference pose, on a copy: the caller's clip stays as decoded. Each is said.
+    std::optional<anim::Clip> patched;
+    if (!decoded.undecoded.empty()) {
+        patched = decoded;
+        anim::use_reference_pose(*patched, skel);
+    }
+    const anim::Clip& clip = patched ? *patched : decoded;
     for (const auto& n : clip.notes) out.warnings.push_back(clip.name + ": " + n);
+    for (const auto& u : clip.undecoded) out.warnings.push_back(anim::undecoded_message(clip, u, skel));
     // Key times.
     std::vector<float>& times = out.times;
     const bool resample = options.sample_rate > 0 && clip.duration > 0;
@@ -383,6 +399,46 @@ SampledClip sample_clip(const anim::Clip& clip, const havok::Skeleton& skel, con
             else anim::sample_frame(clip, int32_t(k), pose);
             for (size_t t = 0; t < nt; ++t)
                 if (bones[t] >= 0) write_key(t, k, pose[t]);
+        }
+    }
+    // No NaN or infinity leaves here (glTF forbids them; the validator and importers refuse the
+    // file): decoding gives finite values only, but a sum can still overflow (an additive delta
+    // baked onto the reference pose). Such a channel holds the bone's reference pose (the
+    // identity delta when additive clips are written as stored), and the clip says so.
+    for (size_t t = 0; t < nt; ++t) {
+        if (bones[t] < 0) continue;
+        std::vector<float>* channel[3] = {&T[t], &R[t], &S[t]};
+        for (int part = 0; part < 3; ++part) {
+            std::vector<float>& keys = *channel[part];
+            if (all_finite(keys)) continue;
+            size_t bad = 0;
+            const size_t comps = part == 1 ? 4 : 3;
+            for (size_t k = 0; k < keys.size(); k += comps)
+                for (size_t c = 0; c < comps; ++c)
+                    if (!std::isfinite(keys[k + c])) {
+                        ++bad;
+                        break;
+                    }
+            if (keys.size() == comps) bad = nk;  // a channel kept as one key stands for every frame
+            anim::Transform x;
+            const size_t bone = size_t(bones[t]);
+            if ((clip.blend_hint == anim::BlendHint::normal || additive) && bone < skel.reference_pose.size()) {
+                x = from_havok(skel.reference_pose[bone]);
+                for (float& v : x.translation) v = std::isfinite(v) ? v : 0.0f;
+                for (float& v : x.scale) v = std::isfinite(v) ? v : 1.0f;
+            }
+            keys.clear();
+            if (part == 0)
+                for (double v : conv_t(mirror, x.translation)) keys.push_back(float(v));
+            else if (part == 1)
+                push_quat(keys, conv_q(mirror, x.rotation));
+            else
+                keys.assign(x.scale.begin(), x.scale.end());
+            out.warnings.push_back(clip.name + ": track " + std::to_string(t) + " (bone " + skel.bone_names[bone] + ") " +
+                                   anim::track_part_name(anim::TrackPart(part)) + ": " + std::to_string(bad) + " of " + std::to_string(nk) +
+                                   " keys are not finite" + (additive ? " after baking the additive clip onto the reference pose" : "") +
+                                   (clip.blend_hint == anim::BlendHint::normal || additive ? "; the bone's reference pose is used instead"
+                                                                                          : "; the identity delta is used instead"));
         }
     }
     // A constant channel keeps its one key (add_channel writes it so): checked here, on the

@@ -1,10 +1,87 @@
 // drape: one clip whatever its storage (spline or interleaved), its binding and root motion.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "drape/anim/animation.h"
 
 namespace drape::anim {
+
+const char* track_part_name(TrackPart p) {
+    switch (p) {
+        case TrackPart::translation: return "translation";
+        case TrackPart::rotation: return "rotation";
+        case TrackPart::scale: return "scale";
+    }
+    return "?";
+}
+
+namespace {
+
+// A float as the messages print it: NaN and infinities by name (printf's spelling varies).
+std::string number_text(float v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", double(v));
+    return buf;
+}
+
+std::string vec4_text(const havok::Vec4& q) {
+    return "(" + number_text(q[0]) + ", " + number_text(q[1]) + ", " + number_text(q[2]) + ", " + number_text(q[3]) + ")";
+}
+
+// Stored interleaved transforms (`raw`, frame-major) that are not finite: per track and part,
+// the components concerned are set to the identity in every frame of c.frames and listed once,
+// with the first frame that holds such a value (the spline decoder does the same per block).
+// The raw rotation is checked, not c.frames' (normalize() already made a NaN quaternion the identity).
+void check_interleaved(const std::vector<havok::QsTransform>& raw, Clip& c) {
+    const size_t nt = size_t(c.num_tracks);
+    for (size_t t = 0; t < nt; ++t) {
+        for (int part = 0; part < 3; ++part) {
+            uint8_t comps = 0;
+            size_t frames = 0;
+            std::string first;
+            for (size_t f = 0; f * nt + t < raw.size(); ++f) {
+                const havok::QsTransform& x = raw[f * nt + t];
+                uint8_t here = 0;
+                if (part == 1) {
+                    for (int k = 0; k < 4; ++k)
+                        if (!std::isfinite(x.rotation[size_t(k)])) here = 0xF;
+                } else {
+                    const havok::Vec4& v = part == 0 ? x.translation : x.scale;
+                    for (int k = 0; k < 3; ++k)
+                        if (!std::isfinite(v[size_t(k)])) here = uint8_t(here | (1 << k));
+                }
+                if (!here) continue;
+                if (!frames) {
+                    first = "frame " + std::to_string(f) + ": ";
+                    if (part == 1) {
+                        first += "quaternion " + vec4_text(x.rotation);
+                    } else {
+                        const havok::Vec4& v = part == 0 ? x.translation : x.scale;
+                        for (int k = 0, n = 0; k < 3; ++k)
+                            if (here & (1 << k)) first += std::string(n++ ? ", " : "") + char('x' + k) + " " + number_text(v[size_t(k)]);
+                    }
+                }
+                comps = uint8_t(comps | here);
+                ++frames;
+            }
+            if (!comps) continue;
+            for (size_t f = 0; f * nt + t < c.frames.size(); ++f) {
+                Transform& x = c.frames[f * nt + t];
+                if (part == 1) x.rotation = {0, 0, 0, 1};
+                else
+                    for (int k = 0; k < 3; ++k)
+                        if (comps & (1 << k)) (part == 0 ? x.translation : x.scale)[size_t(k)] = part == 0 ? 0.0f : 1.0f;
+            }
+            c.undecoded.push_back({int32_t(t), -1, TrackPart(part), comps,
+                                   first + " (" + std::to_string(frames) + (frames == 1 ? " frame" : " frames") + " not finite)"});
+        }
+    }
+}
+
+}  // namespace
 
 Quat normalize(Quat q) {
     const float len2 = (q[0] * q[0] + q[1] * q[1]) + (q[2] * q[2] + q[3] * q[3]);
@@ -33,6 +110,7 @@ Result<Clip> decode_clip(const havok::Animation& a, const havok::Binding* bindin
         if (!s) return s.error();
         c.num_frames = s->num_frames;
         c.frame_duration = s->frame_duration;
+        c.undecoded = s->undecoded;
         c.spline = std::move(*s);
         if (c.num_float_tracks > 0)
             c.notes.push_back(std::to_string(c.num_float_tracks) +
@@ -52,6 +130,7 @@ Result<Clip> decode_clip(const havok::Animation& a, const havok::Binding* bindin
             c.frames[i].rotation = normalize(tr[i].rotation);
             c.frames[i].scale = {tr[i].scale[0], tr[i].scale[1], tr[i].scale[2]};
         }
+        check_interleaved(tr, c);
         if (c.num_float_tracks > 0) c.notes.push_back(std::to_string(c.num_float_tracks) + " float tracks not exported");
     } else {
         return make_error("class " + a.class_name + " (type " + std::to_string(a.type) +
@@ -66,7 +145,16 @@ Result<Clip> decode_clip(const havok::Animation& a, const havok::Binding* bindin
         m.samples = a.reference_frame->samples;
         if (!std::isfinite(m.duration) || m.duration < 0)
             return make_error("duration " + std::to_string(m.duration) + " is not a finite, non-negative number", "hkaDefaultAnimatedReferenceFrame.duration");
-        c.root_motion = std::move(m);
+        // A sample that is not finite has no value to put in its place (the motion is the clip's
+        // own): the root motion is left out and the clip says so.
+        size_t bad = 0;
+        for (size_t i = 0; i < m.samples.size(); ++i)
+            if (!std::isfinite(m.samples[i][0]) || !std::isfinite(m.samples[i][1]) || !std::isfinite(m.samples[i][2]) || !std::isfinite(m.samples[i][3])) {
+                if (!bad) c.notes.push_back("root motion left out: sample " + std::to_string(i) + " of " + std::to_string(m.samples.size()) + " is " +
+                                            vec4_text(m.samples[i]) + ", not finite");
+                ++bad;
+            }
+        if (!bad) c.root_motion = std::move(m);
     }
     if (binding) {
         c.skeleton_name = binding->original_skeleton_name;
@@ -215,6 +303,78 @@ std::vector<int32_t> tracks_to_bones(const Clip& clip, const havok::Skeleton& sk
         if (b >= 0 && size_t(b) < skeleton.bone_names.size()) out[t] = b;
     }
     return out;
+}
+
+void use_reference_pose(Clip& clip, const havok::Skeleton& skeleton) {
+    if (clip.undecoded.empty()) return;
+    const std::vector<int32_t> bones = tracks_to_bones(clip, skeleton);
+    for (const UndecodedPart& u : clip.undecoded) {
+        if (u.track < 0 || size_t(u.track) >= bones.size()) continue;
+        Transform value;  // the identity: an additive clip's "no change", and a track without a bone
+        const int32_t bone = bones[size_t(u.track)];
+        if (clip.blend_hint == BlendHint::normal && bone >= 0 && size_t(bone) < skeleton.reference_pose.size()) {
+            const havok::QsTransform& ref = skeleton.reference_pose[size_t(bone)];
+            for (size_t k = 0; k < 3; ++k) {
+                if (std::isfinite(ref.translation[k])) value.translation[k] = ref.translation[k];
+                if (std::isfinite(ref.scale[k])) value.scale[k] = ref.scale[k];
+            }
+            value.rotation = normalize(ref.rotation);  // the identity when not finite
+        }
+        const auto put_vector = [&](VectorCurve& c, const Vec3& v) {
+            for (int k = 0; k < 3; ++k) {
+                if (!(u.components & (1 << k))) continue;
+                c.spline_mask = uint8_t(c.spline_mask & ~(1 << k));
+                c.static_mask = uint8_t(c.static_mask | (1 << k));
+                c.constant[size_t(k)] = v[size_t(k)];
+            }
+            if (!c.spline_mask) c.points.clear();
+        };
+        if (u.block >= 0) {
+            if (!clip.spline || size_t(u.block) >= clip.spline->blocks.size()) continue;
+            auto& tracks = clip.spline->blocks[size_t(u.block)].tracks;
+            if (size_t(u.track) >= tracks.size()) continue;
+            TrackCurves& tc = tracks[size_t(u.track)];
+            switch (u.part) {
+                case TrackPart::translation: put_vector(tc.translation, value.translation); break;
+                case TrackPart::scale: put_vector(tc.scale, value.scale); break;
+                case TrackPart::rotation:
+                    tc.rotation.is_spline = false;
+                    tc.rotation.is_static = true;
+                    tc.rotation.constant = value.rotation;
+                    tc.rotation.points.clear();
+                    break;
+            }
+            continue;
+        }
+        const size_t nt = size_t(std::max(clip.num_tracks, 0));
+        for (size_t f = 0; nt && f * nt + size_t(u.track) < clip.frames.size(); ++f) {
+            Transform& x = clip.frames[f * nt + size_t(u.track)];
+            if (u.part == TrackPart::rotation) {
+                x.rotation = value.rotation;
+                continue;
+            }
+            Vec3& v = u.part == TrackPart::translation ? x.translation : x.scale;
+            const Vec3& from = u.part == TrackPart::translation ? value.translation : value.scale;
+            for (size_t k = 0; k < 3; ++k)
+                if (u.components & (1 << k)) v[k] = from[k];
+        }
+    }
+}
+
+std::string undecoded_message(const Clip& clip, const UndecodedPart& u, const havok::Skeleton& skeleton) {
+    std::string m = clip.name + ": track " + std::to_string(u.track);
+    const std::vector<int32_t> bones = tracks_to_bones(clip, skeleton);
+    const int32_t bone = u.track >= 0 && size_t(u.track) < bones.size() ? bones[size_t(u.track)] : -1;
+    m += bone >= 0 ? " (bone " + skeleton.bone_names[size_t(bone)] + ") " : " (no bone) ";
+    m += track_part_name(u.part);
+    if (u.part != TrackPart::rotation) {
+        for (int k = 0, n = 0; k < 3; ++k)
+            if (u.components & (1 << k)) m += std::string(n++ ? ", " : " ") + char('x' + k);
+    }
+    m += u.block >= 0 ? " in block " + std::to_string(u.block) : std::string(" in every frame");
+    m += " not decoded: " + u.reason + "; ";
+    m += clip.blend_hint == BlendHint::normal ? "the bone's reference pose is used instead" : "the identity delta is used instead (the bone keeps its reference pose)";
+    return m;
 }
 
 }  // namespace drape::anim

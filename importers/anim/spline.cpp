@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "drape/anim/animation.h"
@@ -128,25 +129,73 @@ bool read_spline_header(ByteReader& r, uint8_t& degree, std::vector<float>& knot
     return true;
 }
 
+// A float as the messages print it: NaN and infinities by name (printf's spelling varies).
+std::string number_text(float v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", double(v));
+    return buf;
+}
+
+// What read_vector and read_rotation found they cannot decode in a part (components 0: nothing).
+struct Unreadable {
+    uint8_t components = 0;
+    std::string reason;
+    std::string heading;  // of the list `reason` ends with
+    // Adds component k under `title`: "16-bit spline range x NaN..NaN, y NaN..NaN; static value z inf".
+    void add(int k, const std::string& title, const std::string& value) {
+        components = uint8_t(components | (1 << k));
+        if (title == heading) reason += ", ";
+        else reason += (reason.empty() ? "" : "; ") + title + " ";
+        heading = title;
+        reason += char('x' + k);
+        reason += " " + value;
+    }
+};
+
 // A position or scale part. `identity` is 0 (position) or 1 (scale).
-bool read_vector(ByteReader& r, uint8_t type, uint8_t quant, float identity, VectorCurve& c, const char* field) {
+//
+// A spline component's keys are min + (max - min) * q / (2^bits - 1): a stored min or max that
+// is not finite makes every key of that component NaN or infinite (Elden Ring c2030 a001_009000
+// stores NaN..NaN on x, y and z of R_Egg's 16-bit scale spline, every q 0: the compressor's
+// source keys were NaN). The file then holds no value for the component at all, so it is read
+// past (the keys still take their bytes), left at the identity and listed in `bad`; so is a
+// static component stored as NaN or an infinity. A finite range wider than the float range
+// (max - min overflows to infinity) takes its keys from double arithmetic, where it fits.
+bool read_vector(ByteReader& r, uint8_t type, uint8_t quant, float identity, VectorCurve& c, Unreadable& bad, const char* field) {
     c.static_mask = type & 0x7;
     c.spline_mask = uint8_t((type >> 4) & 0x7) & uint8_t(~c.static_mask);  // static wins
     c.constant = {identity, identity, identity};
+    const auto check_static = [&](int k) {
+        if (std::isfinite(c.constant[k])) return;
+        bad.add(k, "static value", number_text(c.constant[k]));
+        c.constant[k] = identity;
+        c.static_mask = uint8_t(c.static_mask & ~(1 << k));
+    };
     if (c.spline_mask) {
         if (quant > 1) return r.fail(field, "scalar quantization " + std::to_string(quant) + " is not 0 (8-bit) or 1 (16-bit)");
         uint32_t n = 0;
         if (!read_spline_header(r, c.degree, c.knots, n, field) || !r.align(4, field)) return false;
-        float mins[3] = {0, 0, 0}, spans[3] = {0, 0, 0};
+        float mins[3] = {0, 0, 0}, maxs[3] = {0, 0, 0}, spans[3] = {0, 0, 0};
+        uint8_t wide = 0;  // components whose max - min overflows a float
         for (int k = 0; k < 3; ++k) {
             if (c.static_mask & (1 << k)) {
                 c.constant[k] = r.f32(field);
             } else if (c.spline_mask & (1 << k)) {
                 mins[k] = r.f32(field);
-                spans[k] = r.f32(field) - mins[k];
+                maxs[k] = r.f32(field);
+                spans[k] = maxs[k] - mins[k];
+                if (r.failed()) return false;
+                if (!std::isfinite(mins[k]) || !std::isfinite(maxs[k]))
+                    bad.add(k, std::to_string(quant ? 16 : 8) + "-bit spline range", number_text(mins[k]) + ".." + number_text(maxs[k]));
+                else if (!std::isfinite(spans[k]))
+                    wide = uint8_t(wide | (1 << k));
             }
         }
         if (r.failed()) return false;
+        for (int k = 0; k < 3; ++k)
+            if (c.static_mask & (1 << k)) check_static(k);
         const unsigned comps = unsigned(std::popcount(unsigned(c.spline_mask)));
         const size_t bytes = quant ? 2 : 1;
         c.quantization_bits = uint8_t(bytes * 8);
@@ -157,11 +206,27 @@ bool read_vector(ByteReader& r, uint8_t type, uint8_t quant, float identity, Vec
             for (int k = 0; k < 3; ++k)
                 if (c.spline_mask & (1 << k)) {
                     const float q = bytes == 2 ? float(r.u16(field)) : float(r.u8(field));
-                    c.points[i][k] = mins[k] + spans[k] * (q * inv);
+                    if (wide & (1 << k))
+                        c.points[i][k] = float(double(mins[k]) + (double(maxs[k]) - double(mins[k])) * (double(q) / (bytes == 2 ? 65535.0 : 255.0)));
+                    else
+                        c.points[i][k] = mins[k] + spans[k] * (q * inv);
                 }
+        if (const uint8_t lost = uint8_t(bad.components & c.spline_mask)) {
+            c.spline_mask = uint8_t(c.spline_mask & ~lost);
+            for (int k = 0; k < 3; ++k)
+                if (lost & (1 << k)) c.constant[k] = identity;
+            if (!c.spline_mask) c.points.clear();
+            else
+                for (auto& p : c.points)
+                    for (int k = 0; k < 3; ++k)
+                        if (lost & (1 << k)) p[k] = identity;
+        }
     } else {
         for (int k = 0; k < 3; ++k)
-            if (c.static_mask & (1 << k)) c.constant[k] = r.f32(field);
+            if (c.static_mask & (1 << k)) {
+                c.constant[k] = r.f32(field);
+                check_static(k);
+            }
     }
     return r.align(4, field);
 }
@@ -188,7 +253,15 @@ bool read_quaternion(ByteReader& r, RotationQuantization q, Quat& out, const cha
     return decode_quaternion(q, b, out);
 }
 
-bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, RotationCurve& c, const char* field) {
+bool finite(const Quat& q) { return std::isfinite(q[0]) && std::isfinite(q[1]) && std::isfinite(q[2]) && std::isfinite(q[3]); }
+
+std::string quat_text(const Quat& q) {
+    return "(" + number_text(q[0]) + ", " + number_text(q[1]) + ", " + number_text(q[2]) + ", " + number_text(q[3]) + ")";
+}
+
+// A rotation part. Only UNCOMPRESSED stores floats; a quaternion of it that is not finite leaves
+// the part at the identity and is listed in `bad` (read_vector says why).
+bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, RotationCurve& c, Unreadable& bad, const char* field) {
     c.quantization = q;
     c.is_spline = (type & 0xF0) != 0;
     c.is_static = !c.is_spline && (type & 0x0F) != 0;
@@ -215,8 +288,23 @@ bool read_rotation(ByteReader& r, uint8_t type, RotationQuantization q, Rotation
             for (uint32_t i = 0; i < n; ++i)
                 if (!read_quaternion(r, q, c.points[i], field)) return false;
         }
+        for (uint32_t i = 0; q == RotationQuantization::uncompressed && i < n; ++i)
+            if (!finite(c.points[i])) {
+                bad.components = 0xF;
+                bad.reason = std::string(rotation_quantization_name(q)) + " control point " + std::to_string(i) + " of " + std::to_string(n) + " " +
+                             quat_text(c.points[i]);
+                c.is_spline = false;
+                c.points.clear();
+                break;
+            }
     } else {
         if (!r.align(rotation_align(q), field) || !read_quaternion(r, q, c.constant, field)) return false;
+        if (!finite(c.constant)) {
+            bad.components = 0xF;
+            bad.reason = std::string("static ") + rotation_quantization_name(q) + " quaternion " + quat_text(c.constant);
+            c.is_static = false;
+            c.constant = {0, 0, 0, 1};
+        }
     }
     return r.align(4, field);
 }
@@ -428,13 +516,17 @@ Result<SplineClip> decode_spline(const havok::SplineData& d, int32_t num_tracks,
             if (uint8_t(rq) > 5)
                 return make_error_at(r.abs_pos(), "spline.track.quantization",
                                      "track " + std::to_string(t) + " has rotation quantization " + std::to_string(unsigned(rq)) + ", not 0..5");
-            if (!read_vector(r, pos, quant & 3, 0.0f, tracks[t].translation, "spline.track.translation") ||
-                !read_rotation(r, rot, rq, tracks[t].rotation, "spline.track.rotation") ||
-                !read_vector(r, scl, (quant >> 6) & 3, 1.0f, tracks[t].scale, "spline.track.scale")) {
+            Unreadable bad[3];  // translation, rotation, scale
+            if (!read_vector(r, pos, quant & 3, 0.0f, tracks[t].translation, bad[0], "spline.track.translation") ||
+                !read_rotation(r, rot, rq, tracks[t].rotation, bad[1], "spline.track.rotation") ||
+                !read_vector(r, scl, (quant >> 6) & 3, 1.0f, tracks[t].scale, bad[2], "spline.track.scale")) {
                 Error e = r.error();
                 e.field += " (block " + std::to_string(b) + ", track " + std::to_string(t) + ")";
                 return e;
             }
+            for (int part = 0; part < 3; ++part)
+                if (bad[part].components)
+                    clip.undecoded.push_back({int32_t(t), int32_t(b), TrackPart(part), bad[part].components, std::move(bad[part].reason)});
         }
         block.transforms_end = begin + r.pos();
     }

@@ -54,8 +54,13 @@ Result<havok::File> load_hkx(const std::string& relative, const std::string& nam
 
 std::vector<std::string> corpus_hkx_files() {
     std::vector<std::string> out;
+    // Rows say it in words of their own: "Havok packfile", "2x Havok tagfile", "cloth c2030_c.hkx";
+    // and every animation binder holds Havok files (c2030.anibnd.dcx: "skeleton, clips, TAE").
     for (const auto& row : manifest())
-        if (row.format.find("packfile") != std::string::npos || row.contents.find("Havok") != std::string::npos) out.push_back(row.file);
+        if (row.format.find("Havok") != std::string::npos || row.format.find("packfile") != std::string::npos ||
+            row.contents.find("Havok") != std::string::npos || row.contents.find(".hkx") != std::string::npos ||
+            ends_with_ci(row.file, ".anibnd") || ends_with_ci(row.file, ".anibnd.dcx"))
+            out.push_back(row.file);
     return out;
 }
 

@@ -798,6 +798,98 @@ Result<std::vector<uint8_t>> clip_tagfile(const havok::TypeTable& registry) {
     return w.finish();
 }
 
+// The bytes of SplineClipSpec's one block (FORMATS.md 6.2): the masks (quantisation, position,
+// rotation, scale byte per track), then per track its position, rotation and scale parts, each
+// 4-aligned from the block's start.
+std::vector<uint8_t> spline_block(const SplineClipSpec& spec) {
+    std::vector<uint8_t> b;
+    const auto u8 = [&](uint8_t v) { b.push_back(v); };
+    const auto u16 = [&](uint16_t v) { u8(uint8_t(v)), u8(uint8_t(v >> 8)); };
+    const auto f32 = [&](float f) {
+        uint32_t v;
+        std::memcpy(&v, &f, 4);
+        u16(uint16_t(v)), u16(uint16_t(v >> 16));
+    };
+    const auto align4 = [&] {
+        while (b.size() % 4) b.push_back(0);
+    };
+    constexpr uint8_t k_static_xyz = 0x07, k_spline_xyz = 0x70;
+    for (int t = 0; t < SampleFacts::bones; ++t) {
+        const bool spline = t == spec.track;
+        u8(uint8_t(1 | (1 << 6)));  // 16-bit positions and scales (rotations are identity: no quantisation used)
+        u8(spline && !spec.scale ? k_spline_xyz : k_static_xyz);
+        u8(0);
+        u8(spline && spec.scale ? k_spline_xyz : 0);
+    }
+    align4();
+    // Degree 1, one control point per frame: n = frames - 1, knots 0 0 1 .. frames-1 frames-1.
+    const auto spline_part = [&] {
+        const int32_t n = spec.frames - 1;
+        u16(uint16_t(n)), u8(1);
+        u8(0);
+        for (int32_t f = 0; f < spec.frames; ++f) u8(uint8_t(f));
+        u8(uint8_t(n));
+        align4();
+        for (int k = 0; k < 3; ++k) f32(spec.min), f32(spec.max);
+        for (int32_t f = 0; f < spec.frames; ++f)
+            for (int k = 0; k < 3; ++k) u16(f < int32_t(spec.keys.size()) ? spec.keys[size_t(f)] : 0);
+        align4();
+    };
+    for (int t = 0; t < SampleFacts::bones; ++t) {
+        const bool spline = t == spec.track;
+        if (spline && !spec.scale) spline_part();
+        else
+            for (float v : k_bones[t].local) f32(v);
+        if (spline && spec.scale) spline_part();
+    }
+    return b;
+}
+
+Result<std::vector<uint8_t>> spline_clip_tagfile(const havok::TypeTable& registry, const SplineClipSpec& spec) {
+    const havok::TypeTable types =
+        closure(registry, {"hkRootLevelContainer", "char", "hkaAnimationContainer", "hkaSplineCompressedAnimation", "hkaAnimationBinding"});
+    TagfileWriter w(TagfileFlavour::v2018, types);
+    if (!w.type("hkaSplineCompressedAnimation")) return make_error("the registry has no hkaSplineCompressedAnimation");
+    const uint32_t root = object(w, "hkRootLevelContainer");
+    const uint32_t container = object(w, "hkaAnimationContainer");
+    Slot nv = w.object(root)["namedVariants"];
+    nv.resize(1);
+    nv.at(0)["name"].set_string("Merged Animation Container");
+    nv.at(0)["className"].set_string("hkaAnimationContainer");
+    nv.at(0)["variant"].set_pointer(container);
+    const uint32_t anim = object(w, "hkaSplineCompressedAnimation");
+    const uint32_t binding = object(w, "hkaAnimationBinding");
+    pointers(w.object(container)["animations"], {anim});
+    pointers(w.object(container)["bindings"], {binding});
+
+    constexpr int32_t per_block = 256;  // what the games' clips store
+    const float frame = 1.0f / 30.0f;
+    const std::vector<uint8_t> data = spline_block(spec);
+    Slot a = w.object(anim);
+    a["type"].set_int(3);  // HK_SPLINE_COMPRESSED_ANIMATION
+    a["duration"].set_float(double(spec.frames - 1) * frame);
+    a["numberOfTransformTracks"].set_int(SampleFacts::bones);
+    a["numberOfFloatTracks"].set_int(0);
+    a["numFrames"].set_int(spec.frames);
+    a["numBlocks"].set_int(1);
+    a["maxFramesPerBlock"].set_int(per_block);
+    a["maskAndQuantizationSize"].set_int(SampleFacts::bones * 4);
+    a["blockDuration"].set_float(double(per_block - 1) * frame);
+    a["blockInverseDuration"].set_float(1.0 / (double(per_block - 1) * frame));
+    a["frameDuration"].set_float(frame);
+    ints(a["blockOffsets"], std::vector<uint32_t>{0});
+    ints(a["floatBlockOffsets"], std::vector<uint32_t>{uint32_t(data.size())});
+    ints(a["data"], data);
+    Slot bd = w.object(binding);
+    bd["originalSkeletonName"].set_string("Master");
+    bd["animation"].set_pointer(anim);
+    std::vector<int16_t> map(static_cast<size_t>(SampleFacts::bones));
+    for (int t = 0; t < SampleFacts::bones; ++t) map[size_t(t)] = int16_t(t);
+    ints(bd["transformTrackToBoneIndices"], map);
+    bd["blendHint"].set_int(spec.blend_hint);
+    return w.finish();
+}
+
 // A 32x32 BC1 texture: `base` with a band of `band` over the block rows [band_from, band_to).
 std::vector<uint8_t> bc1_texture(uint16_t base, uint16_t band, int band_from, int band_to, uint16_t stripe) {
     std::vector<uint8_t> blocks;
@@ -884,6 +976,23 @@ Result<std::vector<std::pair<std::string, std::vector<uint8_t>>>> sample_game_fi
     if (!tex) return tex.error();
     out.emplace_back("chr/c9999_h.texbnd.dcx", std::move(*tex));
     return out;
+}
+
+Result<std::vector<uint8_t>> sample_anibnd_with_spline_clip(const SplineClipSpec& spec) {
+    if (spec.track < 0 || spec.track >= SampleFacts::bones || spec.frames < 2 || spec.frames > 256)
+        return make_error("a spline clip of the sample needs a track of 0.." + std::to_string(SampleFacts::bones - 1) + " and 2..256 frames");
+    auto registry = load_registry_xml(reference_dir() / "havok" / "HavokTypeRegistry20180100.xml");
+    if (!registry) return registry.error();
+    auto skel = skeleton_tagfile(*registry);
+    if (!skel) return skel.error();
+    auto walk = clip_tagfile(*registry);
+    if (!walk) return walk.error();
+    auto clip = spline_clip_tagfile(*registry, spec);
+    if (!clip) return clip.error();
+    return binder_dcx({{1000000, "hkx\\skeleton.hkx"},
+                       {1000002000, std::string("hkx\\") + SampleFacts::clip + ".hkx"},
+                       {1000003000, "hkx\\" + spec.name + ".hkx"}},
+                      {*skel, *walk, *clip});
 }
 
 Result<std::vector<std::string>> write_sample_game(const std::filesystem::path& root) {

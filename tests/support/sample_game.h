@@ -16,6 +16,7 @@
 //   chr/c9999_h.texbnd.dcx   c9999_h.tpf (c9999_body_a, c9999_cape_a: 32x32 BC1)
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -36,6 +37,26 @@ struct SampleFacts {
     static constexpr const char* cape_mesh = "c9999_cape";
     static constexpr const char* clip = "a000_002000";
 };
+
+// A spline-compressed clip on the sample's skeleton (hkaSplineCompressedAnimation, one block, the
+// block layout of FORMATS.md 6.2): track t drives bone t, every bone holds its bind pose
+// (translation static, rotation and scale identity), except that one part of `track`, its
+// scale or its translation, is a degree-1 spline of 16-bit keys over every frame with the stored
+// range min..max on x, y and z alike and keys[f] at frame f. min = max = NaN with every key 0 is
+// what Elden Ring c2030's a001_009000 stores for R_Egg's scale (a range with no value in it).
+struct SplineClipSpec {
+    std::string name = "a000_003000";
+    int32_t frames = 11;
+    int32_t blend_hint = 0;         // hkaAnimationBinding.blendHint: 0 normal, 1 and 2 additive
+    int32_t track = 7;              // L_Calf
+    bool scale = true;              // the spline part: scale, else translation
+    float min = 1, max = 1;         // its stored range
+    std::vector<uint16_t> keys;     // one per frame
+};
+
+// The sample's animation binder (skeleton.hkx, a000_002000.hkx) with that clip as one more
+// member, hkx\<name>.hkx (an Elden Ring 2018 tagfile), DCX-compressed as chr/c9999.anibnd.dcx is.
+Result<std::vector<uint8_t>> sample_anibnd_with_spline_clip(const SplineClipSpec& spec);
 
 // The sample's files as (relative path, bytes), in a fixed order.
 Result<std::vector<std::pair<std::string, std::vector<uint8_t>>>> sample_game_files();

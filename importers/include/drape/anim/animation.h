@@ -79,6 +79,22 @@ struct TrackCurves {
     VectorCurve scale;
 };
 
+// The three parts of a track's transform.
+enum class TrackPart : uint8_t { translation, rotation, scale };
+const char* track_part_name(TrackPart p);
+
+// A part of one track that the file's data cannot give: every value it would decode to is NaN or
+// infinite (a spline whose stored range is NaN, a stored constant or quaternion that is not a
+// finite number). Decoding leaves such a part at the identity, so that sampling never returns a
+// NaN, and lists it; use_reference_pose() then puts the bone's reference pose in its place.
+struct UndecodedPart {
+    int32_t track = 0;
+    int32_t block = -1;      // spline block; -1: every frame (interleaved clips)
+    TrackPart part = TrackPart::translation;
+    uint8_t components = 0;  // translation, scale: bit k for x, y, z; rotation: 0xF (the whole quaternion)
+    std::string reason;      // what the file holds there, e.g. "16-bit spline range x NaN..NaN, y NaN..NaN"
+};
+
 struct SplineBlock {
     std::vector<TrackCurves> tracks;  // numberOfTransformTracks
     uint64_t offset = 0;          // start of the block in `data`
@@ -92,6 +108,7 @@ struct SplineClip {
     int32_t max_frames_per_block = 0;
     float block_duration = 0, block_inverse_duration = 0, frame_duration = 0;
     std::vector<SplineBlock> blocks;
+    std::vector<UndecodedPart> undecoded;  // parts left at the identity, in block and track order
 };
 
 // Hard limits of the decoder (sanity caps against hostile data, not format limits).
@@ -99,7 +116,10 @@ inline constexpr uint32_t k_max_tracks = 1u << 14;
 inline constexpr uint32_t k_max_frames = 1u << 22;
 
 // Parses every block of a spline clip. Refuses rotation quantisations no source describes
-// (THREECOMP24, STRAIGHT16), big-endian data, and counts or knots that do not fit.
+// (THREECOMP24, STRAIGHT16), big-endian data, and counts or knots that do not fit. A part whose
+// stored numbers are not finite (seen: Elden Ring c2030 a001_009000, a 16-bit scale spline whose
+// range is stored as NaN..NaN on x, y and z) is read past, left at the identity and listed in
+// SplineClip::undecoded; the clip still decodes.
 // numBlocks must be the count the frames need ((numFrames - 2) / (maxFramesPerBlock - 1) + 1).
 // blockOffsets may hold fewer entries than numBlocks (some Elden Ring clips of more than 256
 // frames store one offset for two blocks): a block without an offset starts at the first 16-byte
@@ -142,7 +162,8 @@ struct Clip {
     std::vector<int16_t> track_to_bone;  // binding; filled with the identity when it stores none
     std::string skeleton_name;           // binding's originalSkeletonName (may be empty)
     BlendHint blend_hint = BlendHint::normal;
-    std::vector<std::string> notes;      // what was not decoded (float tracks), one line each
+    std::vector<std::string> notes;      // what was not decoded (float tracks, root motion), one line each
+    std::vector<UndecodedPart> undecoded;  // track parts the data cannot give (left at the identity)
 };
 
 // Decodes one animation with its binding (nullptr: identity track map, normal blend).
@@ -175,6 +196,20 @@ Transform apply_additive(BlendHint hint, const Transform& base, const Transform&
 // For each track, the index of the bone of `skeleton` (the skeleton the clip is bound to) it
 // drives, from the binding's map; -1 when the map names no bone of that skeleton.
 std::vector<int32_t> tracks_to_bones(const Clip& clip, const havok::Skeleton& skeleton);
+
+// Puts the reference pose of `skeleton` (the one the clip is bound to) in place of every part of
+// Clip::undecoded: the components of that part in that block (every frame of an interleaved
+// clip) become the bone's reference value, so a normal clip holds the bone still there. An
+// additive clip gets the identity delta instead, which applied on the reference pose gives it.
+// A track that drives no bone, or a reference value that is not finite, keeps the identity.
+// Clip::undecoded is kept (it says what was replaced); calling this twice changes nothing more.
+void use_reference_pose(Clip& clip, const havok::Skeleton& skeleton);
+
+// One line for a part of Clip::undecoded: the clip, track, bone, part, block, what the file holds
+// there and what is used instead, e.g. "a000_010000: track 119 (bone R_Egg) scale x, y, z in
+// block 0 not decoded: 16-bit spline range x NaN..NaN, y NaN..NaN, z NaN..NaN; the bone's
+// reference pose is used instead".
+std::string undecoded_message(const Clip& clip, const UndecodedPart& part, const havok::Skeleton& skeleton);
 
 // Quaternion helpers (xyzw).
 Quat normalize(Quat q);
