@@ -24,6 +24,7 @@
 #include "drape/dcx/dcx.h"
 #include "drape/exporters/animation_glb.h"
 #include "drape/exporters/cloth_export.h"
+#include "drape/exporters/gltf_document.h"
 #include "drape/game/containers.h"
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
@@ -70,6 +71,11 @@ Buf cat(std::initializer_list<Buf> parts) {
 }
 Buf le32(uint32_t v) { return {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)}; }
 Buf text(const char* s) { return Buf(s, s + std::strlen(s)); }
+Buf f32(float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return le32(u);
+}
 
 // ---- the formats' seeds -------------------------------------------------------------------
 
@@ -177,6 +183,23 @@ Buf sample_drcloth(const Buf& cloth_tagfile) {
     return std::move(*bytes);
 }
 
+// gltf_fuzz programs (see its header): opcode bytes and operands.
+Buf gltf_program() {
+    Buf p;
+    auto op = [&](std::initializer_list<uint8_t> b) { p.insert(p.end(), b); };
+    op({1, 0x84, 6, 0});  // add_accessor(float, type 0x84 % 5 = VEC3, bit 7: min/max) of 6 floats
+    for (float v : {0.0f, 1.0f, 2.0f, NAN, INFINITY, -1.0f}) p = cat({p, f32(v)});
+    op({8, 4, 'c', 'a', 'p', 'e', 0, 4, 'r', 'o', 'o', 't'});  // a mesh "cape" on accessor 0, its node "root"
+    op({9, 0, 1, 6, 0});   // add_morph_targets(mesh 0): one target of 6 floats
+    p.insert(p.end(), 24, 0);
+    op({0});               // ... without a name
+    op({0, 4, 'v', 'i', 'e', 'w', 0, 0});   // add_view of 4 bytes, no target, no name
+    op({6, 3, 'a', 'c', 'c', 2, 0, 2});     // a text element named "acc", count 2, VEC3
+    op({5, 2, 2, 'a', 'b', 1, 'c', 0});     // a view written in two pieces
+    op({10, 4, 'r', 'o', 'o', 't'});        // node_by_name("root")
+    return p;
+}
+
 void write_seeds(const fs::path& out) {
     // Containers: a BND4 of a few members, then that binder in every DCX and DCP form.
     const Buf flver = flver_seed(), tpf = tpf_seed(), matbin = matbin_seed(), mtd = mtd_seed();
@@ -226,7 +249,7 @@ void write_seeds(const fs::path& out) {
     // Cloth: the small fixture (raw and in a zstd frame) and the sample's cape.
     const Buf small = test::small_drcloth();
     const Buf sample = cloth_hkx ? sample_drcloth(cloth_hkx->bytes) : Buf{};
-    for (const char* target : {"drcloth_fuzz", "runtime_fuzz"}) {
+    for (const char* target : {"drcloth_fuzz", "runtime_fuzz", "runtime_step_fuzz"}) {
         write(out / target / "small.drcloth", small);
         if (!sample.empty()) write(out / target / "c9999.drcloth", sample);
     }
@@ -244,9 +267,27 @@ void write_seeds(const fs::path& out) {
     write(out / "animation_fuzz/packfile", cat({{0}, packfile}));
     write(out / "animation_fuzz/spline", cat({{1}, {3, 1, 30, 0, 30, 0, 1, 0}, le32(0x3D088889), {0, 0}, Buf(64, 0x11)}));
     if (auto set = anim::read_clip_set(anibnd_bytes, "c9999.anibnd.dcx"); got(set, "c9999.anibnd.dcx") && !set->skeletons.empty()) {
-        if (auto glb = exporters::animation_glb(set->skeletons[0], set->clips); got(glb, "animation glb"))
+        if (auto glb = exporters::animation_glb(set->skeletons[0], set->clips); got(glb, "animation glb")) {
             write(out / "animation_fuzz/glb", cat({{2}, *glb}));
+            write(out / "gltf_fuzz/animation.glb", cat({{1}, *glb, text("DRAPE-OPS"), gltf_program()}));
+        }
     }
+    write(out / "gltf_fuzz/program", cat({{0}, gltf_program()}));
+
+    // PNG writer (png_fuzz's header: mode and options, channels, vector path and level, width,
+    // height; then the samples).
+    auto png = [&](const char* name, uint8_t mode, uint8_t channels, uint32_t w, uint32_t h, const Buf& samples) {
+        write(out / "png_fuzz" / name, cat({{mode, channels, 0x04}, le32(w), le32(h), samples}));
+    };
+    Buf gradient(4 * 4 * 4);
+    for (size_t i = 0; i < gradient.size(); ++i) gradient[i] = uint8_t(i * 5);
+    png("rgba8", 0x00, 4, 4, 4, gradient);
+    png("rgb8_paeth_libdeflate", 0x00 | (5 << 2) | 0x20, 3, 4, 4, gradient);
+    png("la16_adaptive", 0x01, 2, 4, 4, gradient);
+    png("image_rgba8_opaque", 0x02 | 0x80, 4, 2, 2, Buf(16, 0xFF));
+    Buf floats;
+    for (float v : {0.5f, 2.0f, NAN, -INFINITY, 1e30f, 0.0f, 1.0f, 0.25f, 0.125f, 3.0f, 0.75f, -0.0f}) floats = cat({floats, f32(v)});
+    png("image_rgb_float", 0x03, 3, 2, 2, floats);
 }
 
 bool write_regressions(const fs::path& dir) {
