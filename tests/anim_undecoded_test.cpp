@@ -279,7 +279,7 @@ TEST_CASE("anim: a sample clip whose spline range is NaN is reported by drape an
 
 namespace {
 
-// Little-endian bytes of a spline block, aligned from its start (FORMATS.md 6.2).
+// Little-endian bytes of a spline block, aligned from its start (docs/formats.md).
 struct Stream {
     std::vector<uint8_t> b;
     void u8(uint8_t v) { b.push_back(v); }

@@ -402,7 +402,7 @@ TEST_CASE("bake runtime: the bones c4361's cloth drives become channels, and Ble
 
 namespace {
 
-// Issue 13 item 3: a FLVER whose mesh has no triangles (its face set holds no index), through `drape model`.
+// A FLVER whose mesh has no triangles (its face set holds no index), through `drape model`.
 fs::path no_triangle_glb() {
     static const fs::path p = [] {
         const fs::path dir = test::scratch_dir("bake_runtime_no_triangles");

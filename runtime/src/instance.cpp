@@ -175,7 +175,7 @@ void layout(drape_instance& inst, Carver& c, uint32_t max_collidables, uint32_t 
     }
 }
 
-// Saves the MXCSR and sets round to nearest, flush-to-zero on, denormals-are-zero off (seed 000:
+// Saves the MXCSR and sets round to nearest, flush-to-zero on, denormals-are-zero off (docs/havok-cloth.md:
 // the game thread's MXCSR holds 0x8000 in these bits); exception masks are left as they are.
 struct FpEnvironment {
 #if DRAPE_HAVE_MXCSR
@@ -223,7 +223,7 @@ sv::StepInputs step_inputs(drape_instance& inst, float dt, uint32_t sim) {
 #endif
 
 // The buffer an operator naming `index` reaches in this state: the state's redirection (a display
-// buffer to its shadow) for the vertices, the named buffer's triangles (seed 000: neither the
+// buffer to its shadow) for the vertices, the named buffer's triangles (docs/havok-cloth.md: neither the
 // shadow nor the display definition stores triangles; they are the drawn mesh's).
 BufferData buf(drape_instance& inst, const State& st, uint32_t index) {
     BufferData b = inst.buffers[st.buffer_map[index]];
@@ -248,7 +248,7 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
         inst.buffer_normals[b] = reinterpret_cast<const sv::Float4*>(inst.buffers[st.buffer_map[b]].n);
     }
 #if DRAPE_RUNTIME_HAVE_SOLVER
-    // The operators' notifyPreExecution pass: the simulate operators first (seed 000 "Sekiro").
+    // The operators' notifyPreExecution pass: the simulate operators first (docs/havok-cloth.md "Sekiro").
     if (!skip_simulate)
         for (uint32_t oi : st.operators) {
             const Operator& op = m.operators[oi];

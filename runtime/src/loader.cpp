@@ -645,7 +645,7 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
         }
         m.sims.push_back(std::move(sc));
     }
-    // The sim cloths' own buffers (type 1 positions, type 2 previous positions: seed 000's census
+    // The sim cloths' own buffers (type 1 positions, type 2 previous positions: the census of docs/havok-cloth.md
     // of every file has them with the particle count and the sim's triangle count), and buffers
     // without stored triangles that have a sim cloth's vertex and triangle counts (a display
     // buffer drawn from the simulated mesh), take the sim cloth's triangles; the engine may
@@ -697,7 +697,7 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
             if (!L.index(u->buffer_index(), m.buffers.size(), "used_buffers.buffer_index", i) ||
                 !L.index(u->shadow_buffer_index(), m.buffers.size(), "used_buffers.shadow_buffer_index", i))
                 return false;
-            // A shadow has the vertex count of the buffer it stands for (seed 000 "Display
+            // A shadow has the vertex count of the buffer it stands for (docs/havok-cloth.md "Display
             // buffers"). The operators' arrays are checked against the buffer they name, and they
             // run over the shadow: fewer vertices there would be written past, more would be read
             // by per-vertex arrays sized for the named buffer (normal ids, tangent angles).

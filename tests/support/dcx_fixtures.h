@@ -1,5 +1,5 @@
 // Test support: the DCX and DCP forms drape reads but does not write (dcx::compress writes DFLT
-// and ZSTD), built from FORMATS.md §1 for the fuzz seeds.
+// and ZSTD), built from docs/formats.md for the fuzz seeds.
 #pragma once
 
 #include <cstdint>

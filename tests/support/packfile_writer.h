@@ -1,4 +1,4 @@
-// Test support: a small hk_2014 packfile (64-bit little endian, FORMATS.md §4) written from
+// Test support: a small hk_2014 packfile (64-bit little endian, docs/formats.md) written from
 // nothing, for the fuzz seeds: hkRootLevelContainer > hkaAnimationContainer > one hkaSkeleton.
 #pragma once
 

@@ -798,7 +798,7 @@ Result<std::vector<uint8_t>> clip_tagfile(const havok::TypeTable& registry) {
     return w.finish();
 }
 
-// The bytes of SplineClipSpec's one block (FORMATS.md 6.2): the masks (quantisation, position,
+// The bytes of SplineClipSpec's one block (docs/formats.md): the masks (quantisation, position,
 // rotation, scale byte per track), then per track its position, rotation and scale parts, each
 // 4-aligned from the block's start.
 std::vector<uint8_t> spline_block(const SplineClipSpec& spec) {

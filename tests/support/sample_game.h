@@ -39,7 +39,7 @@ struct SampleFacts {
 };
 
 // A spline-compressed clip on the sample's skeleton (hkaSplineCompressedAnimation, one block, the
-// block layout of FORMATS.md 6.2): track t drives bone t, every bone holds its bind pose
+// block layout of docs/formats.md): track t drives bone t, every bone holds its bind pose
 // (translation static, rotation and scale identity), except that one part of `track`, its
 // scale or its translation, is a degree-1 spline of 16-bit keys over every frame with the stored
 // range min..max on x, y and z alike and keys[f] at frame f. min = max = NaN with every key 0 is
