@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "drape/anim/animation.h"
+#include "number_text.h"
 
 namespace drape::anim {
 
@@ -18,18 +19,9 @@ const char* track_part_name(TrackPart p) {
 
 namespace {
 
-// A float as the messages print it: NaN and infinities by name (printf's spelling varies).
-std::string number_text(float v) {
-    if (std::isnan(v)) return "NaN";
-    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", double(v));
-    return buf;
-}
+using detail::number_text;
 
-std::string vec4_text(const havok::Vec4& q) {
-    return "(" + number_text(q[0]) + ", " + number_text(q[1]) + ", " + number_text(q[2]) + ", " + number_text(q[3]) + ")";
-}
+std::string vec4_text(const havok::Vec4& q) { return detail::four_text(q); }
 
 // Stored interleaved transforms (`raw`, frame-major) that are not finite: per track and part,
 // the components concerned are set to the identity in every frame of c.frames and listed once,

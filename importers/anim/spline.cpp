@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "drape/anim/animation.h"
+#include "number_text.h"
 #include "drape/io/reader.h"
 
 namespace drape::anim {
@@ -129,14 +130,7 @@ bool read_spline_header(ByteReader& r, uint8_t& degree, std::vector<float>& knot
     return true;
 }
 
-// A float as the messages print it: NaN and infinities by name (printf's spelling varies).
-std::string number_text(float v) {
-    if (std::isnan(v)) return "NaN";
-    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", double(v));
-    return buf;
-}
+using detail::number_text;
 
 // What read_vector and read_rotation found they cannot decode in a part (components 0: nothing).
 struct Unreadable {
@@ -255,9 +249,7 @@ bool read_quaternion(ByteReader& r, RotationQuantization q, Quat& out, const cha
 
 bool finite(const Quat& q) { return std::isfinite(q[0]) && std::isfinite(q[1]) && std::isfinite(q[2]) && std::isfinite(q[3]); }
 
-std::string quat_text(const Quat& q) {
-    return "(" + number_text(q[0]) + ", " + number_text(q[1]) + ", " + number_text(q[2]) + ", " + number_text(q[3]) + ")";
-}
+std::string quat_text(const Quat& q) { return detail::four_text(q); }
 
 // A rotation part. Only UNCOMPRESSED stores floats; a quaternion of it that is not finite leaves
 // the part at the identity and is listed in `bad` (read_vector says why).
