@@ -22,6 +22,7 @@
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
 #include "drape/runtime.h"
+#include "drape/schema/cloth_generated.h"
 #include "drape/schema/verify.h"
 #include "drcloth_corpus.h"
 #include "drcloth_fixtures.h"
@@ -282,4 +283,13 @@ TEST_CASE("runtime: an engine allocator that throws is DRAPE_RESULT_OUT_OF_MEMOR
     def.allocator = {throwing_other, plain_free, nullptr};
     CHECK(drape_instance_create(l.file, &def, &inst, &e) == DRAPE_RESULT_BAD_DATA);
     CHECK(std::string(e.message) == "drape_instance_create: the engine's allocator refused");
+}
+
+TEST_CASE("drape_runtime_version is MAJOR.MINOR.PATCH with the cloth format's version the schema defines") {
+    const cloth_fb::FormatVersionT format;  // the defaults of schema/cloth.fbs, as flatc generated them
+    const std::string expected = std::to_string(format.major) + "." + std::to_string(format.minor) + ".0";
+    const char* version = drape_runtime_version();
+    REQUIRE(version != nullptr);
+    CHECK(std::string(version) == expected);
+    CHECK(format.major == 2);  // the shared library's SONAME (libdrape_runtime.so.2) carries it
 }

@@ -87,4 +87,22 @@ uint32_t drape_cloth_driven_bone(const drape_cloth_file* f, uint32_t c, uint32_t
     return m && i < m->driven_bones.size() ? m->driven_bones[i] : 0;
 }
 
+uint32_t drape_cloth_sim_collidable_count(const drape_cloth_file* f, uint32_t c, uint32_t s) {
+    const ClothModel* m = cloth_of(f, c);
+    return m && s < m->sims.size() ? uint32_t(m->sims[s].collidables.size()) : 0;
+}
+drape_result drape_cloth_sim_collidable(const drape_cloth_file* f, uint32_t c, uint32_t s, uint32_t k, drape_collidable_info* out) {
+    const ClothModel* m = cloth_of(f, c);
+    if (!m || !out || s >= m->sims.size() || k >= m->sims[s].collidables.size()) return DRAPE_RESULT_INVALID_ARGUMENT;
+    const auto& info = m->sims[s].collidables[k];
+    out->name = info.name.c_str();
+    out->kind = int(info.kind);
+    std::memcpy(out->a, info.a, sizeof out->a);
+    std::memcpy(out->b, info.b, sizeof out->b);
+    out->transform = info.transform;
+    std::memcpy(out->offset, info.offset.m, sizeof out->offset);
+    std::memcpy(out->rest, info.rest.m, sizeof out->rest);
+    return DRAPE_RESULT_OK;
+}
+
 }  // extern "C"

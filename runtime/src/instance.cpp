@@ -113,21 +113,18 @@ void layout(drape_instance& inst, Carver& c, uint32_t max_collidables, uint32_t 
         void* state_mem = nullptr;
         size_t state_size = 0;
         sv::Float4 *own_p = nullptr, *own_prev = nullptr;
-#if DRAPE_RUNTIME_HAVE_SOLVER
         if (setup) {
             sv::StateOptions o;
             o.runtime_collidable_capacity = max_collidables;
             state_size = sv::state_bytes(*setup, o);
             state_mem = c.take<sv::Float4>((state_size + 15) / 16);
         }
-#endif
         if (!setup) own_p = c.take<sv::Float4>(count ? count : 1), own_prev = c.take<sv::Float4>(count ? count : 1);
         if (!fill) continue;
         SimSlot& slot = inst.sims[s];
         new (&slot) SimSlot();
         slot.count = count;
         slot.setup = setup;
-#if DRAPE_RUNTIME_HAVE_SOLVER
         if (setup) {
             sv::StateOptions o;
             o.runtime_collidable_capacity = max_collidables;
@@ -135,9 +132,6 @@ void layout(drape_instance& inst, Carver& c, uint32_t max_collidables, uint32_t 
             slot.positions = slot.state->positions;
             slot.previous = slot.state->previous_positions;
         }
-#else
-        (void)state_mem, (void)state_size;
-#endif
         if (!setup) {
             slot.positions = own_p, slot.previous = own_prev;
             const SimCloth& sc = m.sims[s];
@@ -196,7 +190,6 @@ struct FpEnvironment {
 #endif
 };
 
-#if DRAPE_RUNTIME_HAVE_SOLVER
 sv::StepInputs step_inputs(drape_instance& inst, float dt, uint32_t sim) {
     sv::StepInputs in;
     in.dt = dt;
@@ -220,7 +213,6 @@ sv::StepInputs step_inputs(drape_instance& inst, float dt, uint32_t sim) {
     if (inst.flags & DRAPE_INSTANCE_DEPENETRATE) in.depenetration_rounds = DRAPE_DEPENETRATION_ROUNDS;
     return in;
 }
-#endif
 
 // The buffer an operator naming `index` reaches in this state: the state's redirection (a display
 // buffer to its shadow) for the vertices, the named buffer's triangles (docs/havok-cloth.md: neither the
@@ -247,7 +239,6 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
         inst.buffer_positions[b] = reinterpret_cast<const sv::Float4*>(inst.buffers[st.buffer_map[b]].p);
         inst.buffer_normals[b] = reinterpret_cast<const sv::Float4*>(inst.buffers[st.buffer_map[b]].n);
     }
-#if DRAPE_RUNTIME_HAVE_SOLVER
     // The operators' notifyPreExecution pass: the simulate operators first (docs/havok-cloth.md "Sekiro").
     if (!skip_simulate)
         for (uint32_t oi : st.operators) {
@@ -256,19 +247,14 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
             SimSlot& slot = inst.sims[m.simulates[op.payload].sim];
             if (slot.state && slot.setup) sv::notify(*slot.setup, *slot.state, step_inputs(inst, dt, m.simulates[op.payload].sim));
         }
-#endif
     for (uint32_t oi : st.operators) {
         const Operator& op = m.operators[oi];
         switch (op.kind) {
             case OpKind::simulate: {
                 if (skip_simulate) break;
-#if DRAPE_RUNTIME_HAVE_SOLVER
                 const uint32_t s = m.simulates[op.payload].sim;
                 SimSlot& slot = inst.sims[s];
                 if (slot.state && slot.setup) sv::simulate(*slot.setup, *slot.state, step_inputs(inst, dt, s));
-#else
-                // simulate_placeholder: no kernel in this build; the particles keep their positions.
-#endif
                 break;
             }
             case OpKind::move_particles: {
@@ -375,7 +361,7 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
 
 extern "C" {
 
-int drape_runtime_simulates(void) { return DRAPE_RUNTIME_HAVE_SOLVER ? 1 : 0; }
+const char* drape_runtime_version(void) { return DRAPE_RUNTIME_VERSION; }
 
 drape_instance_def drape_default_instance_def(void) {
     drape_instance_def d;
@@ -611,6 +597,69 @@ drape_result drape_instance_step(drape_instance* inst, float dt) {
         [&](drape_result r, const char* what) { return fail(inst, r, "step: %s", what); });
 }
 
+drape_result drape_instance_advance(drape_instance* inst, float seconds, float time_scale, float step_seconds, uint32_t max_steps,
+                                   uint32_t* out_steps) {
+    if (out_steps) *out_steps = 0;
+    if (!inst) return DRAPE_RESULT_INVALID_ARGUMENT;
+    if (!(seconds >= 0) || !std::isfinite(seconds) || !(time_scale >= 0) || !std::isfinite(time_scale) || !(step_seconds > 0) ||
+        !std::isfinite(step_seconds))
+        return fail(inst, DRAPE_RESULT_INVALID_ARGUMENT, "advance: seconds and time_scale must be finite and >= 0, step_seconds > 0");
+    inst->accumulator += seconds * time_scale;
+    uint32_t steps = 0;
+    while (inst->accumulator >= step_seconds && steps < max_steps) {
+        const drape_result r = drape_instance_step(inst, step_seconds);
+        if (r != DRAPE_RESULT_OK) return r;
+        inst->accumulator -= step_seconds;
+        ++steps;
+    }
+    // A host that stalls (or a max_steps it cannot afford) drops the time it could not step,
+    // rather than owing it to the next frames.
+    if (inst->accumulator >= step_seconds) inst->accumulator = std::fmod(inst->accumulator, step_seconds);
+    if (out_steps) *out_steps = steps;
+    return DRAPE_RESULT_OK;
+}
+
+namespace {
+// A saved state: this header, then the instance's block as it was. Pointers inside the block
+// point into the block and into the file, so a state is restored only into the instance (and
+// block) that saved it.
+struct SavedStateHeader {
+    char magic[8];
+    const void* instance;
+    const void* block;
+    uint64_t block_size;
+    uint32_t state;
+    float accumulator;
+};
+constexpr char k_state_magic[8] = {'D', 'R', 'A', 'P', 'E', 'S', 'T', '1'};
+}  // namespace
+
+size_t drape_instance_state_size(const drape_instance* inst) { return inst ? sizeof(SavedStateHeader) + inst->block_size : 0; }
+
+drape_result drape_instance_save_state(const drape_instance* inst, void* out, size_t capacity) {
+    if (!inst || !out) return DRAPE_RESULT_INVALID_ARGUMENT;
+    if (capacity < drape_instance_state_size(inst)) return DRAPE_RESULT_BUFFER_TOO_SMALL;
+    SavedStateHeader h{};
+    std::memcpy(h.magic, k_state_magic, sizeof h.magic);
+    h.instance = inst, h.block = inst->block, h.block_size = inst->block_size, h.state = inst->state, h.accumulator = inst->accumulator;
+    std::memcpy(out, &h, sizeof h);
+    if (inst->block_size) std::memcpy(static_cast<unsigned char*>(out) + sizeof h, inst->block, inst->block_size);
+    return DRAPE_RESULT_OK;
+}
+
+drape_result drape_instance_restore_state(drape_instance* inst, const void* saved, size_t size) {
+    if (!inst || !saved) return fail(inst, DRAPE_RESULT_INVALID_ARGUMENT, "restore_state: null argument");
+    SavedStateHeader h;
+    if (size != drape_instance_state_size(inst)) return fail(inst, DRAPE_RESULT_INVALID_ARGUMENT, "restore_state: %zu bytes, this instance's state has %zu", size, drape_instance_state_size(inst));
+    std::memcpy(&h, saved, sizeof h);
+    if (std::memcmp(h.magic, k_state_magic, sizeof h.magic) != 0 || h.instance != inst || h.block != inst->block || h.block_size != inst->block_size)
+        return fail(inst, DRAPE_RESULT_INVALID_ARGUMENT, "restore_state: not a state this instance saved");
+    if (inst->block_size) std::memcpy(inst->block, static_cast<const unsigned char*>(saved) + sizeof h, inst->block_size);
+    inst->state = h.state;
+    inst->accumulator = h.accumulator;
+    return DRAPE_RESULT_OK;
+}
+
 namespace {
 // The state named prefix + the name of state `of` (no allocation), UINT32_MAX when none.
 uint32_t companion_state(const ClothModel& m, const char* prefix, uint32_t of) {
@@ -671,19 +720,18 @@ drape_result reset_instance(drape_instance* inst) {
             slot.positions[i].x = o[0], slot.positions[i].y = o[1], slot.positions[i].z = o[2];
         }
         for (uint32_t i = 0; i < sc.particle_count; ++i) slot.previous[i] = slot.positions[i];
-#if DRAPE_RUNTIME_HAVE_SOLVER
         if (slot.state && slot.setup) {
             // The solver's own bookkeeping (substep length, transitions) back to its start, at these positions.
             sv::reset_state(*slot.setup, *slot.state, slot.positions, reinterpret_cast<const sv::Matrix4*>(inst->transforms.m),
                             inst->transforms.count);
         }
-#endif
     }
     return DRAPE_RESULT_OK;
 }
 }  // namespace
 
 drape_result drape_instance_reset(drape_instance* inst) {
+    if (inst) inst->accumulator = 0;
     return c_api_barrier([&] { return reset_instance(inst); },
                          [&](drape_result r, const char* what) { return fail(inst, r, "reset: %s", what); });
 }

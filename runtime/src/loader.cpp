@@ -551,6 +551,51 @@ bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& ou
     }
 }
 
+// The file collidables of each sim cloth (shape, the transform it follows), for the C API's listing.
+bool load_collidables(Loader& L, const fb::ClothFile& root, const fb::ClothData* cd, ClothModel& m) {
+    for (size_t s = 0; s < size_of(cd->sim_cloth_datas()) && s < m.sims.size(); ++s) {
+        const auto* sd = cd->sim_cloth_datas()->Get(uint32_t(s));
+        const auto* map = sd->collidable_transform_map();
+        const bool follows = map && map->transform_set_index() >= 0;
+        for (size_t k = 0; k < size_of(sd->collidables()); ++k) {
+            const uint32_t ci = sd->collidables()->Get(uint32_t(k));
+            if (!L.index(ci, size_of(root.collidables()), "sim collidables", k)) return false;
+            const fb::Collidable* c = root.collidables()->Get(ci);
+            CollidableInfo info;
+            info.name = str(c->name());
+            if (c->transform()) info.rest = mat(*c->transform());
+            auto put = [](float* o, const fb::Vec4* v, float w) {
+                if (v) o[0] = v->x(), o[1] = v->y(), o[2] = v->z();
+                o[3] = w;
+            };
+            if (const auto* sp = c->shape_as_SphereShape()) {
+                info.kind = DRAPE_SHAPE_SPHERE;
+                put(info.a, sp->sphere(), sp->sphere() ? sp->sphere()->w() : 0.0f);
+            } else if (const auto* pl = c->shape_as_PlaneShape()) {
+                info.kind = DRAPE_SHAPE_PLANE;
+                put(info.a, pl->plane_equation(), pl->plane_equation() ? pl->plane_equation()->w() : 0.0f);
+            } else if (const auto* cp = c->shape_as_CapsuleShape()) {
+                info.kind = DRAPE_SHAPE_CAPSULE;
+                put(info.a, cp->start(), cp->radius());
+                put(info.b, cp->end(), cp->radius());
+            } else if (const auto* tc = c->shape_as_TaperedCapsuleShape()) {
+                info.kind = DRAPE_SHAPE_TAPERED_CAPSULE;
+                put(info.a, tc->small(), tc->small_radius());
+                put(info.b, tc->big(), tc->big_radius());
+            } else if (c->shape_as_ConvexGeometryShape()) {
+                info.kind = DRAPE_SHAPE_CONVEX_GEOMETRY;
+            }
+            if (follows && k < size_of(map->transform_indices()) && k < size_of(map->offsets())) {
+                info.transform = map->transform_indices()->Get(uint32_t(k));
+                if (!L.index(info.transform, m.transform_count, "collidable_transform_map.transform_indices", k)) return false;
+                info.offset = mat(*map->offsets()->Get(uint32_t(k)));
+            }
+            m.sims[s].collidables.push_back(std::move(info));
+        }
+    }
+    return true;
+}
+
 bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
     m.name = str(cd->name());
     uint32_t transform_count = 0;
@@ -770,7 +815,9 @@ drape_result drape_cloth_file_load(const void* bytes, size_t size, drape_cloth_f
             std::snprintf(where, sizeof where, "cloth_datas[%zu] '%.60s'", c, root->cloth_datas()->Get(uint32_t(c))->name() ? root->cloth_datas()->Get(uint32_t(c))->name()->c_str() : "");
             L.where = where;
             ClothModel m;
-            if (!load_cloth(L, root->cloth_datas()->Get(uint32_t(c)), m)) break;
+            if (!load_cloth(L, root->cloth_datas()->Get(uint32_t(c)), m) ||
+                !load_collidables(L, *root, root->cloth_datas()->Get(uint32_t(c)), m))
+                break;
             file->model.cloths.push_back(std::move(m));
         }
         if (L.err.code != DRAPE_RESULT_OK) return report(L.err.code, L.err.message);

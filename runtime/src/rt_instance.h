@@ -66,6 +66,7 @@ struct drape_instance {
     drape::solver::WindField* wind_active = nullptr;  // compacted each step
     drape::solver::RuntimeCollidable* collidable_active = nullptr;
     uint32_t state = 0;
+    float accumulator = 0;  // drape_instance_advance: time not yet stepped, seconds
     char error[DRAPE_ERROR_MESSAGE_SIZE] = {};
 };
 

@@ -179,8 +179,18 @@ struct State {
     std::vector<uint32_t> buffer_map;  // per buffer definition: the buffer operators of this state reach
 };
 
+// A file collidable of a sim cloth, as the C API lists it (drape_collidable_info).
+struct CollidableInfo {
+    std::string name;
+    uint32_t kind = 0;                 // drape_shape_kind
+    float a[4] = {}, b[4] = {};        // as drape_collidable_info
+    uint32_t transform = UINT32_MAX;   // transform-set index it follows, UINT32_MAX none
+    Mat4 offset{}, rest{};
+};
+
 struct SimCloth {
     std::string name;
+    std::vector<CollidableInfo> collidables;            // perInstanceCollidables, in order
     uint32_t particle_count = 0;
     std::vector<float> rest_x, rest_y, rest_z;          // rest pose 0 (or zero)
     std::vector<uint16_t> fixed;

@@ -1,7 +1,5 @@
 // drape runtime: the solver's immutable set-ups, one per simulate operator, built at load from
 // the file's sim cloth (schema 2.0) into the solver's plain description (solver/solver.h).
-// Without the simulate kernel (no runtime/src/solver/*.cpp) there are none, and the simulate
-// operator is the no-op simulate_placeholder (instance.cpp).
 #include <array>
 #include <cstdio>
 #include <new>
@@ -245,7 +243,6 @@ bool drape_runtime_build_sim_setups(drape_cloth_file& file, const fb::ClothFile&
         const drape::rt::ClothModel& m = file.model.cloths[c];
         auto& out = file.setups[c];
         out.setups.assign(m.simulates.size(), nullptr);
-#if DRAPE_RUNTIME_HAVE_SOLVER
         const fb::ClothData* cd = root.cloth_datas()->Get(uint32_t(c));
         size_t k = 0;
         for (size_t oi = 0; oi < m.operators.size(); ++oi) {
@@ -278,9 +275,6 @@ bool drape_runtime_build_sim_setups(drape_cloth_file& file, const fb::ClothFile&
             ++k;
         }
         (void)k;
-#else
-        (void)root, (void)error, (void)error_size;
-#endif
     }
     return true;
 }

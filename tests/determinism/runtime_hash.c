@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         free(pose);
         drape_instance_destroy(inst);
     }
-    printf("%016llx simulate_kernel=%d\n", (unsigned long long)h, drape_runtime_simulates());
+    printf("%016llx runtime %s\n", (unsigned long long)h, drape_runtime_version());
     drape_cloth_file_destroy(file);
     free(bytes);
     return 0;

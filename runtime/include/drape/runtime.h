@@ -28,8 +28,19 @@
 extern "C" {
 #endif
 
+/* The C API is the only thing the shared library exports (docs/runtime.md#the-runtime-as-a-package). */
 #ifndef DRAPE_API
+#if defined(_WIN32) && defined(DRAPE_RUNTIME_SHARED)
+#ifdef DRAPE_RUNTIME_BUILDING
+#define DRAPE_API __declspec(dllexport)
+#else
+#define DRAPE_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define DRAPE_API __attribute__((visibility("default")))
+#else
 #define DRAPE_API
+#endif
 #endif
 
 typedef enum drape_result {
@@ -60,9 +71,10 @@ typedef struct drape_allocator {
     void* user;
 } drape_allocator;
 
-/* 1 when this build of the runtime has its simulate kernel; 0 while the simulate operator is
- * the no-op placeholder (the particles then only follow the move-particles operators). */
-DRAPE_API int drape_runtime_simulates(void);
+/* The runtime's version, "MAJOR.MINOR.PATCH": MAJOR.MINOR is the .drcloth format version it was
+ * built for (schema/cloth.fbs FormatVersion); it reads every file of that MAJOR. The shared
+ * library's SONAME carries MAJOR (libdrape_runtime.so.MAJOR). */
+DRAPE_API const char* drape_runtime_version(void);
 
 /* ---- the asset ------------------------------------------------------------------------ */
 
@@ -120,6 +132,21 @@ DRAPE_API uint32_t drape_cloth_sim_particle_count(const drape_cloth_file* file, 
 /* The transforms of the set that the cloth itself writes (bone deform operators), ascending. */
 DRAPE_API uint32_t drape_cloth_driven_bone_count(const drape_cloth_file* file, uint32_t cloth);
 DRAPE_API uint32_t drape_cloth_driven_bone(const drape_cloth_file* file, uint32_t cloth, uint32_t i);
+
+/* A sim cloth's file collidables, for drawing them: the shape in its own frame and what moves it.
+ * At run time a collidable that follows a transform sits at that transform x offset
+ * (drape_instance_read_collidable_transform gives where the last step used it). */
+typedef struct drape_collidable_info {
+    const char* name;        /* as the file names it; valid while the file lives */
+    int kind;                /* a drape_shape_kind; 0 for a collidable without a shape (never collides) */
+    float a[4], b[4];        /* the shape, as drape_collidable's (b repeats the radius in w) */
+    uint32_t transform;      /* the transform-set index it follows, or UINT32_MAX: it stays at `rest` */
+    float offset[16];        /* transform from shape, when it follows one */
+    float rest[16];          /* world from shape as the file stores it (the authoring pose) */
+} drape_collidable_info;
+DRAPE_API uint32_t drape_cloth_sim_collidable_count(const drape_cloth_file* file, uint32_t cloth, uint32_t sim);
+DRAPE_API drape_result drape_cloth_sim_collidable(const drape_cloth_file* file, uint32_t cloth, uint32_t sim,
+                                                  uint32_t collidable, drape_collidable_info* out);
 
 /* ---- instances ------------------------------------------------------------------------ */
 
@@ -208,8 +235,10 @@ DRAPE_API uint32_t drape_instance_state(const drape_instance* instance);
 /* Run-time collidables (docs/havok-cloth.md#collidables-added-at-run-time). Shape kinds: */
 typedef enum drape_shape_kind {
     DRAPE_SHAPE_SPHERE = 1,          /* a: centre xyz, radius w */
+    DRAPE_SHAPE_PLANE = 2,           /* a: normal xyz, offset w (listed only: not a run-time collidable) */
     DRAPE_SHAPE_CAPSULE = 3,         /* a: start xyz radius w, b: end xyz */
-    DRAPE_SHAPE_TAPERED_CAPSULE = 4  /* a: small end xyz radius w, b: big end xyz radius w */
+    DRAPE_SHAPE_TAPERED_CAPSULE = 4, /* a: small end xyz radius w, b: big end xyz radius w */
+    DRAPE_SHAPE_CONVEX_GEOMETRY = 5  /* tetrahedra; a and b zero (listed only) */
 } drape_shape_kind;
 typedef struct drape_collidable {
     drape_shape_kind kind;
@@ -219,7 +248,7 @@ typedef struct drape_collidable {
     float angular_velocity[4]; /* rad/s */
     uint32_t enabled;
 } drape_collidable;
-/* Sets slot `slot` (< max_runtime_collidables) of sim cloth `sim`. */
+/* Sets slot `slot` (< max_runtime_collidables) of sim cloth `sim`: a sphere, capsule or tapered capsule. */
 DRAPE_API drape_result drape_instance_set_collidable(drape_instance* instance, uint32_t sim, uint32_t slot,
                                                      const drape_collidable* collidable);
 /* A global wind force field (docs/havok-cloth.md#the-elden-ring-wind-action): unit direction,
@@ -229,6 +258,21 @@ DRAPE_API drape_result drape_instance_set_wind(drape_instance* instance, uint32_
 
 /* Runs the current state's operators in order with the game's variable time step dt (s, > 0). */
 DRAPE_API drape_result drape_instance_step(drape_instance* instance, float dt);
+/* Steps at a fixed rate (the games': 1/30 s) however often the host calls: adds seconds x
+ * time_scale to the instance's accumulator and runs drape_instance_step(step_seconds) while a
+ * whole step is owed, at most max_steps times (time owed beyond that is dropped, so a stalled
+ * host does not fall behind for good). Every step of one call uses the transforms last set.
+ * time_scale 0 pauses; out_steps (may be NULL) gets the steps run. The accumulator starts at 0,
+ * drape_instance_reset empties it, and it is part of the saved state. */
+DRAPE_API drape_result drape_instance_advance(drape_instance* instance, float seconds, float time_scale, float step_seconds,
+                                              uint32_t max_steps, uint32_t* out_steps);
+/* Saving and restoring an instance (scrubbing a timeline): everything it holds that changes
+ * (particles, transforms, buffers, run-time collidables, wind, the current state, the advance
+ * accumulator) as `drape_instance_state_size` bytes. A state is restored only into the instance
+ * that saved it (INVALID_ARGUMENT otherwise); it is not a file format. Neither allocates. */
+DRAPE_API size_t drape_instance_state_size(const drape_instance* instance);
+DRAPE_API drape_result drape_instance_save_state(const drape_instance* instance, void* out, size_t capacity);
+DRAPE_API drape_result drape_instance_restore_state(drape_instance* instance, const void* state, size_t size);
 /* Puts every particle on its animated position, velocities zero: when the cloth data has the
  * states "_preAtoS_" S and "_curAtoS_" S beside the current state S (every corpus file does),
  * runs them (they skin the display mesh and gather it into the previous positions and the
