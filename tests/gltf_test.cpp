@@ -204,6 +204,13 @@ TEST_CASE("gltf: every corpus FLVER exports, structure matches the FLVER") {
                 CHECK(pos[u * 3 + 0] == v.x);
                 CHECK(pos[u * 3 + 2] == -v.z);
             }
+            // _DRAPE_VERTEX: each vertex's FLVER index, for hosts whose importers reorder vertices.
+            REQUIRE(prim["attributes"].contains("_DRAPE_VERTEX"));
+            auto flver_index = g.accessor<float>(prim["attributes"]["_DRAPE_VERTEX"]);
+            REQUIRE(flver_index.size() == size_t(mesh.vertices.count));
+            size_t in_order = 0;
+            for (uint32_t u = 0; u < mesh.vertices.count; ++u) in_order += flver_index[u] == float(u);
+            CHECK(in_order == mesh.vertices.count);
             float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
             for (uint32_t u = 0; u < mesh.vertices.count; ++u) {
                 const auto& v = mesh.vertices.positions[u];

@@ -412,6 +412,14 @@ Result<ModelNodes> add_model(GltfDocument& doc, const flver::Model& model, const
             at["JOINTS_0"] = doc.add_accessor(std::span<const uint16_t>(joints), "VEC4", k_gltf_array_buffer);
             at["WEIGHTS_0"] = doc.add_accessor(std::span<const float>(wts), "VEC4", k_gltf_array_buffer);
         }
+        // Each vertex's index in the FLVER mesh (the cloth runtime's display buffers are in that
+        // order), so a host whose importer splits or reorders vertices can map them back. A float:
+        // vertex attributes are 4-byte aligned, and indices below 2^24 are exact.
+        {
+            std::vector<float> flver_index(n);
+            for (size_t s = 0; s < n; ++s) flver_index[s] = float(s);
+            at["_DRAPE_VERTEX"] = doc.add_accessor(std::span<const float>(flver_index), "SCALAR", k_gltf_array_buffer);
+        }
         if (n <= 0xFFFF) {
             std::vector<uint16_t> i16(indices.begin(), indices.end());
             prim["indices"] = doc.add_accessor(std::span<const uint16_t>(i16), "SCALAR", k_gltf_element_array_buffer);
