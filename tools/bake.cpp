@@ -4,9 +4,7 @@
 #include "commands.h"
 #include "drape/exporters/bake.h"
 #include "drape/io/file.h"
-#ifdef DRAPE_BAKE_HAVE_RUNTIME
 #include "drape/exporters/bake_runtime.h"
-#endif
 
 namespace drape::cli {
 
@@ -35,10 +33,6 @@ void register_bake(CLI::App& app, GlobalOptions& global, int& exit_code) {
     cmd->add_option("-o,--output", a->output, "The baked .glb")->required();
     cmd->callback([a, &global, &exit_code] {
         exit_code = k_exit_input;
-#ifndef DRAPE_BAKE_HAVE_RUNTIME
-        (void)global;
-        std::cerr << "error: this drape is built without the cloth runtime (runtime/include/drape/runtime.h)\n";
-#else
         auto glb = read_file(a->model);
         if (!glb) return void(std::cerr << "error: " << glb.error().to_string() << "\n");
         auto bytes = read_file(a->cloth);
@@ -67,7 +61,6 @@ void register_bake(CLI::App& app, GlobalOptions& global, int& exit_code) {
             std::cout << "\n";
         }
         exit_code = k_exit_ok;
-#endif
     });
 }
 

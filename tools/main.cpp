@@ -23,9 +23,7 @@ int main(int argc, char** argv) {
     drape::cli::register_model(app, global, exit_code);
     drape::cli::register_cloth(app, global, exit_code);
     drape::cli::register_animation(app, global, exit_code);
-#if DRAPE_HAVE_SIMULATE
     drape::cli::register_simulate(app, global, exit_code);
-#endif
     drape::cli::register_bench(app, global, exit_code);
     drape::cli::register_unpack(app, global, exit_code);
     drape::cli::register_convert(app, global, exit_code);

@@ -15,9 +15,7 @@
 #include "drape/anim/anibnd.h"
 #include "drape/exporters/animation_glb.h"
 #include "drape/exporters/bake.h"
-#ifdef DRAPE_BAKE_HAVE_RUNTIME
 #include "drape/exporters/bake_runtime.h"
-#endif
 #include "drape/exporters/cloth_export.h"
 #ifdef DRAPE_HAVE_FBX
 #include "drape/exporters/fbx.h"
@@ -696,7 +694,6 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
 
     // ---- bake: the cloth's motion over a clip into <name>_baked.glb ------------------------
     if (options.bake && !bake_glb.empty() && !bake_cloth.empty()) {
-#ifdef DRAPE_BAKE_HAVE_RUNTIME
         bake::BakeOptions bo;
         bo.clip = options.bake_clip;
         bo.depenetrate = options.bake_depenetrate;
@@ -713,9 +710,6 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
                                    {"rate_hz", bo.rate}, {"meshes", brep.meshes}, {"vertex_offsets", brep.write.stored_vertices},
                                    {"bytes_added", brep.write.bytes_added}, {"max_offset_m", brep.max_offset}};
         }
-#else
-        r.warnings.push_back("bake: this drape is built without the cloth runtime");
-#endif
     }  // without cloth there is nothing to bake (most characters have none): no warning
     bake_glb.clear();
     bake_cloth.clear();

@@ -1,7 +1,6 @@
 // drape: the bake's Cloth over drape's runtime (runtime/include/drape/runtime.h): every cloth
 // data of a .drcloth runs as one runtime instance in the game's space; the transform-set bones of
-// all of them are matched to the model's nodes by name. Built when the runtime is (the
-// exporters library then defines DRAPE_BAKE_HAVE_RUNTIME).
+// all of them are matched to the model's nodes by name.
 #pragma once
 
 #include <memory>
