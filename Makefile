@@ -6,7 +6,10 @@
 #   make build   release build (g++) of drape, its tests and benchmarks in build/release (needs only make deps-build)
 #   make test    release build (g++) + ASan/UBSan build (clang), every test in both
 #   make demo    build the drape CLI, then run the main job on samples/game into out/ (needs only make deps)
-#   make fuzz    build the libFuzzer targets (clang) in build/fuzz; FUZZ_TIME=60 make fuzz-run runs each
+#   make fuzz    build the libFuzzer targets (clang) in build/fuzz; FUZZ_TIME=60 make fuzz-run runs each in
+#                turn, make fuzz-long FUZZ_TIME=3600 all of them one process per core (random seeds,
+#                grown corpora in build/fuzz/corpus/), make fuzz-minimize merges what they grew into
+#                tests/fuzz/corpus/ (committed: CI's smoke replays it); see tests/fuzz/fuzz.sh
 #   make bench   build and run the Google Benchmark suite (release)
 
 SHELL := /bin/bash
@@ -37,7 +40,7 @@ BUILD_TEST_PACKAGES := doctest-dev libbenchmark-dev libbullet-dev
 TEST_PACKAGES := clang libclang-rt-14-dev python3 python3-pil \
 	blender python3-numpy godot3-server nodejs
 
-.PHONY: deps deps-build deps-test deps-extra build test test-release test-asan demo fuzz fuzz-run bench clean
+.PHONY: deps deps-build deps-test deps-extra build test test-release test-asan demo fuzz fuzz-run fuzz-long fuzz-minimize bench clean
 
 # $(call apt_install,PACKAGES): installs the missing ones (as root), else names them and fails.
 define apt_install
@@ -122,16 +125,22 @@ demo: deps $(BUILD_DEMO)/build.ninja
 
 $(BUILD_FUZZ)/build.ninja:
 	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-	  -DCMAKE_C_COMPILER=clang -DDRAPE_BUILD_FUZZERS=ON -DDRAPE_BUILD_TESTS=OFF
+	  -DCMAKE_C_COMPILER=clang -DDRAPE_BUILD_FUZZERS=ON -DDRAPE_BUILD_TESTS=OFF $(LAUNCHER)
 
 fuzz: deps-test $(BUILD_FUZZ)/build.ninja
 	ninja -C $(BUILD_FUZZ) -j $(JOBS)
 
+# Every target from its seeds, dictionary and committed corpus (the inputs of its smoke test),
+# with a random seed: one at a time (fuzz-run) or one process per core (fuzz-long). Prints per
+# target the seconds, executions, coverage and findings (crash inputs in build/fuzz/artifacts/).
 fuzz-run: fuzz
-	@for f in $(BUILD_FUZZ)/tests/*_fuzz; do \
-	  echo "== $$f ($(FUZZ_TIME) s)"; mkdir -p $(BUILD_FUZZ)/corpus/$$(basename $$f); \
-	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 $(BUILD_FUZZ)/corpus/$$(basename $$f) 2>&1 | tail -3 || exit 1; \
-	done
+	sh tests/fuzz/fuzz.sh run $(BUILD_FUZZ) $(FUZZ_TIME) 1
+
+fuzz-long: fuzz
+	sh tests/fuzz/fuzz.sh run $(BUILD_FUZZ) $(FUZZ_TIME) $(JOBS)
+
+fuzz-minimize: fuzz
+	sh tests/fuzz/fuzz.sh minimize $(BUILD_FUZZ)
 
 $(BUILD_BENCH)/build.ninja:
 	cmake -S . -B $(BUILD_BENCH) -G Ninja -DCMAKE_BUILD_TYPE=Release -DDRAPE_BUILD_BENCH=ON -DDRAPE_BUILD_TESTS=OFF

@@ -1,6 +1,7 @@
 // The hostile inputs of tests/fuzz/regressions: .drcloth files that once crashed a reader (the
 // runtime's loader or step, the .drcloth reader behind drape check, drape simulate), each now
-// refused with one clean error by every path an engine or a user takes.
+// refused with one clean error by every path an engine or a user takes; and binders whose
+// members made a reader allocate what they claimed.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,10 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "drape/bnd/bnd4.h"
 #include "drape/exporters/cloth_check.h"
 #include "drape/exporters/cloth_read.h"
 #include "drape/io/file.h"
 #include "drcloth_fixtures.h"
+#include "game_fixtures.h"
 #include "run.h"
 #include "runtime_drive.h"
 
@@ -21,7 +24,7 @@ using namespace drape;
 
 namespace {
 
-std::filesystem::path regressions_dir() { return std::filesystem::path(DRAPE_SOURCE_DIR) / "tests/fuzz/regressions"; }
+std::filesystem::path regressions_dir(const char* format) { return std::filesystem::path(DRAPE_SOURCE_DIR) / "tests/fuzz/regressions" / format; }
 
 struct Input {
     std::string name;
@@ -29,10 +32,10 @@ struct Input {
     std::vector<uint8_t> bytes;
 };
 
-std::vector<Input> regressions() {
+std::vector<Input> regressions(const char* format = "drcloth") {
     std::vector<Input> out;
-    for (const auto& e : std::filesystem::directory_iterator(regressions_dir())) {
-        if (!e.is_regular_file() || e.path().extension() != ".drcloth") continue;
+    for (const auto& e : std::filesystem::directory_iterator(regressions_dir(format))) {
+        if (!e.is_regular_file()) continue;
         auto bytes = read_file(e.path().string());
         REQUIRE_MESSAGE(bytes, bytes.error().to_string());
         out.push_back({e.path().filename().string(), e.path(), std::move(*bytes)});
@@ -54,12 +57,13 @@ std::vector<std::string> problem_lines(const std::string& text, const std::strin
 }  // namespace
 
 TEST_CASE("fuzz regressions: the hand-built files are what drape_fuzz_seeds --regressions writes") {
-    std::map<std::string, std::vector<uint8_t>> written;
-    for (auto& [name, bytes] : test::drcloth_unions_without_table()) written[name] = bytes;
-    written["shadow_larger_than_its_buffer.drcloth"] = test::small_drcloth_with_larger_shadow(12);
+    std::map<std::string, std::vector<uint8_t>> written;  // path under tests/fuzz/regressions -> bytes
+    for (auto& [name, bytes] : test::drcloth_unions_without_table()) written["drcloth/" + name] = bytes;
+    written["drcloth/shadow_larger_than_its_buffer.drcloth"] = test::small_drcloth_with_larger_shadow(12);
+    written["bnd4/member_claiming_8_gib.bnd"] = test::make_bnd4_member_claiming(uint64_t(8) << 30);
     for (const auto& file : written) {  // no structured bindings: clang 14 cannot capture them in doctest macros
         CAPTURE(file.first);
-        auto committed = read_file((regressions_dir() / file.first).string());
+        auto committed = read_file((regressions_dir("") / file.first).string());
         REQUIRE_MESSAGE(committed, committed.error().to_string());
         CHECK_MESSAGE(*committed == file.second, "regenerate with: drape_fuzz_seeds --regressions tests/fuzz/regressions");
     }
@@ -108,5 +112,25 @@ TEST_CASE("fuzz regressions: drape check prints one error line and exits 1, drap
         const auto simulate = test::run("'" + test::drape_exe() + "' simulate '" + path + "'");
         INFO(simulate.out);
         CHECK(simulate.exit_code == 1);
+    }
+}
+
+TEST_CASE("fuzz regressions: a binder member claiming more than the decompression guard allows is refused before allocating") {
+    const auto inputs = regressions("bnd4");
+    REQUIRE(inputs.size() >= 2);
+    for (const auto& in : inputs) {
+        CAPTURE(in.name);
+        auto binder = bnd::read_bnd4(in.bytes);
+        REQUIRE_MESSAGE(binder, binder.error().to_string());
+        size_t refused = 0;
+        for (const auto& e : binder->entries) {
+            auto bytes = bnd::entry_bytes(*binder, e);
+            if (!bytes && bytes.error().to_string().find("zlib.uncompressed_size: declared uncompressed size") != std::string::npos) ++refused;
+        }
+        CHECK(refused >= 1);
+        // drape inspect lists the binder and reports the member; it does not run out of memory.
+        const auto r = test::run("'" + test::drape_exe() + "' inspect '" + in.path.string() + "'");
+        INFO(r.out);
+        CHECK((r.exit_code == 0 || r.exit_code == 1));
     }
 }

@@ -241,6 +241,9 @@ Result<void> inflate_zlib_into(Bytes in, std::span<uint8_t> out, bool raw_deflat
 }
 
 Result<std::vector<uint8_t>> inflate_zlib(Bytes in, uint64_t expected, bool raw_deflate) {
+    // `expected` comes from a file (a binder member's uncompressed size): the DCX header's guard
+    // applies before the output is allocated, or a 2 KB binder claiming 8 GB allocates 8 GB.
+    if (auto ok = check_declared(expected, in.size(), k_max_uncompressed, 0, "zlib.uncompressed_size"); !ok) return ok.error();
     std::vector<uint8_t> out(expected);
     auto r = inflate_zlib_into(in, out, raw_deflate);
     if (!r) return std::move(r).error();

@@ -4,7 +4,7 @@
 //                                        files made by tests/support's writers (and the committed
 //                                        synthetic sample game's), so that mutations start past the
 //                                        magic and the headers
-//   drape_fuzz_seeds --regressions DIR   the hand-built hostile .drcloth files of tests/fuzz/regressions
+//   drape_fuzz_seeds --regressions DIR   the hand-built hostile files of tests/fuzz/regressions
 //                                        (committed; regenerate them with this when the fixtures change)
 //
 // No game data: everything here is written by drape's own test writers.
@@ -291,8 +291,9 @@ void write_seeds(const fs::path& out) {
 }
 
 bool write_regressions(const fs::path& dir) {
-    for (const auto& [name, bytes] : test::drcloth_unions_without_table()) write(dir / name, bytes);
-    write(dir / "shadow_larger_than_its_buffer.drcloth", test::small_drcloth_with_larger_shadow(12));
+    for (const auto& [name, bytes] : test::drcloth_unions_without_table()) write(dir / "drcloth" / name, bytes);
+    write(dir / "drcloth/shadow_larger_than_its_buffer.drcloth", test::small_drcloth_with_larger_shadow(12));
+    write(dir / "bnd4/member_claiming_8_gib.bnd", test::make_bnd4_member_claiming(uint64_t(8) << 30));
     return g_ok;
 }
 

@@ -121,7 +121,8 @@ Result<std::vector<uint8_t>> compress(Bytes payload, const EncodeOptions& option
 
 // Raw zlib inflate of a whole stream into exactly `expected` bytes (used by DCX and binders).
 // Decodes through libdeflate (about 2-3x zlib's speed); a stream libdeflate refuses is run
-// through zlib again for the precise error message.
+// through zlib again for the precise error message. An `expected` size past the decompression-bomb
+// guard (k_max_uncompressed, or 4096 times the stream plus 64 KiB) is refused before allocating.
 Result<std::vector<uint8_t>> inflate_zlib(Bytes in, uint64_t expected, bool raw_deflate = false);
 // The same into caller memory of exactly `expected` bytes.
 Result<void> inflate_zlib_into(Bytes in, std::span<uint8_t> out, bool raw_deflate = false);
