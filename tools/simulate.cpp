@@ -86,6 +86,7 @@ void keep_worst(drive::SimStats& a, const drive::SimStats& b, const std::string&
         worst_clip = clip;
     }
     for (size_t k = 0; k < drive::k_link_kinds; ++k) a.max_link_stretch_by_kind[k] = std::max(a.max_link_stretch_by_kind[k], b.max_link_stretch_by_kind[k]);
+    a.max_firm_link_stretch = std::max(a.max_firm_link_stretch, b.max_firm_link_stretch);
     a.finite = a.finite && b.finite;
     a.steps += b.steps;
     a.max_penetration_m = std::max(a.max_penetration_m, b.max_penetration_m);
@@ -111,7 +112,7 @@ void print_json(const std::string& input, const std::vector<std::string>& clips,
                   << ", \"max_link_stretch\": " << s.max_link_stretch << ", \"max_link_stretch_by_kind\": {";
         for (size_t k = 0; k < drive::k_link_kinds; ++k)
             std::cout << (k ? ", " : "") << '"' << drive::link_kind_name(drive::LinkKind(k)) << "\": " << s.max_link_stretch_by_kind[k];
-        std::cout << "}, \"max_link_stretch_step\": " << s.max_link_stretch_step << ", \"max_link_particles\": [" << s.max_link_particles[0]
+        std::cout << "}, \"max_firm_link_stretch\": " << s.max_firm_link_stretch << ", \"max_link_stretch_step\": " << s.max_link_stretch_step << ", \"max_link_particles\": [" << s.max_link_particles[0]
                   << ", " << s.max_link_particles[1] << "], \"worst_clip\": " << json_string(worst_clip[i])
                   << ", \"max_pinned_error_m\": " << s.max_pinned_error_m << ", \"max_skin_distance_m\": " << s.max_skin_distance_m
                   << ", \"max_skin_distance_bound_m\": " << s.max_skin_distance_bound_m << ", \"max_local_range_excess_m\": " << s.max_local_range_excess_m
@@ -132,7 +133,7 @@ void print_text(const std::vector<drive::SimStats>& stats, const std::vector<std
         }
         std::cout << s.steps << " steps, " << (s.finite ? "finite" : "NOT FINITE") << "\n    link stretch " << s.max_link_stretch << " (";
         for (size_t k = 0; k < drive::k_link_kinds; ++k) std::cout << (k ? ", " : "") << drive::link_kind_name(drive::LinkKind(k)) << " " << s.max_link_stretch_by_kind[k];
-        std::cout << "; step " << s.max_link_stretch_step << ", particles " << s.max_link_particles[0] << "-" << s.max_link_particles[1]
+        std::cout << "; firm links " << s.max_firm_link_stretch << "; step " << s.max_link_stretch_step << ", particles " << s.max_link_particles[0] << "-" << s.max_link_particles[1]
                   << (worst_clip[i].empty() ? "" : ", clip " + worst_clip[i]) << ")\n    pinned error " << s.max_pinned_error_m
                   << " m, farthest from its skinned place " << s.max_skin_distance_m << " m (bound " << s.max_skin_distance_bound_m
                   << " m, largest excess " << s.max_local_range_excess_m << " m), driven bones from particles "

@@ -99,7 +99,8 @@ ojson cloth_run_report(const std::vector<uint8_t>& drcloth, const havok::Skeleto
         ojson by_kind = ojson::object();
         for (size_t k = 0; k < drive::k_link_kinds; ++k) by_kind[drive::link_kind_name(drive::LinkKind(k))] = s.max_link_stretch_by_kind[k];
         sims.push_back({{"cloth", s.cloth}, {"sim", s.sim}, {"state", s.state}, {"finite", s.finite}, {"max_link_stretch", s.max_link_stretch},
-                        {"max_link_stretch_by_kind", by_kind}, {"max_pinned_error_m", s.max_pinned_error_m},
+                        {"max_link_stretch_by_kind", by_kind}, {"max_firm_link_stretch", s.max_firm_link_stretch},
+                        {"max_pinned_error_m", s.max_pinned_error_m},
                         {"max_skin_distance_m", s.max_skin_distance_m}, {"max_skin_distance_bound_m", s.max_skin_distance_bound_m},
                         {"max_local_range_excess_m", s.max_local_range_excess_m}, {"max_driven_bone_distance_m", s.max_driven_bone_distance_m},
                         {"max_below_skin_m", s.max_below_skin_m}, {"max_penetration_m", s.max_penetration_m}});

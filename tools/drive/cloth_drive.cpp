@@ -249,6 +249,7 @@ struct Link {
     uint32_t a, b;
     float rest;
     LinkKind kind;
+    float stiffness;
 };
 
 struct LocalRange {
@@ -323,16 +324,18 @@ CollidableRef collidable_ref(const fb::Collidable* col, const fb::CollidableTran
 
 // The links, particles and collidables of sim cloth `sd`.
 void probe_sim(const fb::ClothFile* root, const fb::SimClothData* sd, SimProbe& ps) {
-    auto add = [&](auto* set, LinkKind kind, auto rest_of) {
+    auto add = [&](auto* set, LinkKind kind, auto rest_of, auto stiffness_of) {
         if (!set || !set->links()) return;
-        for (const auto* k : *set->links()) ps.links.push_back({k->particle_a(), k->particle_b(), rest_of(k), kind});
+        for (const auto* k : *set->links()) ps.links.push_back({k->particle_a(), k->particle_b(), rest_of(k), kind, stiffness_of(k)});
     };
+    auto stiffness = [](const auto* k) { return k->stiffness(); };
     if (sd->static_constraint_sets())
         for (const fb::ConstraintSet* cs : *sd->static_constraint_sets()) {
-            add(cs->data_as_StandardLinkSet(), LinkKind::standard, [](const auto* k) { return k->rest_length(); });
-            add(cs->data_as_StretchLinkSet(), LinkKind::stretch, [](const auto* k) { return k->rest_length(); });
-            add(cs->data_as_BendLinkSet(), LinkKind::bend, [](const auto* k) { return k->stretch_max_length(); });
-            add(cs->data_as_CompressibleLinkSet(), LinkKind::compressible, [](const auto* k) { return k->rest_length(); });
+            add(cs->data_as_StandardLinkSet(), LinkKind::standard, [](const auto* k) { return k->rest_length(); }, stiffness);
+            add(cs->data_as_StretchLinkSet(), LinkKind::stretch, [](const auto* k) { return k->rest_length(); }, stiffness);
+            add(cs->data_as_BendLinkSet(), LinkKind::bend, [](const auto* k) { return k->stretch_max_length(); },
+                [](const auto* k) { return k->stretch_stiffness(); });
+            add(cs->data_as_CompressibleLinkSet(), LinkKind::compressible, [](const auto* k) { return k->rest_length(); }, stiffness);
             if (const auto* lr = cs->data_as_LocalRangeSet(); lr && lr->local_constraints()) {
                 const uint32_t buffer = lr->reference_mesh_buffer_index();
                 for (const auto* l : *lr->local_constraints())
@@ -401,6 +404,7 @@ void measure_links(const SimProbe& ps, uint32_t step, SimStats& st) {
         const float e = (distance3(&ps.xyz[size_t(l.a) * 3], &ps.xyz[size_t(l.b) * 3]) - l.rest) / l.rest;
         float& by_kind = st.max_link_stretch_by_kind[size_t(l.kind)];
         by_kind = std::max(by_kind, e);
+        if (l.stiffness >= k_firm_link_stiffness) st.max_firm_link_stretch = std::max(st.max_firm_link_stretch, e);
         if (e > st.max_link_stretch) {
             st.max_link_stretch = e;
             st.max_link_stretch_step = step;
