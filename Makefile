@@ -11,6 +11,7 @@
 #                grown corpora in build/fuzz/corpus/), make fuzz-minimize merges what they grew into
 #                tests/fuzz/corpus/ (committed: CI's smoke replays it); see tests/fuzz/fuzz.sh
 #   make bench   build and run the Google Benchmark suite (release)
+#   make blender-addon  the Blender add-on that plays the cloth live: build/blender/drape_cloth.zip
 
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
@@ -40,7 +41,7 @@ BUILD_TEST_PACKAGES := doctest-dev libbenchmark-dev libbullet-dev
 TEST_PACKAGES := clang libclang-rt-14-dev python3 python3-pil \
 	blender python3-numpy godot3-server nodejs
 
-.PHONY: deps deps-build deps-test deps-extra build test test-release test-asan demo fuzz fuzz-run fuzz-long fuzz-minimize bench clean
+.PHONY: deps deps-build deps-test deps-extra blender-addon build test test-release test-asan demo fuzz fuzz-run fuzz-long fuzz-minimize bench clean
 
 # $(call apt_install,PACKAGES): installs the missing ones (as root), else names them and fails.
 define apt_install
@@ -115,6 +116,13 @@ DRAPE := $(BUILD_DEMO)/tools/drape
 $(BUILD_DEMO)/build.ninja:
 	cmake -S . -B $(BUILD_DEMO) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
 	  -DDRAPE_BUILD_TESTS=OFF $(LAUNCHER) >/dev/null
+
+# The Blender add-on (samples/blender): build/blender/drape_cloth.zip, installable through Blender's
+# Preferences > Add-ons > Install.
+blender-addon: deps-build $(BUILD_RELEASE)/build.ninja
+	ninja -C $(BUILD_RELEASE) -j $(JOBS) drape_blender_addon
+	@mkdir -p build/blender && cp $(BUILD_RELEASE)/blender/drape_cloth.zip build/blender/drape_cloth.zip
+	@echo "build/blender/drape_cloth.zip"
 
 demo: deps $(BUILD_DEMO)/build.ninja
 	ninja -C $(BUILD_DEMO) -j $(JOBS) drape

@@ -588,3 +588,54 @@ TEST_CASE("bake runtime: every corpus character its cloth binds to, baked, keeps
     }
     CHECK(checked == std::size(cases));
 }
+
+TEST_CASE("blender add-on: installed from its zip, it plays c5000's cloth live under a000_002000, as the bake does, for 20 frames") {
+    require_corpus();
+    if (test::skip_external()) return;
+    const fs::path zip = fs::path(DRAPE_BINARY_DIR) / "blender/drape_cloth.zip";
+    REQUIRE_MESSAGE(fs::exists(zip), "the drape_blender_addon target builds " << zip.string());
+    const Baked& b = c5000();
+    const auto dir = test::scratch_dir("blender_addon_c5000");
+    REQUIRE(write_file(dir / "c5000.glb", only_clip(b.glb, "a000_002000")));
+    REQUIRE(write_file(dir / "c5000_baked.glb", only_clip(b.baked, "a000_002000")));
+    REQUIRE(write_file(dir / "c5000.drcloth", b.drcloth));
+    constexpr int k_frames = 20;
+    json times = json::array();
+    for (int f = 0; f < k_frames; ++f) times.push_back(f / 30.0);
+    const std::string baked_path = (dir / "c5000_baked.glb").string();
+    const json baked = test::blender_bake_check(dir, {{"files", {baked_path}}, {"animation", "a000_002000"}, {"times", times}});
+    REQUIRE_MESSAGE(baked["errors"].empty(), baked["errors"].dump());
+    const json live = test::blender_addon_check(dir, {{"addon", zip.string()}, {"model", (dir / "c5000.glb").string()},
+                                                      {"cloth", (dir / "c5000.drcloth").string()}, {"animation", "a000_002000"}, {"frames", k_frames}});
+    REQUIRE_MESSAGE(live["errors"].empty(), live["errors"].dump());
+    CHECK(live["attach"] == json::array({"FINISHED"}));
+    CHECK(live["copies"].size() == b.report.meshes.size());  // one live copy per cloth mesh the bake moves
+    CHECK(live["after_detach"].empty());                     // detach removes the copies and shows the originals
+    REQUIRE(live["frames"].size() == size_t(k_frames));
+    const std::set<std::string> cloth(b.report.meshes.begin(), b.report.meshes.end());
+    double worst = 0, worst_before_contact = 0;
+    for (int f = 0; f < k_frames; ++f) {
+        CAPTURE(f);
+        const json& mb = baked["files"][baked_path]["frames"][size_t(f)]["meshes"];
+        const json& ml = live["frames"][size_t(f)]["meshes"];
+        REQUIRE(ml.size() == mb.size());
+        double cloth_max = 0;
+        for (const auto& item : mb.items()) {
+            const std::string name = item.key();
+            CAPTURE(name);
+            REQUIRE(ml.contains(name));
+            const double d = max_difference(ml[name], item.value());
+            if (cloth.count(name)) cloth_max = std::max(cloth_max, d);
+            else CHECK(d < 1e-4);  // the skinned meshes: Blender's skin either way
+        }
+        worst = std::max(worst, cloth_max);
+        if (f < 7) worst_before_contact = std::max(worst_before_contact, cloth_max);
+    }
+    MESSAGE("c5000 live in Blender against its bake, 20 frames of a000_002000: cloth within " << worst << " m (" << worst_before_contact
+                                                                                            << " m over the first 7 frames)");
+    // Measured: 5e-5 m over the first 7 frames, then 1.5e-3 m at frame 7, where the rider's mantle
+    // meets a boar capsule: float differences between Blender's pose matrices and skin and the
+    // bake's (double) glTF evaluation, amplified by the contact; back to 1e-4 by frame 12.
+    CHECK(worst_before_contact < 1e-4);
+    CHECK(worst < 2e-3);
+}

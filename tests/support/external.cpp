@@ -58,6 +58,19 @@ json blender_bake_check(const fs::path& dir, const json& job) {
     return json::parse(slurp(dir / "result.json"));
 }
 
+json blender_addon_check(const fs::path& dir, const json& job) {
+    std::ofstream(dir / "addon_job.json") << job.dump();
+    fs::remove(dir / "addon_result.json");
+    // The add-on installs into a scripts folder of the test's own, not the user's Blender configuration.
+    const std::string cmd = "BLENDER_USER_SCRIPTS=" + q(dir / "blender_scripts") + " blender -b --factory-startup --python " +
+                            q(fs::path(DRAPE_SOURCE_DIR) / "tests/blender/check_addon.py") + " -- " +
+                            q(dir / "addon_job.json") + " " + q(dir / "addon_result.json") + " > " + q(dir / "addon_blender.log") + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    if (!fs::exists(dir / "addon_result.json"))
+        return {{"errors", {"Blender (exit " + std::to_string(rc) + ") wrote no result: " + slurp(dir / "addon_blender.log")}}, {"frames", json::array()}};
+    return json::parse(slurp(dir / "addon_result.json"));
+}
+
 GodotResult godot_check(const fs::path& dir, const std::vector<std::pair<std::string, fs::path>>& files, const json& cases) {
     GodotResult r;
     const std::string godot = find_on_path("godot3-server");

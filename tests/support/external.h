@@ -20,6 +20,10 @@ std::string find_on_path(const std::string& exe);  // "" when absent
 // result.json ({"errors": [...], "files": {...}}), or {"errors": ["..."]} with the log when
 // Blender wrote none.
 nlohmann::json blender_bake_check(const std::filesystem::path& dir, const nlohmann::json& job);
+// Installs the add-on zip job["addon"] in Blender (headless), imports job["model"], makes clip
+// job["animation"] active, attaches job["cloth"] at frame 0 and plays job["frames"] frames
+// (tests/blender/check_addon.py); the result holds every visible mesh's world vertices per frame.
+nlohmann::json blender_addon_check(const std::filesystem::path& dir, const nlohmann::json& job);
 
 // Copies `files` (name -> path) into a fresh Godot 3 project under `dir` (models/<name>), lets
 // the editor import them, then runs tests/godot/check_import.gd on `cases` (each "file" is
