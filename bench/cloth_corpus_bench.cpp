@@ -11,6 +11,7 @@
 // taken from the next file of the list that has them (the label names the file and cloth data).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
@@ -18,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "corpus.h"
@@ -189,8 +191,77 @@ void cloth_operator_kind(benchmark::State& state) {
     state.SkipWithError("no corpus cloth data has this operator kind");
 }
 
+// A host task system for drape_instances_step: [0, count) split over `workers` threads spawned
+// per call (the first range on the calling thread), joined in finish.
+struct SpawnTasks {
+    uint32_t workers = 1;
+    std::vector<std::thread> threads;
+};
+void* spawn_enqueue(drape_task_fn* task, uint32_t count, uint32_t, void* context, void* user) {
+    auto& t = *static_cast<SpawnTasks*>(user);
+    const uint32_t ranges = std::max(1u, std::min(t.workers, count));
+    for (uint32_t w = 1; w < ranges; ++w) t.threads.emplace_back([=] { task(count * w / ranges, count * (w + 1) / ranges, w, context); });
+    task(0, count / ranges, 0, context);
+    return &t;
+}
+void spawn_finish(void* handle, void*) {
+    auto& t = *static_cast<SpawnTasks*>(handle);
+    for (auto& th : t.threads) th.join();
+    t.threads.clear();
+}
+
+// Eight Elden Ring c4361 characters (every cloth data of each), stepped together through
+// drape_instances_step on range(0) threads of the host (1: no task system).
+void cloth_many_characters(benchmark::State& state) {
+    const LoadedFile* lf = loaded(2);
+    if (!lf) {
+        state.SkipWithError("no c4361 cloth (corpus missing or the exporter failed)");
+        return;
+    }
+    const drape_cloth_file* f = lf->file;
+    std::vector<drape_instance*> instances;
+    std::vector<std::vector<float>> poses;
+    for (int character = 0; character < 8; ++character)
+        for (uint32_t c = 0; c < drape_cloth_data_count(f); ++c) {
+            drape_instance_def def = drape_default_instance_def();
+            def.cloth = c;
+            drape_instance* inst = nullptr;
+            drape_error err;
+            if (drape_instance_create(f, &def, &inst, &err) != DRAPE_RESULT_OK) {
+                state.SkipWithError(err.message);
+                return;
+            }
+            const uint32_t nt = drape_cloth_transform_count(f, c);
+            std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
+            for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
+            if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
+            drape_instance_reset(inst);
+            instances.push_back(inst);
+            poses.push_back(std::move(pose));
+        }
+    SpawnTasks host;
+    host.workers = uint32_t(state.range(0));
+    const drape_task_system tasks{spawn_enqueue, spawn_finish, &host, host.workers};
+    uint32_t k = 0;
+    for (auto _ : state) {
+        const float phase = float(k % 40) / 40.0f, tri = phase < 0.5f ? phase : 1.0f - phase;
+        for (size_t n = 0; n < instances.size(); ++n) {
+            auto& pose = poses[n];
+            const size_t nt = pose.size() / 16 - 1;
+            for (size_t i = 0; i < nt; ++i) pose[i * 16 + 12] = 0.3f * tri, pose[i * 16 + 14] = 0.1f * tri;
+            if (nt) drape_instance_set_transforms(instances[n], 0, uint32_t(nt), pose.data());
+        }
+        drape_instances_step(instances.data(), uint32_t(instances.size()), 1.0f / 30, host.workers > 1 ? &tasks : nullptr);
+        ++k;
+    }
+    state.SetLabel("8 x er/game/chr/c4361 (" + std::to_string(instances.size()) + " instances)");
+    state.counters["us_per_step"] = benchmark::Counter(double(state.iterations()) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    for (auto* inst : instances) drape_instance_destroy(inst);
+}
+
 }  // namespace
 
+BENCHMARK(cloth_many_characters)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->MinTime(0.5);
 BENCHMARK(cloth_corpus_largest)->MinTime(0.2);
 BENCHMARK(cloth_operator_kind)
     ->ArgName("kind_skin1_move2_simulate3_frames4_meshmesh5")

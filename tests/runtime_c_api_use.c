@@ -1,6 +1,6 @@
 /* The runtime's embedding entry points, used from C on a real cloth (Elden Ring c5000 as drape
  * cloth writes it): the version, the file collidables listed for drawing, stepping through the
- * accumulator, and saving and restoring an instance. Expected collidable values are the file's
+ * accumulator, saving and restoring an instance, and stepping many through a host task system. Expected collidable values are the file's
  * as flatc reads it (Kngiht_Mant's first collidable), not the runtime's.
  * Usage: runtime_c_api_use c5000.drcloth */
 #include <math.h>
@@ -178,6 +178,61 @@ static void test_save_restore(const drape_cloth_file* file, uint32_t cloth, floa
     drape_instance_destroy(other);
 }
 
+/* A host task system that runs each enqueued task in two ranges on this thread and returns NULL
+ * (nothing to wait for). */
+static unsigned g_ranges = 0;
+static void* inline_enqueue(drape_task_fn* task, uint32_t count, uint32_t min_range, void* context, void* user) {
+    (void)min_range, (void)user;
+    task(0, count / 2, 0, context);
+    task(count / 2, count, 1, context);
+    g_ranges += 2;
+    return NULL;
+}
+
+/* drape_instances_step: the same bits as stepping each instance alone. */
+static void test_many(const drape_cloth_file* file, uint32_t cloth, float* a, float* b, size_t capacity) {
+    drape_instance_def def = drape_default_instance_def();
+    drape_instance* alone[3] = {NULL, NULL, NULL};
+    drape_instance* together[3] = {NULL, NULL, NULL};
+    drape_task_system tasks;
+    drape_error err;
+    uint32_t i, step;
+    def.cloth = cloth;
+    for (i = 0; i < 3; ++i) {
+        EXPECT(drape_instance_create(file, &def, &alone[i], &err) == DRAPE_RESULT_OK);
+        EXPECT(drape_instance_create(file, &def, &together[i], &err) == DRAPE_RESULT_OK);
+        if (!alone[i] || !together[i]) return;
+        pose(alone[i], file, cloth, 0.1f * (float)i);
+        pose(together[i], file, cloth, 0.1f * (float)i);
+        drape_instance_reset(alone[i]);
+        drape_instance_reset(together[i]);
+    }
+    tasks.enqueue = inline_enqueue;
+    tasks.finish = NULL;
+    tasks.user = NULL;
+    tasks.worker_count = 2;
+    for (step = 0; step < 10; ++step) {
+        for (i = 0; i < 3; ++i) {
+            pose(alone[i], file, cloth, 0.1f * (float)i + 0.02f * (float)step);
+            pose(together[i], file, cloth, 0.1f * (float)i + 0.02f * (float)step);
+            EXPECT(drape_instance_step(alone[i], 1.0f / 30.0f) == DRAPE_RESULT_OK);
+        }
+        EXPECT(drape_instances_step(together, 3, 1.0f / 30.0f, &tasks) == DRAPE_RESULT_OK);
+    }
+    EXPECT(g_ranges == 20);
+    for (i = 0; i < 3; ++i) {
+        read_all(alone[i], file, cloth, a, capacity);
+        read_all(together[i], file, cloth, b, capacity);
+        EXPECT(memcmp(a, b, capacity * sizeof(float)) == 0);
+    }
+    EXPECT(drape_instances_step(together, 3, 1.0f / 30.0f, NULL) == DRAPE_RESULT_OK);
+    EXPECT(drape_instances_step(NULL, 3, 1.0f / 30.0f, &tasks) == DRAPE_RESULT_INVALID_ARGUMENT);
+    for (i = 0; i < 3; ++i) {
+        drape_instance_destroy(alone[i]);
+        drape_instance_destroy(together[i]);
+    }
+}
+
 int main(int argc, char** argv) {
     size_t size = 0, capacity = 0;
     unsigned char* bytes;
@@ -208,6 +263,7 @@ int main(int argc, char** argv) {
         if (a && b) {
             test_advance(file, cloth, a, b, capacity);
             test_save_restore(file, cloth, a, b, capacity);
+            test_many(file, cloth, a, b, capacity);
         }
         free(a);
         free(b);

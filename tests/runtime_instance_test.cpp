@@ -16,6 +16,8 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "corpus.h"
 #include "drape/exporters/cloth_export.h"
@@ -292,4 +294,98 @@ TEST_CASE("drape_runtime_version is MAJOR.MINOR.PATCH with the cloth format's ve
     REQUIRE(version != nullptr);
     CHECK(std::string(version) == expected);
     CHECK(format.major == 2);  // the shared library's SONAME (libdrape_runtime.so.2) carries it
+}
+
+namespace {
+// A host's task system for drape_instances_step: splits [0, count) over `workers` threads, the
+// first range on the calling thread, and joins the others in finish.
+struct ThreadTasks {
+    uint32_t workers = 2;
+    std::vector<std::thread> threads;
+    uint32_t enqueued = 0;
+};
+void* thread_enqueue(drape_task_fn* task, uint32_t count, uint32_t min_range, void* context, void* user) {
+    auto& t = *static_cast<ThreadTasks*>(user);
+    ++t.enqueued;
+    const uint32_t ranges = std::max(1u, std::min(t.workers, count / std::max(1u, min_range)));
+    for (uint32_t w = 1; w < ranges; ++w)
+        t.threads.emplace_back([=] { task(count * w / ranges, count * (w + 1) / ranges, w, context); });
+    task(0, count / ranges, 0, context);
+    return &t;
+}
+void thread_finish(void* handle, void*) {
+    auto& t = *static_cast<ThreadTasks*>(handle);
+    for (auto& th : t.threads) th.join();
+    t.threads.clear();
+}
+void* run_nothing(drape_task_fn*, uint32_t, uint32_t, void*, void*) { return nullptr; }
+}  // namespace
+
+TEST_CASE("runtime: eight instances stepped on the host's threads through drape_instances_step give the bits of stepping each alone") {
+    REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
+    const auto bytes = test::exported_drcloth("er/game/chr/c4361.chrbnd.dcx", "_c.hkx");
+    Loaded l(bytes);
+    const uint32_t clothes = drape_cloth_data_count(l.file);
+    REQUIRE(clothes >= 2);
+    constexpr uint32_t k_instances = 8;
+    std::vector<drape_instance*> alone(k_instances), together(k_instances);
+    for (auto* set : {&alone, &together})
+        for (uint32_t i = 0; i < k_instances; ++i) {
+            drape_instance_def def = drape_default_instance_def();
+            def.cloth = i % clothes;
+            drape_error e;
+            REQUIRE(drape_instance_create(l.file, &def, &(*set)[i], &e) == DRAPE_RESULT_OK);
+        }
+    // Each instance its own pose: the rest pose raised by a few centimetres per instance and step.
+    auto pose = [&](drape_instance* inst, uint32_t i, uint32_t step) {
+        const uint32_t c = i % clothes, nt = drape_cloth_transform_count(l.file, c);
+        std::vector<float> m(size_t(nt) * 16);
+        for (uint32_t t = 0; t < nt; ++t) {
+            float* o = &m[size_t(t) * 16];
+            if (!drape_cloth_transform_rest_pose(l.file, c, t, o)) {
+                std::fill(o, o + 16, 0.0f);
+                o[0] = o[5] = o[10] = o[15] = 1;
+            }
+            o[13] += 0.01f * float(i) * std::sin(0.3f * float(step));
+        }
+        REQUIRE(drape_instance_set_transforms(inst, 0, nt, m.data()) == DRAPE_RESULT_OK);
+    };
+    for (uint32_t i = 0; i < k_instances; ++i) {
+        pose(alone[i], i, 0), pose(together[i], i, 0);
+        REQUIRE(drape_instance_reset(alone[i]) == DRAPE_RESULT_OK);
+        REQUIRE(drape_instance_reset(together[i]) == DRAPE_RESULT_OK);
+    }
+    ThreadTasks host;
+    const drape_task_system tasks{thread_enqueue, thread_finish, &host, host.workers};
+    for (uint32_t step = 1; step <= 30; ++step) {
+        for (uint32_t i = 0; i < k_instances; ++i) {
+            pose(alone[i], i, step), pose(together[i], i, step);
+            REQUIRE(drape_instance_step(alone[i], 1.0f / 30) == DRAPE_RESULT_OK);
+        }
+        REQUIRE(drape_instances_step(together.data(), k_instances, 1.0f / 30, &tasks) == DRAPE_RESULT_OK);
+    }
+    CHECK(host.enqueued == 30);
+    for (uint32_t i = 0; i < k_instances; ++i) {
+        const uint32_t c = i % clothes;
+        for (uint32_t s = 0; s < drape_cloth_sim_count(l.file, c); ++s) {
+            const size_t n = size_t(drape_cloth_sim_particle_count(l.file, c, s)) * 3;
+            std::vector<float> a(n), b(n);
+            REQUIRE(drape_instance_read_particles(alone[i], s, a.data(), n) == DRAPE_RESULT_OK);
+            REQUIRE(drape_instance_read_particles(together[i], s, b.data(), n) == DRAPE_RESULT_OK);
+            CHECK(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+        }
+    }
+    // Without a task system, one after another; errors.
+    CHECK(drape_instances_step(together.data(), k_instances, 1.0f / 30, nullptr) == DRAPE_RESULT_OK);
+    std::vector<drape_instance*> twice{together[0], together[1], together[0]};
+    CHECK(drape_instances_step(twice.data(), 3, 1.0f / 30, &tasks) == DRAPE_RESULT_INVALID_ARGUMENT);
+    CHECK(std::string(drape_instance_error_message(together[0])).find("instance 2 is also instance 0") != std::string::npos);
+    const drape_task_system lazy{run_nothing, nullptr, nullptr, 2};
+    CHECK(drape_instances_step(together.data(), k_instances, 1.0f / 30, &lazy) == DRAPE_RESULT_INVALID_ARGUMENT);
+    CHECK(std::string(drape_instance_error_message(together[0])).find("did not run instance 0") != std::string::npos);
+    CHECK(drape_instances_step(together.data(), 2, -1.0f, &tasks) == DRAPE_RESULT_INVALID_ARGUMENT);  // a bad dt: each instance's own refusal
+    CHECK(drape_instances_step(nullptr, 2, 1.0f / 30, &tasks) == DRAPE_RESULT_INVALID_ARGUMENT);
+    CHECK(drape_instances_step(nullptr, 0, 1.0f / 30, &tasks) == DRAPE_RESULT_OK);
+    for (auto* set : {&alone, &together})
+        for (auto* inst : *set) drape_instance_destroy(inst);
 }

@@ -597,6 +597,42 @@ drape_result drape_instance_step(drape_instance* inst, float dt) {
         [&](drape_result r, const char* what) { return fail(inst, r, "step: %s", what); });
 }
 
+namespace {
+struct ManyStep {
+    drape_instance* const* instances;
+    float dt;
+};
+void step_range(uint32_t begin, uint32_t end, uint32_t, void* context) {
+    const ManyStep& m = *static_cast<const ManyStep*>(context);
+    for (uint32_t i = begin; i < end; ++i) {
+        m.instances[i]->last_step = drape_instance_step(m.instances[i], m.dt);
+        m.instances[i]->stepped = true;
+    }
+}
+}  // namespace
+
+drape_result drape_instances_step(drape_instance* const* instances, uint32_t count, float dt, const drape_task_system* tasks) {
+    if (count && !instances) return DRAPE_RESULT_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!instances[i]) return DRAPE_RESULT_INVALID_ARGUMENT;
+        for (uint32_t j = 0; j < i; ++j)  // one instance twice would be stepped twice at once
+            if (instances[j] == instances[i]) return fail(instances[i], DRAPE_RESULT_INVALID_ARGUMENT, "instances_step: instance %u is also instance %u", i, j);
+    }
+    ManyStep m{instances, dt};
+    for (uint32_t i = 0; i < count; ++i) instances[i]->stepped = false;
+    if (tasks && tasks->enqueue && count > 1) {
+        void* handle = tasks->enqueue(step_range, count, 1, &m, tasks->user);
+        if (handle && tasks->finish) tasks->finish(handle, tasks->user);
+    } else {
+        step_range(0, count, 0, &m);
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!instances[i]->stepped) return fail(instances[i], DRAPE_RESULT_INVALID_ARGUMENT, "instances_step: the host's task system did not run instance %u", i);
+        if (instances[i]->last_step != DRAPE_RESULT_OK) return instances[i]->last_step;
+    }
+    return DRAPE_RESULT_OK;
+}
+
 drape_result drape_instance_advance(drape_instance* inst, float seconds, float time_scale, float step_seconds, uint32_t max_steps,
                                    uint32_t* out_steps) {
     if (out_steps) *out_steps = 0;

@@ -67,6 +67,8 @@ struct drape_instance {
     drape::solver::RuntimeCollidable* collidable_active = nullptr;
     uint32_t state = 0;
     float accumulator = 0;  // drape_instance_advance: time not yet stepped, seconds
+    drape_result last_step = DRAPE_RESULT_OK;  // drape_instances_step: this instance's result
+    bool stepped = false;                      // drape_instances_step: the host's tasks ran it
     char error[DRAPE_ERROR_MESSAGE_SIZE] = {};
 };
 

@@ -258,6 +258,22 @@ DRAPE_API drape_result drape_instance_set_wind(drape_instance* instance, uint32_
 
 /* Runs the current state's operators in order with the game's variable time step dt (s, > 0). */
 DRAPE_API drape_result drape_instance_step(drape_instance* instance, float dt);
+/* Many characters on the host's threads. The runtime has no thread of its own: it hands its work
+ * to the host's task system, as box2d does. enqueue runs task(begin, end, worker, task_context)
+ * over [0, count), split into ranges of at least min_range as the host likes, possibly on other
+ * threads (worker < worker_count identifies the thread), and returns a handle that finish waits
+ * for; it may also run everything before returning and return NULL. */
+typedef void drape_task_fn(uint32_t begin, uint32_t end, uint32_t worker, void* task_context);
+typedef struct drape_task_system {
+    void* (*enqueue)(drape_task_fn* task, uint32_t count, uint32_t min_range, void* task_context, void* user);
+    void (*finish)(void* handle, void* user);
+    void* user;
+    uint32_t worker_count;
+} drape_task_system;
+/* Steps `count` distinct instances by dt through `tasks` (NULL: one after another on this thread).
+ * The same bits as stepping each with drape_instance_step; allocates nothing. Returns the first
+ * failure's code (each failed instance keeps its message), else DRAPE_RESULT_OK. */
+DRAPE_API drape_result drape_instances_step(drape_instance* const* instances, uint32_t count, float dt, const drape_task_system* tasks);
 /* Steps at a fixed rate (the games': 1/30 s) however often the host calls: adds seconds x
  * time_scale to the instance's accumulator and runs drape_instance_step(step_seconds) while a
  * whole step is owed, at most max_steps times (time owed beyond that is dropped, so a stalled
