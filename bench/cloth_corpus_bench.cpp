@@ -19,6 +19,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -210,8 +212,69 @@ void spawn_finish(void* handle, void*) {
     t.threads.clear();
 }
 
+// A host task system with persistent workers (what an engine's job system is): enqueue wakes
+// workers 1..n-1 on their ranges and runs range 0 itself; finish waits until every worker is done.
+class PoolTasks {
+public:
+    explicit PoolTasks(uint32_t workers) : m_workers(workers) {
+        for (uint32_t w = 1; w < workers; ++w) m_threads.emplace_back([this, w] { loop(w); });
+    }
+    ~PoolTasks() {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        for (auto& t : m_threads) t.join();
+    }
+    static void* enqueue(drape_task_fn* task, uint32_t count, uint32_t, void* context, void* user) {
+        auto& p = *static_cast<PoolTasks*>(user);
+        {
+            std::lock_guard<std::mutex> lock(p.m_mutex);
+            p.m_task = task, p.m_count = count, p.m_context = context, p.m_pending = p.m_workers - 1;
+            ++p.m_generation;
+        }
+        p.m_wake.notify_all();
+        task(0, count / p.m_workers, 0, context);
+        return &p;
+    }
+    static void finish(void* handle, void*) {
+        auto& p = *static_cast<PoolTasks*>(handle);
+        std::unique_lock<std::mutex> lock(p.m_mutex);
+        p.m_done.wait(lock, [&] { return p.m_pending == 0; });
+    }
+
+private:
+    void loop(uint32_t w) {
+        uint64_t seen = 0;
+        for (;;) {
+            std::unique_lock<std::mutex> lock(m_mutex);
+            m_wake.wait(lock, [&] { return m_stop || m_generation != seen; });
+            if (m_stop) return;
+            seen = m_generation;
+            drape_task_fn* task = m_task;
+            const uint32_t count = m_count;
+            void* context = m_context;
+            lock.unlock();
+            task(count * w / m_workers, count * (w + 1) / m_workers, w, context);
+            lock.lock();
+            if (--m_pending == 0) m_done.notify_one();
+        }
+    }
+    uint32_t m_workers;
+    std::vector<std::thread> m_threads;
+    std::mutex m_mutex;
+    std::condition_variable m_wake, m_done;
+    drape_task_fn* m_task = nullptr;
+    uint32_t m_count = 0, m_pending = 0;
+    void* m_context = nullptr;
+    uint64_t m_generation = 0;
+    bool m_stop = false;
+};
+
 // Eight Elden Ring c4361 characters (every cloth data of each), stepped together through
-// drape_instances_step on range(0) threads of the host (1: no task system).
+// drape_instances_step on range(0) threads of the host (1: no task system), spawned per call
+// (range(1) 0) or a persistent pool (1).
 void cloth_many_characters(benchmark::State& state) {
     const LoadedFile* lf = loaded(2);
     if (!lf) {
@@ -239,9 +302,13 @@ void cloth_many_characters(benchmark::State& state) {
             instances.push_back(inst);
             poses.push_back(std::move(pose));
         }
-    SpawnTasks host;
-    host.workers = uint32_t(state.range(0));
-    const drape_task_system tasks{spawn_enqueue, spawn_finish, &host, host.workers};
+    const uint32_t workers = uint32_t(state.range(0));
+    const bool pool = state.range(1) != 0;
+    SpawnTasks spawn;
+    spawn.workers = workers;
+    PoolTasks persistent(pool ? workers : 1);
+    const drape_task_system tasks = pool ? drape_task_system{PoolTasks::enqueue, PoolTasks::finish, &persistent, workers}
+                                         : drape_task_system{spawn_enqueue, spawn_finish, &spawn, workers};
     uint32_t k = 0;
     for (auto _ : state) {
         const float phase = float(k % 40) / 40.0f, tri = phase < 0.5f ? phase : 1.0f - phase;
@@ -251,7 +318,7 @@ void cloth_many_characters(benchmark::State& state) {
             for (size_t i = 0; i < nt; ++i) pose[i * 16 + 12] = 0.3f * tri, pose[i * 16 + 14] = 0.1f * tri;
             if (nt) drape_instance_set_transforms(instances[n], 0, uint32_t(nt), pose.data());
         }
-        drape_instances_step(instances.data(), uint32_t(instances.size()), 1.0f / 30, host.workers > 1 ? &tasks : nullptr);
+        drape_instances_step(instances.data(), uint32_t(instances.size()), 1.0f / 30, workers > 1 ? &tasks : nullptr);
         ++k;
     }
     state.SetLabel("8 x er/game/chr/c4361 (" + std::to_string(instances.size()) + " instances)");
@@ -261,7 +328,7 @@ void cloth_many_characters(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(cloth_many_characters)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->MinTime(0.5);
+BENCHMARK(cloth_many_characters)->ArgNames({"threads", "pool"})->Args({1, 0})->Args({2, 0})->Args({2, 1})->UseRealTime()->MinTime(0.5);
 BENCHMARK(cloth_corpus_largest)->MinTime(0.2);
 BENCHMARK(cloth_operator_kind)
     ->ArgName("kind_skin1_move2_simulate3_frames4_meshmesh5")
