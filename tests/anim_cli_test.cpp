@@ -35,7 +35,7 @@ int run(std::vector<std::string> args) {
 
 }  // namespace
 
-TEST_CASE("anim cli: drape animation writes a .glb, needs a skeleton, selects clips") {
+TEST_CASE("anim cli: drape animation writes a .glb, needs a skeleton, selects clips" * doctest::test_suite("corpus")) {
     const auto dir = drape::test::scratch_dir("anim_cli");
     const std::string out = (dir / "c2080.glb").string();
     CHECK(run({"animation", drape::test::corpus("ds3/c2080.anibnd.dcx").string(), "-o", out, "--clip", "a000_000700"}) == drape::cli::k_exit_ok);
@@ -57,7 +57,7 @@ TEST_CASE("anim cli: drape animation writes a .glb, needs a skeleton, selects cl
     CHECK(run({"animation", drape::test::corpus("ds3/EliteKnight.tpf").string(), "-o", (dir / "x.glb").string()}) == drape::cli::k_exit_input);
 }
 
-TEST_CASE("anim cli: a clip that does not decode is listed with its reason and the exit code says so") {
+TEST_CASE("anim cli: a clip that does not decode is listed with its reason and the exit code says so" * doctest::test_suite("corpus")) {
     // ds3/c2080.anibnd.dcx with a000_000700's numBlocks patched from 1 to 3 (61 frames need 1).
     auto plain = drape::dcx::decompress(drape::test::load(drape::test::corpus("ds3/c2080.anibnd.dcx")));
     REQUIRE(plain);
@@ -138,7 +138,7 @@ size_t count(const std::string& s, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("anim cli: a skeleton of an unsupported SDK is said once, not contradicted") {
+TEST_CASE("anim cli: a skeleton of an unsupported SDK is said once, not contradicted" * doctest::test_suite("corpus")) {
     const auto dir = drape::test::scratch_dir("anim_cli_sdk");
     const auto in = dir / "c1140.anibnd";
     size_t patched = 0;
@@ -158,7 +158,7 @@ TEST_CASE("anim cli: a skeleton of an unsupported SDK is said once, not contradi
     CHECK_MESSAGE(r.out.find("holds none") == std::string::npos, r.out);
 }
 
-TEST_CASE("anim cli: a clip-only anibnd takes the skeleton of the main anibnd beside it") {
+TEST_CASE("anim cli: a clip-only anibnd takes the skeleton of the main anibnd beside it" * doctest::test_suite("corpus")) {
     const auto dir = drape::test::scratch_dir("anim_cli_clip_only");
     const auto in = dir / "c2080_a00_lo.anibnd";
     rewrite_binder("ds3/c2080.anibnd.dcx", in, [](const std::string& n) { return n.find("skeleton") == std::string::npos; },

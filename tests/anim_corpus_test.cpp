@@ -36,7 +36,7 @@ double raw_norm_deviation(const anim::Clip& c) {
 
 }  // namespace
 
-TEST_CASE("anim: every corpus clip decodes with finite values and unit quaternions") {
+TEST_CASE("anim: every corpus clip decodes with finite values and unit quaternions" * doctest::test_suite("corpus")) {
     // Clips whose skeleton lives in another corpus file.
     const std::map<std::string, std::string> skeleton_file = {
         {"bb/a000_003000.hkx", "bb/skeleton.HKX"},

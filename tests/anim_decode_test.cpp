@@ -56,7 +56,7 @@ Err compare_with_peer(const anim::Clip& clip, const nlohmann::json& pa) {
 
 }  // namespace
 
-TEST_CASE("anim: every corpus clip equals the havoklib peer at every frame and track") {
+TEST_CASE("anim: every corpus clip equals the havoklib peer at every frame and track" * doctest::test_suite("corpus")) {
     const auto dir = test::reference_dir() / "peer" / "havoklib";
     size_t clips = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {

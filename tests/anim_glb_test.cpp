@@ -112,7 +112,7 @@ TEST_CASE("anim glb: the container is 4-aligned, padded as the spec says, and ro
     CHECK(exporters::read_glb(bad).error().reason.find("no JSON chunk") != std::string::npos);
 }
 
-TEST_CASE("anim glb: c2080 keys equal the havoklib peer, mirrored on Z as drape model does, on nodes named like the bones") {
+TEST_CASE("anim glb: c2080 keys equal the havoklib peer, mirrored on Z as drape model does, on nodes named like the bones" * doctest::test_suite("corpus")) {
     const auto set = load_set("ds3/c2080.anibnd.dcx");
     REQUIRE(set.skeletons.size() == 1);
     exporters::AnimationGlbReport report;
@@ -166,7 +166,7 @@ TEST_CASE("anim glb: c2080 keys equal the havoklib peer, mirrored on Z as drape 
     CHECK(checked == 57 * 61);
 }
 
-TEST_CASE("anim glb: root motion is a channel on the node above the root bone, and can be left out") {
+TEST_CASE("anim glb: root motion is a channel on the node above the root bone, and can be left out" * doctest::test_suite("corpus")) {
     const auto set = load_set("bb/a000_003000.hkx");
     const auto skel_set = load_set("bb/skeleton.HKX");
     REQUIRE(set.clips.size() == 1);
@@ -203,7 +203,7 @@ TEST_CASE("anim glb: root motion is a channel on the node above the root bone, a
     CHECK(q.channel(q.doc["animations"][0], 0, "translation").empty());
 }
 
-TEST_CASE("anim glb: --model adds the clips to an existing .glb, matching bones by name") {
+TEST_CASE("anim glb: --model adds the clips to an existing .glb, matching bones by name" * doctest::test_suite("corpus")) {
     const auto set = load_set("er/WP_A_0550_1.anibnd");
     auto skel = set.skeletons[0];
     REQUIRE(skel.bone_names.size() == 2);
@@ -302,7 +302,7 @@ TEST_CASE("anim glb: --model adds the clips to an existing .glb, matching bones 
     CHECK(r3.error().reason.find("shorter than the header") != std::string::npos);
 }
 
-TEST_CASE("anim glb: every corpus clip exports, the Khronos validator finds no error") {
+TEST_CASE("anim glb: every corpus clip exports, the Khronos validator finds no error" * doctest::test_suite("corpus")) {
     const auto dir = test::scratch_dir("anim_glb");
     struct Pair {
         const char* clips;
@@ -358,7 +358,7 @@ TEST_CASE("anim glb: every corpus clip exports, the Khronos validator finds no e
     CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "see " << (dir / "validator.txt").string());
 }
 
-TEST_CASE("anim glb: every key of every c5000 clip equals anim::sample_frame at that frame, mirrored on Z (constant channels: one key)") {
+TEST_CASE("anim glb: every key of every c5000 clip equals anim::sample_frame at that frame, mirrored on Z (constant channels: one key)" * doctest::test_suite("corpus")) {
     const auto bytes = read_file(test::corpus("er/game/chr/c5000.anibnd.dcx"));
     REQUIRE(bytes);
     auto set = anim::read_clip_set(*bytes, "c5000.anibnd.dcx");
@@ -431,7 +431,7 @@ TEST_CASE("anim glb: every key of every c5000 clip equals anim::sample_frame at 
     CHECK(keys > 100000);
 }
 
-TEST_CASE("anim: read_clip_set with a parallel_for gives the set read in binder order, whatever order the members run in") {
+TEST_CASE("anim: read_clip_set with a parallel_for gives the set read in binder order, whatever order the members run in" * doctest::test_suite("corpus")) {
     const auto bytes = read_file(test::corpus("er/game/chr/c5000.anibnd.dcx"));
     REQUIRE(bytes);
     auto serial = anim::read_clip_set(*bytes, "c5000.anibnd.dcx");

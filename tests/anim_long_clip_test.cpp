@@ -137,7 +137,7 @@ TEST_CASE("anim: a missing block offset past the data names the block") {
     CHECK_FALSE(anim::decode_spline(d, 1, 0));
 }
 
-TEST_CASE("anim: every stored block offset of the corpus follows the 16-byte rule") {
+TEST_CASE("anim: every stored block offset of the corpus follows the 16-byte rule" * doctest::test_suite("corpus")) {
     size_t clips = 0, multi = 0;
     for (const auto& rel : test::corpus_hkx_files()) {
         for (const auto& raw : raw_spline_clips(rel)) {

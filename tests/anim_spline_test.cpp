@@ -181,7 +181,7 @@ TEST_CASE("anim: a hand-built two-block spline clip decodes to the values it was
     CHECK(out[0].translation[0] == 7.0f);
 }
 
-TEST_CASE("anim: the allosaur spline agrees with its uncompressed twin within the quantisation") {
+TEST_CASE("anim: the allosaur spline agrees with its uncompressed twin within the quantisation" * doctest::test_suite("corpus")) {
     auto spline = anim::read_clip_set(test::load(test::corpus("havok-demo/allosaur_run_spline_S32_V16_B255_D1_x64.hkx")), "spline");
     auto plain = anim::read_clip_set(test::load(test::corpus("havok-demo/allosaur_run_interleaved_x64.hkx")), "plain");
     REQUIRE(spline);
@@ -419,7 +419,7 @@ bool same_bits(const float* a, const float* b, size_t n) { return std::memcmp(a,
 
 }  // namespace
 
-TEST_CASE("anim: evaluate_frames equals evaluate at every frame, bit for bit (c5000's clips and hand-made curves)") {
+TEST_CASE("anim: evaluate_frames equals evaluate at every frame, bit for bit (c5000's clips and hand-made curves)" * doctest::test_suite("corpus")) {
     auto bytes = drape::read_file(test::corpus("er/game/chr/c5000.anibnd.dcx"));
     REQUIRE(bytes);
     auto set = anim::read_clip_set(*bytes, "c5000");

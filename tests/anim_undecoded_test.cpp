@@ -93,7 +93,7 @@ const anim::Clip* find_clip(const anim::ClipSet& set, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("anim: c2030 a001_009000 stores R_Egg's scale range as NaN, that part alone is undecoded and exports as the reference pose") {
+TEST_CASE("anim: c2030 a001_009000 stores R_Egg's scale range as NaN, that part alone is undecoded and exports as the reference pose" * doctest::test_suite("corpus")) {
     auto set = anim::read_clip_set(test::load(test::corpus("er/game/chr/c2030.anibnd.dcx")), "c2030.anibnd.dcx");
     REQUIRE_MESSAGE(set, set.error().to_string());
     CHECK(set->failures.empty());

@@ -45,7 +45,7 @@ TEST_CASE("bc7: fast decoder equals the reference on random blocks of every mode
     CHECK(mismatches == 0);
 }
 
-TEST_CASE("bc7: fast decoder equals the reference on every BC7 block of the corpus textures") {
+TEST_CASE("bc7: fast decoder equals the reference on every BC7 block of the corpus textures" * doctest::test_suite("corpus")) {
     const auto corpus = test::corpus_tpfs({"ds3/EliteKnight.tpf", "er/game/chr/c4361_h.texbnd.dcx", "er/game/chr/c3061_h.texbnd.dcx",
                                             "er/game/chr/c5000_l.texbnd.dcx", "er/game/chr/c2030_l.texbnd.dcx", "sekiro/c7190.chrbnd.dcx",
                                             "er/systex.tpf.dcx"});

@@ -50,7 +50,7 @@ bnd::Binder small_binder() {
 
 }  // namespace
 
-TEST_CASE("bnd4: every corpus binder opens, counts match MANIFEST.tsv and members match the peer") {
+TEST_CASE("bnd4: every corpus binder opens, counts match MANIFEST.tsv and members match the peer" * doctest::test_suite("corpus")) {
     int binders = 0;
     for (const auto& row : test::manifest()) {
         int count = manifest_count(row.contents);
@@ -83,7 +83,7 @@ TEST_CASE("bnd4: every corpus binder opens, counts match MANIFEST.tsv and member
     CHECK(binders == 11);  // the Sekiro mtdbnd (KRAK, 3,170 members) included
 }
 
-TEST_CASE("bnd4: corpus binders round-trip byte for byte") {
+TEST_CASE("bnd4: corpus binders round-trip byte for byte" * doctest::test_suite("corpus")) {
     for (const char* f : {"ds3/DS3_am.dcx", "ds3/c0000.anibnd.dcx", "ds3/c2080.anibnd.dcx", "sekiro/c0000.anibnd.dcx",
                           "sekiro/c1140.anibnd.dcx", "sekiro/WP_A_2300.anibnd", "er/c3000.anibnd.dcx",
                           "er/WP_A_0550_1.anibnd", "er/m60_23_28_01_60465600.mapbnd", "er/regulation.112.decrypted.bin",

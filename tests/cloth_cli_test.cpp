@@ -20,7 +20,7 @@ void write_all(const std::filesystem::path& p, const std::vector<uint8_t>& b) {
 }
 }  // namespace
 
-TEST_CASE("drape cloth: BB c2020_c.hkx exports, drape check verifies it, inspect lists it") {
+TEST_CASE("drape cloth: BB c2020_c.hkx exports, drape check verifies it, inspect lists it" * doctest::test_suite("corpus")) {
     auto dir = test::scratch_dir("cloth_cli");
     auto out = dir / "c2020.drcloth";
     auto r = test::run(test::drape_exe() + " cloth " + q(test::corpus("bb/c2020_c.hkx")) + " -o " + q(out));
@@ -53,7 +53,7 @@ TEST_CASE("drape cloth: BB c2020_c.hkx exports, drape check verifies it, inspect
     CHECK(test::run(test::drape_exe() + " check " + q(outz)).exit_code == 0);
 }
 
-TEST_CASE("drape check: a corrupted or index-broken .drcloth is reported, never crashes") {
+TEST_CASE("drape check: a corrupted or index-broken .drcloth is reported, never crashes" * doctest::test_suite("corpus")) {
     auto dir = test::scratch_dir("cloth_cli_bad");
     auto out = dir / "c2020.drcloth";
     REQUIRE(test::run(test::drape_exe() + " -q cloth " + q(test::corpus("bb/c2020_c.hkx")) + " -o " + q(out)).exit_code == 0);
@@ -118,7 +118,7 @@ TEST_CASE("drape check: a corrupted or index-broken .drcloth is reported, never 
     }
 }
 
-TEST_CASE("drape cloth: errors") {
+TEST_CASE("drape cloth: errors" * doctest::test_suite("corpus")) {
     auto dir = test::scratch_dir("cloth_cli_err");
     auto r = test::run(test::drape_exe() + " cloth " + q(test::corpus("ds3/EliteKnight.flver")) + " -o " + q(dir / "x.drcloth"));
     CHECK(r.exit_code == 1);

@@ -95,7 +95,7 @@ cloth_export::Options options_for(const Loaded& l) {
 
 }  // namespace
 
-TEST_CASE("cloth corpus: every cloth file exports and round-trips hcl to .drcloth 2.0 to hcl member by member") {
+TEST_CASE("cloth corpus: every cloth file exports and round-trips hcl to .drcloth 2.0 to hcl member by member" * doctest::test_suite("corpus")) {
     size_t files = 0, operators = 0;
     for (const auto& cc : k_cloth_files) {
         CAPTURE(cc.path);
@@ -133,7 +133,7 @@ TEST_CASE("cloth corpus: every cloth file exports and round-trips hcl to .drclot
     CHECK(operators == 454);  // the census of the nine files counts 454 hcl*Operator objects (c2030: 82)
 }
 
-TEST_CASE("cloth corpus: the generic census equals the typed census on every cloth file") {
+TEST_CASE("cloth corpus: the generic census equals the typed census on every cloth file" * doctest::test_suite("corpus")) {
     size_t files = 0, classes = 0;
     for (const auto& cc : k_cloth_files) {
         CAPTURE(cc.path);
@@ -160,7 +160,7 @@ TEST_CASE("cloth corpus: the generic census equals the typed census on every clo
     CHECK(classes > 100);
 }
 
-TEST_CASE("cloth corpus: the rest-pose figure holds within 1e-4 m on every sim cloth a skin pins") {
+TEST_CASE("cloth corpus: the rest-pose figure holds within 1e-4 m on every sim cloth a skin pins" * doctest::test_suite("corpus")) {
     // The figure proves the skin arithmetic, the packed local blocks and the controlBytes rule
     // (N = 4 - c in every SDK) on real data: pinned particles computed by the file's own program
     // at the bind pose land on the sim cloth's rest pose.
@@ -207,7 +207,7 @@ TEST_CASE("cloth corpus: the rest-pose figure holds within 1e-4 m on every sim c
     MESSAGE("rest-pose figure checked on " << checked << " of " << sims << " sim cloths");
 }
 
-TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh each, vertex for vertex") {
+TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh each, vertex for vertex" * doctest::test_suite("corpus")) {
     size_t bound = 0, measured = 0, repeats = 0;
     for (const auto& cc : k_cloth_files) {
         const std::string game = cc.game;
@@ -258,7 +258,7 @@ TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh 
     CHECK(repeats == 3);
 }
 
-TEST_CASE("cloth corpus: DS3 display buffers of the mod's FLVERs are reported, not failed") {
+TEST_CASE("cloth corpus: DS3 display buffers of the mod's FLVERs are reported, not failed" * doctest::test_suite("corpus")) {
     for (const char* path : {"ds3/c1400.chrbnd.dcx", "ds3/bd_m_11010.partsbnd.dcx"}) {
         CAPTURE(path);
         Loaded l = load({path, "Dark Souls III"});
@@ -280,7 +280,7 @@ TEST_CASE("cloth corpus: DS3 display buffers of the mod's FLVERs are reported, n
 #include "drape/schema/cloth_generated.h"
 #include "drape/schema/verify.h"
 
-TEST_CASE("cloth corpus: a .drcloth keeps each shared collidable once and refers to it by index") {
+TEST_CASE("cloth corpus: a .drcloth keeps each shared collidable once and refers to it by index" * doctest::test_suite("corpus")) {
     // c5000: Boar_Mant and Boar_Mant_Sub (two cloth datas) list the same 8 collidable objects;
     // the generic census counts every hclCollidable object of the file once.
     size_t shared_refs = 0;
@@ -337,7 +337,7 @@ std::string run_check_json(const std::vector<std::string>& files, int& exit_code
 
 }  // namespace
 
-TEST_CASE("drape check --json: one document with census, violations, rest-pose and binding figures per input") {
+TEST_CASE("drape check --json: one document with census, violations, rest-pose and binding figures per input" * doctest::test_suite("corpus")) {
     int exit_code = -1;
     const std::string out = run_check_json({test::corpus("er/HD_M_3005_c.hkx").string(), test::corpus("er/game/chr/c3061.chrbnd.dcx").string(),
                                             test::corpus("sekiro/c7190.chrbnd.dcx").string()},

@@ -35,7 +35,7 @@ Loaded load_c2020() {
 
 }  // namespace
 
-TEST_CASE("cloth export: BB c2020_c.hkx round-trips every member of the typed view") {
+TEST_CASE("cloth export: BB c2020_c.hkx round-trips every member of the typed view" * doctest::test_suite("corpus")) {
     Loaded l = load_c2020();
     cloth_export::Options o;
     o.game = "Bloodborne";
@@ -93,7 +93,7 @@ TEST_CASE("cloth export: BB c2020_c.hkx round-trips every member of the typed vi
     }
 }
 
-TEST_CASE("cloth export: a zstd-wrapped file carries the same data") {
+TEST_CASE("cloth export: a zstd-wrapped file carries the same data" * doctest::test_suite("corpus")) {
     Loaded l = load_c2020();
     cloth_export::Options o;
     o.zstd = true;
@@ -112,7 +112,7 @@ TEST_CASE("cloth export: a zstd-wrapped file carries the same data") {
     CHECK(a->cloth_datas == b->cloth_datas);
 }
 
-TEST_CASE("cloth export: the verifier refuses a corrupted file") {
+TEST_CASE("cloth export: the verifier refuses a corrupted file" * doctest::test_suite("corpus")) {
     Loaded l = load_c2020();
     auto bytes = cloth_export::export_cloth(l.cloth, {});
     REQUIRE(bytes);
@@ -192,7 +192,7 @@ TEST_CASE("cloth export: display buffers bind to the mesh named as the buffer, b
 
 #include "havok_fixtures.h"
 
-TEST_CASE("cloth export: skin bind positions follow controlBytes, checked on BB c2020_c.hkx against the rest pose") {
+TEST_CASE("cloth export: skin bind positions follow controlBytes, checked on BB c2020_c.hkx against the rest pose" * doctest::test_suite("corpus")) {
     // A move-particles operator pins particle p to vertex v of the buffer an object-space skin
     // writes; at rest the particle sits where the skin puts the vertex at the bind pose. So the
     // rule that maps local blocks to vertices (controlBytes) is checked on real data.

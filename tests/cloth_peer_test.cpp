@@ -152,7 +152,7 @@ size_t link_count(const hcl::ConstraintSet& c) {
 
 }  // namespace
 
-TEST_CASE("cloth peer: drape's typed view equals soulstruct-havok's reading of the Elden Ring cloth files") {
+TEST_CASE("cloth peer: drape's typed view equals soulstruct-havok's reading of the Elden Ring cloth files" * doctest::test_suite("corpus")) {
     size_t files = 0, values = 0, sims = 0, skins = 0;
     for (const auto& pf : k_peer_files) {
         CAPTURE(pf.json_name);

@@ -153,7 +153,7 @@ Gltf parse(const std::vector<uint8_t>& glb) {
 
 }  // namespace
 
-TEST_CASE("clips on the model's own skeleton: c5000 shared bones move as in the clip-only glb") {
+TEST_CASE("clips on the model's own skeleton: c5000 shared bones move as in the clip-only glb" * doctest::test_suite("corpus")) {
     const auto chrbnd = test::load(test::corpus("er/game/chr/c5000.chrbnd.dcx"));
     const auto anibnd = test::load(test::corpus("er/game/chr/c5000.anibnd.dcx"));
     auto model = game::load_flver(chrbnd, "c5000.chrbnd.dcx", {});
@@ -323,7 +323,7 @@ TEST_CASE("drape convert: a hostile folder converts everything else and reports 
     CHECK(summary["results"].size() == 5);
 }
 
-TEST_CASE("drape convert: the Elden Ring game folder of the corpus, every character and every c5000 clip") {
+TEST_CASE("drape convert: the Elden Ring game folder of the corpus, every character and every c5000 clip" * doctest::test_suite("corpus")) {
     const fs::path root = test::corpus("er/game");
     REQUIRE(fs::is_directory(root));
     const fs::path out = test::scratch_dir("convert_er");
@@ -464,7 +464,7 @@ TEST_CASE("drape convert --quiet: the subcommand's flag prints only errors, as d
     CHECK(bad.out.find("drape convert: ") == std::string::npos);
 }
 
-TEST_CASE("drape convert: the outputs are byte-identical whatever the job count (items fan textures, clips and branches out)") {
+TEST_CASE("drape convert: the outputs are byte-identical whatever the job count (items fan textures, clips and branches out)" * doctest::test_suite("corpus")) {
     const fs::path root = test::corpus("er/game");
     REQUIRE(fs::is_directory(root));
     const fs::path dir = test::scratch_dir("convert_jobs");

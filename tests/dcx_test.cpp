@@ -37,7 +37,7 @@ std::string err(const Result<std::vector<uint8_t>>& r) { return r ? std::string(
 
 }  // namespace
 
-TEST_CASE("dcx: every DFLT and ZSTD corpus file decodes to its declared size, as the peer says") {
+TEST_CASE("dcx: every DFLT and ZSTD corpus file decodes to its declared size, as the peer says" * doctest::test_suite("corpus")) {
     struct Case {
         const char* file;
         dcx::Compression kind;
@@ -66,7 +66,7 @@ TEST_CASE("dcx: every DFLT and ZSTD corpus file decodes to its declared size, as
     }
 }
 
-TEST_CASE("dcx: header variants of the corpus") {
+TEST_CASE("dcx: header variants of the corpus" * doctest::test_suite("corpus")) {
     dcx::Header h;
     auto ds3 = test::load(test::corpus("ds3/c2080.anibnd.dcx"));
     REQUIRE(dcx::read_header(ds3));
@@ -80,7 +80,7 @@ TEST_CASE("dcx: header variants of the corpus") {
     CHECK(h.compression == dcx::Compression::zstd);
 }
 
-TEST_CASE("dcx: KRAK without a decoder says how to provide the Oodle library") {
+TEST_CASE("dcx: KRAK without a decoder says how to provide the Oodle library" * doctest::test_suite("corpus")) {
     for (const char* f : {"sekiro/allmaterialbnd.mtdbnd.dcx", "er/m10_00_00_00.emevd.dcx"}) {
         CAPTURE(f);
         auto bytes = test::load(test::corpus(f));
@@ -138,7 +138,7 @@ TEST_CASE("dcx: a KRAK payload of another Oodle codec says what it is and what t
     CHECK(range.error().reason == named.error().reason);
 }
 
-TEST_CASE("dcx: KRAK goes through an Oodle library loaded at run time (a fake one, over zstd)") {
+TEST_CASE("dcx: KRAK goes through an Oodle library loaded at run time (a fake one, over zstd)" * doctest::test_suite("corpus")) {
     // The fake library decodes zstd frames and refuses anything else, like a real one refusing
     // a stream it cannot decode. A KRAK DCX whose payload is a zstd frame decodes through it.
     auto payload = payload_of(100000);
@@ -176,7 +176,7 @@ TEST_CASE("dcx: KRAK goes through an Oodle library loaded at run time (a fake on
     CHECK(r4.error().reason == "the library \"libz.so.1\" has no OodleLZ_Decompress symbol");
 }
 
-TEST_CASE("dcx: DFLT and ZSTD round trips, with the game's header fields") {
+TEST_CASE("dcx: DFLT and ZSTD round trips, with the game's header fields" * doctest::test_suite("corpus")) {
     for (size_t n : {0, 1, 100, 65536, 300000}) {
         auto payload = payload_of(n, uint32_t(n));
         for (auto kind : {dcx::Compression::dflt, dcx::Compression::zstd}) {

@@ -104,7 +104,7 @@ json blender_import(const std::filesystem::path& fbx, const std::filesystem::pat
 
 }  // namespace
 
-TEST_CASE("fbx: a skinned model's FBX has the glb's meshes, vertices and bone names (Assimp and Blender)") {
+TEST_CASE("fbx: a skinned model's FBX has the glb's meshes, vertices and bone names (Assimp and Blender)" * doctest::test_suite("corpus")) {
     auto items = test::flvers_in("ds3/EliteKnight.flver");
     REQUIRE(items.size() == 1);
     auto model = flver::read_flver(items[0].bytes);
@@ -137,7 +137,7 @@ TEST_CASE("fbx: a skinned model's FBX has the glb's meshes, vertices and bone na
     for (const auto& j : facts.joints) CHECK_MESSAGE(blender_bones.count(j) == 1, j);
 }
 
-TEST_CASE("fbx: a clip's FBX carries the animation on the named bones (Assimp and Blender)") {
+TEST_CASE("fbx: a clip's FBX carries the animation on the named bones (Assimp and Blender)" * doctest::test_suite("corpus")) {
     auto clips = anim::read_clip_set(test::load(test::corpus("bb/a000_003000.hkx")), "bb/a000_003000.hkx");
     auto skels = anim::read_clip_set(test::load(test::corpus("bb/skeleton.HKX")), "bb/skeleton.HKX");
     REQUIRE(clips);

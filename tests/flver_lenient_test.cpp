@@ -84,7 +84,7 @@ TEST_CASE("flver: node links out of range are read as none with one warning") {
     CHECK(m3.error().field == "flver2.node.parent_index");
 }
 
-TEST_CASE("flver: corpus FLVERs carry no warning, and a corrupted link rebuilds the game's own hierarchy") {
+TEST_CASE("flver: corpus FLVERs carry no warning, and a corrupted link rebuilds the game's own hierarchy" * doctest::test_suite("corpus")) {
     size_t files = 0, rebuilt_same = 0;
     std::vector<test::CorpusFlver> flvers;
     for (const auto& row : test::manifest())  // FLVER2 files and every binder holding a FLVER

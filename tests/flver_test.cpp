@@ -243,7 +243,7 @@ TEST_CASE("flver: versions before 0x2000E remap bone indices through the mesh's 
     CHECK(r->meshes[0].vertices.uvs[0][2].y == 1.0f);
 }
 
-TEST_CASE("flver: truncation at every length fails cleanly") {
+TEST_CASE("flver: truncation at every length fails cleanly" * doctest::test_suite("corpus")) {
     test::FlverFixture fx;
     const auto full = fx.build();
     for (size_t n = 0; n < full.size(); ++n) {

@@ -109,7 +109,7 @@ TEST_CASE("game loaders: TPFs through the layers, sniffers, game of an SDK, BXF4
     CHECK(game::bdt_beside("x.dcx").empty());
 }
 
-TEST_CASE("game loaders: the skeleton of a corpus anibnd (DS3 c2080)") {
+TEST_CASE("game loaders: the skeleton of a corpus anibnd (DS3 c2080)" * doctest::test_suite("corpus")) {
     auto s = game::load_havok_skeleton(test::corpus("ds3/c2080.anibnd.dcx"), {});
     REQUIRE(s);
     REQUIRE(s->has_value());
@@ -119,7 +119,7 @@ TEST_CASE("game loaders: the skeleton of a corpus anibnd (DS3 c2080)") {
     CHECK(sk.bones[0].name == (*s)->bone_names[0]);
 }
 
-TEST_CASE("texture export: every corpus TPF texture encodes once, normal maps get blue rebuilt") {
+TEST_CASE("texture export: every corpus TPF texture encodes once, normal maps get blue rebuilt" * doctest::test_suite("corpus")) {
     const auto bytes = test::load(test::corpus("ds3/EliteKnight.tpf"));
     auto t = tpf::read_tpf(bytes);
     REQUIRE(t);

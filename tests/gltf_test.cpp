@@ -166,7 +166,7 @@ std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 }  // namespace
 
-TEST_CASE("gltf: every corpus FLVER exports, structure matches the FLVER") {
+TEST_CASE("gltf: every corpus FLVER exports, structure matches the FLVER" * doctest::test_suite("corpus")) {
     const auto& outs = outputs();
     REQUIRE(outs.size() == test::corpus_flvers().size() + 2);
     for (const auto& o : outs) {
@@ -282,7 +282,7 @@ TEST_CASE("gltf: characters face +Z with their left side at +X (glTF's conventio
     }
 }
 
-TEST_CASE("gltf: bone-match report on the FLVER's own skeleton and a hand-made one") {
+TEST_CASE("gltf: bone-match report on the FLVER's own skeleton and a hand-made one" * doctest::test_suite("corpus")) {
     auto items = test::flvers_in("ds3/EliteKnight.flver");
     REQUIRE(items.size() == 1);
     auto m = flver::read_flver(items[0].bytes);
@@ -406,7 +406,7 @@ TEST_CASE("gltf: Blender imports every output with the FLVER's meshes, vertices,
     }
 }
 
-TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleton with the game's bone names") {
+TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleton with the game's bone names" * doctest::test_suite("corpus")) {
     if (skip_external()) return;
     std::string godot = find_on_path("godot3-server");
     REQUIRE_MESSAGE(!godot.empty(), "godot3-server not found on PATH (apt-get install godot3-server; or DRAPE_SKIP_EXTERNAL=1)");
@@ -414,6 +414,7 @@ TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleto
     fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/project.godot", proj / "project.godot");
     fs::copy_file(fs::path(DRAPE_SOURCE_DIR) / "tests/godot/check_import.gd", proj / "check_import.gd");
     fs::create_directories(proj / "models");
+    REQUIRE_MESSAGE(!outputs().empty(), "no corpus FLVER was exported (is the corpus at " << test::corpus_dir().string() << "?)");
     fs::copy(outputs().front().path.parent_path() / "EliteKnight_textured_tex", proj / "models" / "EliteKnight_textured_tex",
              fs::copy_options::recursive);
     json cases = json::array();
@@ -480,7 +481,7 @@ int run_cli(std::vector<std::string> args) {
 }
 }  // namespace
 
-TEST_CASE("drape model: a .dcx binder to .glb with a bone report, a .mapbnd to .gltf, errors") {
+TEST_CASE("drape model: a .dcx binder to .glb with a bone report, a .mapbnd to .gltf, errors" * doctest::test_suite("corpus")) {
     fs::path dir = test::scratch_dir("cli_model");
     CHECK(run_cli({"model", test::corpus("ds3/DS3_am.dcx").string(), "-o", (dir / "am.glb").string(), "--skeleton",
                    test::corpus("ds3/EliteKnight.flver").string()}) == 0);
@@ -499,7 +500,7 @@ TEST_CASE("drape model: a .dcx binder to .glb with a bone report, a .mapbnd to .
     CHECK(run_cli({"model", test::corpus("ds3/EliteKnight.flver").string()}) == drape::cli::k_exit_usage);
 }
 
-TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materials_specular), originals in extras") {
+TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materials_specular), originals in extras" * doctest::test_suite("corpus")) {
     const Output* t = nullptr;
     for (const auto& o : outputs())
         if (o.path.filename() == "EliteKnight_textured.glb") t = &o;

@@ -27,7 +27,7 @@ std::string basename_of(const std::string& member) {
 
 }  // namespace
 
-TEST_CASE("hka: animations, bindings and skeletons equal HavokLib's readings") {
+TEST_CASE("hka: animations, bindings and skeletons equal HavokLib's readings" * doctest::test_suite("corpus")) {
     size_t compared = 0;
     for (const auto& de : std::filesystem::directory_iterator(test::reference_dir() / "peer" / "havoklib")) {
         const nlohmann::json j = load_json(de.path());
@@ -81,7 +81,7 @@ TEST_CASE("hka: animations, bindings and skeletons equal HavokLib's readings") {
     CHECK(compared == 19);
 }
 
-TEST_CASE("hka: Sekiro c1140 skeleton equals HavokLib's bone names and parents") {
+TEST_CASE("hka: Sekiro c1140 skeleton equals HavokLib's bone names and parents" * doctest::test_suite("corpus")) {
     const nlohmann::json j = load_json(test::reference_dir() / "peer" / "havoklib" / "sekiro-c1140__a000_000000.json");
     const auto& ps = j["skeletons"][0];
     auto f = test::load_hkx("sekiro/c1140.anibnd.dcx", "skeleton.hkx");
@@ -97,7 +97,7 @@ TEST_CASE("hka: Sekiro c1140 skeleton equals HavokLib's bone names and parents")
     }
 }
 
-TEST_CASE("hka: the DS3 reference frame reads up (0,1,0) and forward (0,0,1)") {
+TEST_CASE("hka: the DS3 reference frame reads up (0,1,0) and forward (0,0,1)" * doctest::test_suite("corpus")) {
     auto f = test::load_hkx("ds3/c1240_a00_3000.hkx");
     REQUIRE(f);
     auto c = read_animation_container(*f);
@@ -110,7 +110,7 @@ TEST_CASE("hka: the DS3 reference frame reads up (0,1,0) and forward (0,0,1)") {
     CHECK(!rf.samples.empty());
 }
 
-TEST_CASE("hknp: the BB ragdoll is kept as raw objects") {
+TEST_CASE("hknp: the BB ragdoll is kept as raw objects" * doctest::test_suite("corpus")) {
     auto f = test::load_hkx("bb/c2020.HKX");
     REQUIRE(f);
     const auto raw = raw_objects(*f, "hknpRagdollData");

@@ -43,7 +43,7 @@ bool has_violation(const std::vector<Violation>& v, const std::string& member_pr
 
 }  // namespace
 
-TEST_CASE("hcl: BB c2020_c.hkx is fully typed") {
+TEST_CASE("hcl: BB c2020_c.hkx is fully typed" * doctest::test_suite("corpus")) {
     Loaded l = load_c2020();
     // Counts from the packfile's virtual fixups (classnames per object), read with a separate
     // Python script over the bytes: 6 cloth datas, 6 sim cloths, 18 constraint sets, ...
@@ -141,14 +141,14 @@ TEST_CASE("hcl: hkPackedVector3 decode (docs/formats.md#packed-vectors)") {
     CHECK(v[2] == 0.0f);
 }
 
-TEST_CASE("hcl: c2020_c.hkx is clean under the validity rules (docs/havok-cloth.md)") {
+TEST_CASE("hcl: c2020_c.hkx is clean under the validity rules (docs/havok-cloth.md)" * doctest::test_suite("corpus")) {
     Loaded l = load_c2020();
     const auto v = check(l.cloth, l.skeletons);
     for (const auto& x : v) MESSAGE(x.object << " " << x.member << ": " << x.message);
     CHECK(v.empty());
 }
 
-TEST_CASE("hcl: a bad index in each rule is reported, naming object and member") {
+TEST_CASE("hcl: a bad index in each rule is reported, naming object and member" * doctest::test_suite("corpus")) {
     const Loaded base = load_c2020();
     struct Case {
         const char* name;
@@ -246,7 +246,7 @@ TEST_CASE("hcl: a bad index in each rule is reported, naming object and member")
     }
 }
 
-TEST_CASE("drape check: exit codes and report") {
+TEST_CASE("drape check: exit codes and report" * doctest::test_suite("corpus")) {
     auto run = [](std::vector<std::string> args) {
         CLI::App app;
         drape::cli::GlobalOptions global;

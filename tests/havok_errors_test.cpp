@@ -189,7 +189,7 @@ TEST_CASE("havok errors: compendiums") {
     CHECK(set.add(tagfile(p)).error().reason == "not a TCM0 file");
 }
 
-TEST_CASE("havok errors: packfile") {
+TEST_CASE("havok errors: packfile" * doctest::test_suite("corpus")) {
     const Buf good = test::load(test::corpus("bb/skeleton.HKX"));
     REQUIRE(read_packfile(good));
     auto reason = [](const Buf& b) {
@@ -242,7 +242,7 @@ TEST_CASE("havok errors: packfile") {
     }
 }
 
-TEST_CASE("havok errors: typed views") {
+TEST_CASE("havok errors: typed views" * doctest::test_suite("corpus")) {
     auto f = read_packfile(test::load(test::corpus("bb/skeleton.HKX")));
     REQUIRE(f);
     auto s = read_skeleton(*f, 1);

@@ -7,7 +7,7 @@
 #include "havok_corpus.h"
 #include "drape/exporters/havok_json.h"
 
-TEST_CASE("havok json: the BB skeleton's object graph, pointers as refs, members by name") {
+TEST_CASE("havok json: the BB skeleton's object graph, pointers as refs, members by name" * doctest::test_suite("corpus")) {
     auto f = drape::test::load_hkx("bb/skeleton.HKX");
     REQUIRE(f);
     const nlohmann::json j = drape::exporters::havok_json(*f, 0);
@@ -32,7 +32,7 @@ TEST_CASE("havok json: the BB skeleton's object graph, pointers as refs, members
     CHECK(bones[8]["truncated"] == peer["bone_count"].get<size_t>() - 8);
 }
 
-TEST_CASE("havok json: a tagfile with its compendium (ER weapon animation)") {
+TEST_CASE("havok json: a tagfile with its compendium (ER weapon animation)" * doctest::test_suite("corpus")) {
     auto f = drape::test::load_hkx("er/WP_A_0550_1.anibnd", "a614_040050_1.hkx");
     REQUIRE(f);
     const nlohmann::json j = drape::exporters::havok_json(*f);

@@ -69,7 +69,7 @@ std::vector<uint8_t> member_bytes(const std::string& relative, const std::string
 
 }  // namespace
 
-TEST_CASE("havok: every Havok file of the corpus loads, loose or in binders, compendiums resolved") {
+TEST_CASE("havok: every Havok file of the corpus loads, loose or in binders, compendiums resolved" * doctest::test_suite("corpus")) {
     const auto files = test::corpus_hkx_files();
     REQUIRE(files.size() >= 14);
     size_t loaded = 0, with_tcrf = 0;
@@ -101,7 +101,7 @@ TEST_CASE("havok: every Havok file of the corpus loads, loose or in binders, com
     CHECK(loaded >= 30);
 }
 
-TEST_CASE("havok: skeletons equal the peer's reading (DS3, BB, ER, Havok demo)") {
+TEST_CASE("havok: skeletons equal the peer's reading (DS3, BB, ER, Havok demo)" * doctest::test_suite("corpus")) {
     check_peer_skeleton("bb/skeleton.HKX", "");
     check_peer_skeleton("ds3/c0000.anibnd.dcx", "Skeleton.HKX");
     check_peer_skeleton("ds3/c2080.anibnd.dcx", "skeleton.HKX");
@@ -110,7 +110,7 @@ TEST_CASE("havok: skeletons equal the peer's reading (DS3, BB, ER, Havok demo)")
     check_peer_skeleton("havok-demo/allosaur_skeleton_x64.hkx", "");
 }
 
-TEST_CASE("havok: Sekiro skeletons (no peer reads them) are well formed") {
+TEST_CASE("havok: Sekiro skeletons (no peer reads them) are well formed" * doctest::test_suite("corpus")) {
     // The peer fails on Sekiro (hkPropertyBag). Checked here: names present and unique, every
     // parent precedes its child, unit rotations, unit scales, and the names the skeleton of the
     // player and the weapon are known to start with.
@@ -143,7 +143,7 @@ TEST_CASE("havok: Sekiro skeletons (no peer reads them) are well formed") {
     }
 }
 
-TEST_CASE("havok: a tagfile without its compendium fails with the compendium id") {
+TEST_CASE("havok: a tagfile without its compendium fails with the compendium id" * doctest::test_suite("corpus")) {
     const auto bytes = member_bytes("er/WP_A_0550_1.anibnd", "skeleton_1.hkx");
     auto f = read_hkx(bytes);
     REQUIRE_FALSE(f);
@@ -157,7 +157,7 @@ TEST_CASE("havok: a tagfile without its compendium fails with the compendium id"
     CHECK(g.error().reason == "compendium 0x45DC5F39AF7EF4FB does not match the one given");
 }
 
-TEST_CASE("havok: SDK 2019 is refused with a clear error") {
+TEST_CASE("havok: SDK 2019 is refused with a clear error" * doctest::test_suite("corpus")) {
     auto bytes = member_bytes("er/c3000.anibnd.dcx", "Skeleton.HKX");
     // SDKV payload starts at 0x10 (TAG0 header 8 + SDKV header 8)
     REQUIRE(std::string(bytes.begin() + 0x10, bytes.begin() + 0x18) == "20180100");
@@ -167,7 +167,7 @@ TEST_CASE("havok: SDK 2019 is refused with a clear error") {
     CHECK(f.error().reason == "unsupported Havok SDK '20190100' (drape reads 2015, 2016 and 2018 tagfiles)");
 }
 
-TEST_CASE("havok: a compendium alone and non-Havok bytes are refused") {
+TEST_CASE("havok: a compendium alone and non-Havok bytes are refused" * doctest::test_suite("corpus")) {
     const auto comp = member_bytes("er/WP_A_0550_1.anibnd", "WP_A_0550_1.compendium");
     auto f = read_hkx(comp);
     REQUIRE_FALSE(f);
@@ -178,8 +178,9 @@ TEST_CASE("havok: a compendium alone and non-Havok bytes are refused") {
     CHECK(g.error().reason == "not a Havok file (no packfile magic, TAG0 or TCM0)");
 }
 
-TEST_CASE("havok: packfile of another version or layout is refused") {
+TEST_CASE("havok: packfile of another version or layout is refused" * doctest::test_suite("corpus")) {
     auto bytes = test::load(test::corpus("bb/skeleton.HKX"));
+    REQUIRE_MESSAGE(bytes.size() > 0x10, "bb/skeleton.HKX is not in the corpus at " << test::corpus_dir().string());
     auto v = bytes;
     v[0x0C] = 8;
     auto f = read_packfile(v);
@@ -218,7 +219,7 @@ TEST_CASE("havok: varints round-trip at every length boundary") {
     CHECK(rb.error().reason == "bad varint prefix 0xFA");
 }
 
-TEST_CASE("havok: truncation at every length fails cleanly (tagfile, compendium, packfile)") {
+TEST_CASE("havok: truncation at every length fails cleanly (tagfile, compendium, packfile)" * doctest::test_suite("corpus")) {
     const auto tag = member_bytes("er/WP_A_0550_1.anibnd", "skeleton_1.hkx");
     const auto comp = member_bytes("er/WP_A_0550_1.anibnd", "WP_A_0550_1.compendium");
     CompendiumSet set;

@@ -57,7 +57,7 @@ TEST_CASE("json writer: nesting, commas, escapes, numbers") {
     CHECK(nlohmann::json::parse(u.str()) == nlohmann::json::parse("[\"x\", {\"k\": 3}]"));
 }
 
-TEST_CASE("havok json: the streamed document equals the built one, cut and full") {
+TEST_CASE("havok json: the streamed document equals the built one, cut and full" * doctest::test_suite("corpus")) {
     size_t files = 0;
     for (const auto& case_ : std::vector<std::pair<std::string, std::string>>{{"bb/skeleton.HKX", ""},
                                                                                       {"ds3/c1240_a00_3000.hkx", ""},
@@ -79,7 +79,7 @@ TEST_CASE("havok json: the streamed document equals the built one, cut and full"
     CHECK(files == 5);
 }
 
-TEST_CASE("inspect: --json cuts arrays at 64, --max-array N at N, --full and --max-array 0 keep all") {
+TEST_CASE("inspect: --json cuts arrays at 64, --max-array N at N, --full and --max-array 0 keep all" * doctest::test_suite("corpus")) {
     const auto path = test::corpus("ds3/c1240_a00_3000.hkx");
     auto f = test::load_hkx("ds3/c1240_a00_3000.hkx");
     REQUIRE(f);

@@ -13,7 +13,7 @@ namespace {
 std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 }  // namespace
 
-TEST_CASE("inspect: tree of a DS3 anibnd names every member with its id and kind") {
+TEST_CASE("inspect: tree of a DS3 anibnd names every member with its id and kind" * doctest::test_suite("corpus")) {
     auto r = test::run(test::drape_exe() + " inspect " + q(test::corpus("ds3/c2080.anibnd.dcx")));
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("c2080.anibnd.dcx  DCX  183,280 B (stored 46,682 B)  compression=DFLT") != std::string::npos);
@@ -22,7 +22,7 @@ TEST_CASE("inspect: tree of a DS3 anibnd names every member with its id and kind
     CHECK(r.out.find("c2080.tae  TAE  147,648 B") != std::string::npos);
 }
 
-TEST_CASE("inspect: --json of every corpus file parses and reports the right kinds") {
+TEST_CASE("inspect: --json of every corpus file parses and reports the right kinds" * doctest::test_suite("corpus")) {
     size_t files = 0;
     for (const auto& row : test::manifest()) {
         CAPTURE(row.file);
@@ -44,7 +44,7 @@ TEST_CASE("inspect: --json of every corpus file parses and reports the right kin
     CHECK(files >= 41);  // every row of MANIFEST.tsv (41 files when this was written)
 }
 
-TEST_CASE("inspect: exit codes and errors") {
+TEST_CASE("inspect: exit codes and errors" * doctest::test_suite("corpus")) {
     auto missing = test::run(test::drape_exe() + " inspect /nonexistent/file.dcx");
     CHECK(missing.exit_code == 2);  // CLI11 checks the path exists: a usage error
     auto none = test::run(test::drape_exe() + " inspect");
@@ -60,6 +60,7 @@ TEST_CASE("inspect: exit codes and errors") {
     auto bad = dir / "bad.anibnd.dcx";
     {
         auto bytes = test::load(test::corpus("ds3/c2080.anibnd.dcx"));
+        REQUIRE_MESSAGE(bytes.size() > 0x20, "ds3/c2080.anibnd.dcx is not in the corpus at " << test::corpus_dir().string());
         bytes[0x1F] ^= 0x01;  // declared uncompressed size off by one
         FILE* f = std::fopen(bad.c_str(), "wb");
         std::fwrite(bytes.data(), 1, bytes.size(), f);
@@ -73,7 +74,7 @@ TEST_CASE("inspect: exit codes and errors") {
     CHECK(dirr.out.find("is a folder, not a file") != std::string::npos);
 }
 
-TEST_CASE("inspect: the Sekiro mtdbnd (KRAK) lists its 3,170 members with no Oodle library") {
+TEST_CASE("inspect: the Sekiro mtdbnd (KRAK) lists its 3,170 members with no Oodle library" * doctest::test_suite("corpus")) {
     auto r = test::run(test::drape_exe() + " inspect " + q(test::corpus("sekiro/allmaterialbnd.mtdbnd.dcx")));
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("compression=KRAK") != std::string::npos);
@@ -83,7 +84,7 @@ TEST_CASE("inspect: the Sekiro mtdbnd (KRAK) lists its 3,170 members with no Ood
     CHECK(lines >= 3170);
 }
 
-TEST_CASE("inspect: --json of a Havok file dumps its object graph, and --objects does it inside binders") {
+TEST_CASE("inspect: --json of a Havok file dumps its object graph, and --objects does it inside binders" * doctest::test_suite("corpus")) {
     auto r = test::run(test::drape_exe() + " inspect --json " + q(test::corpus("bb/skeleton.HKX")));
     REQUIRE(r.exit_code == 0);
     auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));

@@ -108,7 +108,7 @@ std::string decode_over(const Stream& s, uint8_t pattern, unsigned jobs) {
 
 }  // namespace
 
-TEST_CASE("kraken corpus: every KRAK file decodes to its digest over any prior buffer contents, sequential and parallel") {
+TEST_CASE("kraken corpus: every KRAK file decodes to its digest over any prior buffer contents, sequential and parallel" * doctest::test_suite("corpus")) {
     const std::vector<std::string> files = krak_files();
     REQUIRE(files.size() >= 18);
     size_t checked = 0;
@@ -129,7 +129,7 @@ TEST_CASE("kraken corpus: every KRAK file decodes to its digest over any prior b
     CHECK(checked == expected().size());
 }
 
-TEST_CASE("kraken corpus: the same digests without CPU extensions beyond the baseline (the portable command loops)") {
+TEST_CASE("kraken corpus: the same digests without CPU extensions beyond the baseline (the portable command loops)" * doctest::test_suite("corpus")) {
     // The corpus test above runs the SSE4.1 form of the long-match command loop where the CPU has
     // it (emevd, the mtdbnd and the matbinbnds take that loop); this runs the portable form.
     const bool before = kraken::set_cpu_extensions(false);
@@ -146,7 +146,7 @@ TEST_CASE("kraken corpus: the same digests without CPU extensions beyond the bas
 }
 
 #if defined(__unix__)
-TEST_CASE("kraken corpus: a parallel decode in a child of fork() after parallel decodes in the parent") {
+TEST_CASE("kraken corpus: a parallel decode in a child of fork() after parallel decodes in the parent" * doctest::test_suite("corpus")) {
     // Parallel calls keep helper threads; a forked child has none of them and must not wait on
     // them (it would hang: the child kills itself after 30 s, which fails the test).
     const char* rel = "er/game/chr/c3061.chrbnd.dcx";
@@ -170,7 +170,7 @@ TEST_CASE("kraken corpus: a parallel decode in a child of fork() after parallel 
 }
 #endif
 
-TEST_CASE("kraken corpus: dcx::decompress into a reused Buffer equals the vector form, file after file") {
+TEST_CASE("kraken corpus: dcx::decompress into a reused Buffer equals the vector form, file after file" * doctest::test_suite("corpus")) {
     dcx::Buffer buf;
     size_t checked = 0;
     // Largest first would hide a buffer that does not shrink; alternate sizes instead.
@@ -194,7 +194,7 @@ TEST_CASE("kraken corpus: dcx::decompress into a reused Buffer equals the vector
     CHECK(checked == 7);
 }
 
-TEST_CASE("kraken corpus: outputs of 4 MiB and more (huge-page advice) keep their digests through dcx::decompress") {
+TEST_CASE("kraken corpus: outputs of 4 MiB and more (huge-page advice) keep their digests through dcx::decompress" * doctest::test_suite("corpus")) {
     // dcx::decompress advises huge pages on large outputs before their first write (the vector
     // form before its zero fill, a Buffer when it allocates): the bytes must be the decoder's.
     size_t checked = 0;
@@ -219,7 +219,7 @@ TEST_CASE("kraken corpus: outputs of 4 MiB and more (huge-page advice) keep thei
     CHECK(checked == 2);
 }
 
-TEST_CASE("kraken corpus: decompress_range gives the bytes of the whole output, for any range") {
+TEST_CASE("kraken corpus: decompress_range gives the bytes of the whole output, for any range" * doctest::test_suite("corpus")) {
     const char* rel = "er/game/material/allmaterial_dlc01.matbinbnd.dcx";  // 50 blocks
     std::vector<uint8_t> file = test::load(test::corpus(rel));
     auto whole = dcx::decompress(file);
@@ -265,7 +265,7 @@ TEST_CASE("kraken corpus: decompress_range gives the bytes of the whole output, 
     }
 }
 
-TEST_CASE("kraken: decompress_range refuses a range outside the output and still checks the framing") {
+TEST_CASE("kraken: decompress_range refuses a range outside the output and still checks the framing" * doctest::test_suite("corpus")) {
     Stream s = load("er/m10_00_00_00.emevd.dcx");
     std::vector<uint8_t> out(16);
     auto r = kraken::decompress_range(s.stream, s.size, s.size - 8, out);
@@ -282,7 +282,7 @@ TEST_CASE("kraken: decompress_range refuses a range outside the output and still
     CHECK(std::memcmp(out.data(), expect, 16) == 0);
 }
 
-TEST_CASE("dcx::LazyBinder: members read one by one equal those of the fully decoded binder") {
+TEST_CASE("dcx::LazyBinder: members read one by one equal those of the fully decoded binder" * doctest::test_suite("corpus")) {
     size_t compared = 0;
     for (const char* rel : {"er/game/chr/c5000.chrbnd.dcx", "er/game/material/allmaterial_dlc01.matbinbnd.dcx",
                             "sekiro/c0000.anibnd.dcx", "er/regulation.112.decrypted.bin"}) {
@@ -322,7 +322,7 @@ TEST_CASE("dcx::LazyBinder: members read one by one equal those of the fully dec
     CHECK(not_bnd.error().field == "dcx.bnd4");
 }
 
-TEST_CASE("dcx::LazyBinder: member_paths off gives the same entries with empty paths") {
+TEST_CASE("dcx::LazyBinder: member_paths off gives the same entries with empty paths" * doctest::test_suite("corpus")) {
     size_t entries = 0;
     for (const char* rel : {"er/game/chr/c5000.chrbnd.dcx", "er/game/material/allmaterial_dlc01.matbinbnd.dcx"}) {
         CAPTURE(rel);

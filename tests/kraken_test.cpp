@@ -69,7 +69,7 @@ TEST_CASE("sha256: FIPS 180-2 examples") {
           "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
-TEST_CASE("kraken: corpus emevd decodes to its independently computed digest") {
+TEST_CASE("kraken: corpus emevd decodes to its independently computed digest" * doctest::test_suite("corpus")) {
     KrakFile k = load_krak(test::corpus("er/m10_00_00_00.emevd.dcx"));
     CHECK(k.size == 97424);
     CHECK(k.stream.size() == 9932);
@@ -83,7 +83,7 @@ TEST_CASE("kraken: corpus emevd decodes to its independently computed digest") {
     CHECK(digest(out) == "53480283d6f01d7ae89ca0eb4f3addb3dedb40f9cf0727b4172921cf6b498a2a");
 }
 
-TEST_CASE("kraken: corpus Sekiro mtdbnd decodes to its independently computed digest, sequential and parallel") {
+TEST_CASE("kraken: corpus Sekiro mtdbnd decodes to its independently computed digest, sequential and parallel" * doctest::test_suite("corpus")) {
     KrakFile k = load_krak(test::corpus("sekiro/allmaterialbnd.mtdbnd.dcx"));
     CHECK(k.size == 12815568);
     std::vector<uint8_t> seq, par, all;
@@ -147,7 +147,7 @@ std::vector<uint8_t> first_block(const KrakFile& k, size_t& size) {
 
 }  // namespace
 
-TEST_CASE("kraken: the emevd stream truncated at every length fails cleanly") {
+TEST_CASE("kraken: the emevd stream truncated at every length fails cleanly" * doctest::test_suite("corpus")) {
     KrakFile k = load_krak(test::corpus("er/m10_00_00_00.emevd.dcx"));
     REQUIRE(k.stream.size() == 9932);
     for (size_t n = 0; n < k.stream.size(); ++n) {
@@ -159,7 +159,7 @@ TEST_CASE("kraken: the emevd stream truncated at every length fails cleanly") {
     }
 }
 
-TEST_CASE("kraken: the emevd chunk truncated at every length, with headers patched to match, fails cleanly") {
+TEST_CASE("kraken: the emevd chunk truncated at every length, with headers patched to match, fails cleanly" * doctest::test_suite("corpus")) {
     // The quantum header at 2 (Q - 1), chunk header at 5 (0x80 | S); patching them to the
     // cut length makes the framing accept the cut, so the LZ chunk itself sees the truncation.
     KrakFile k = load_krak(test::corpus("er/m10_00_00_00.emevd.dcx"));
@@ -180,7 +180,7 @@ TEST_CASE("kraken: the emevd chunk truncated at every length, with headers patch
     CHECK(failures == 9932 - 9);
 }
 
-TEST_CASE("kraken: mutated streams (1-2 bytes changed) never crash, hang or overrun") {
+TEST_CASE("kraken: mutated streams (1-2 bytes changed) never crash, hang or overrun" * doctest::test_suite("corpus")) {
     std::vector<KrakFile> seeds;
     seeds.push_back(load_krak(test::corpus("er/m10_00_00_00.emevd.dcx")));
     {
@@ -227,7 +227,7 @@ TEST_CASE("kraken: mutated streams (1-2 bytes changed) never crash, hang or over
     CHECK(accepted + rejected == 3000);
 }
 
-TEST_CASE("kraken: sequential and parallel decoding give the same bytes and report the same first error") {
+TEST_CASE("kraken: sequential and parallel decoding give the same bytes and report the same first error" * doctest::test_suite("corpus")) {
     KrakFile k = load_krak(test::corpus("sekiro/allmaterialbnd.mtdbnd.dcx"));
     // Corrupt the quantum payloads of two blocks (10 and 30): both decoders must name block 10.
     std::vector<size_t> starts;
@@ -261,7 +261,7 @@ TEST_CASE("kraken: sequential and parallel decoding give the same bytes and repo
 // The decoder's scratch memory is kept between calls (and shared by the threads of later
 // calls): a stream that failed halfway, leaving its scratch state and bytes behind, must not
 // change what the next stream decodes to.
-TEST_CASE("kraken: failed decodes leave nothing behind: the next stream still decodes to its digest, on 1 and 2 threads") {
+TEST_CASE("kraken: failed decodes leave nothing behind: the next stream still decodes to its digest, on 1 and 2 threads" * doctest::test_suite("corpus")) {
     KrakFile emevd = load_krak(test::corpus("er/m10_00_00_00.emevd.dcx"));
     KrakFile sek = load_krak(test::corpus("sekiro/allmaterialbnd.mtdbnd.dcx"));
     const std::string emevd_digest = "53480283d6f01d7ae89ca0eb4f3addb3dedb40f9cf0727b4172921cf6b498a2a";

@@ -291,7 +291,7 @@ TEST_CASE("matbin: library indexes a binder, parses on lookup, reports bad membe
     CHECK(j.error().to_string().find("neither a material binder") != std::string::npos);
 }
 
-TEST_CASE("matbin: every member of the corpus material binders parses") {
+TEST_CASE("matbin: every member of the corpus material binders parses" * doctest::test_suite("corpus")) {
     struct Binder {
         const char* file;
         size_t members;
@@ -324,7 +324,7 @@ TEST_CASE("matbin: every member of the corpus material binders parses") {
     CHECK(with_texture > total / 2);
 }
 
-TEST_CASE("matbin: corpus values equal the bytes read by hand") {
+TEST_CASE("matbin: corpus values equal the bytes read by hand" * doctest::test_suite("corpus")) {
     // Facts read from the files with a hex dump (not with drape).
     MaterialLibrary er;
     REQUIRE(er.add_file(test::corpus("er/game/material/allmaterial.matbinbnd.dcx")));
@@ -370,7 +370,7 @@ TEST_CASE("matbin: corpus values equal the bytes read by hand") {
     CHECK(normal);
 }
 
-TEST_CASE("matbin: keep_only indexes just the named definitions and they read as without it") {
+TEST_CASE("matbin: keep_only indexes just the named definitions and they read as without it" * doctest::test_suite("corpus")) {
     // Synthetic: two members, one kept.
     auto good = test::make_matbin(small_matbin());
     const std::string body = chr_matbin_path("C[c9999]_Body");
@@ -477,7 +477,7 @@ bool ends_with_ci(std::string s, std::string suffix) {
 
 }  // namespace
 
-TEST_CASE("matbin: a lookup in a KRAK binder decodes only the BND4 headers and the member it reads") {
+TEST_CASE("matbin: a lookup in a KRAK binder decodes only the BND4 headers and the member it reads" * doctest::test_suite("corpus")) {
     const auto file = corpus_file("er/game/material/allmaterial.matbinbnd.dcx");
     // The binder's layout as dcx::LazyBinder reads it (tested on its own in kraken_corpus_test).
     auto layout = dcx::LazyBinder::open(file);
@@ -518,7 +518,7 @@ TEST_CASE("matbin: a lookup in a KRAK binder decodes only the BND4 headers and t
     check_same_material(**found, **e);
 }
 
-TEST_CASE("matbin: keep_only on KRAK binders decodes the kept members, not the binders") {
+TEST_CASE("matbin: keep_only on KRAK binders decodes the kept members, not the binders" * doctest::test_suite("corpus")) {
     const std::vector<std::string> names = {"N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c3061]_BeastFur.matxml",
                                             "N:\\GR\\data\\Material\\mtd_DLC01\\Chr_DLC01\\matxml\\C[AMSN].matxml",
                                             "N:\\GR\\data\\Material\\mtd\\Chr\\matxml\\C[c5000]_WP_Sword.matxml"};
@@ -550,7 +550,7 @@ TEST_CASE("matbin: keep_only on KRAK binders decodes the kept members, not the b
     CHECK(kept.decoded_bytes() * 10 < total);
 }
 
-TEST_CASE("matbin: lazy, kept and eager libraries read every corpus binder member alike") {
+TEST_CASE("matbin: lazy, kept and eager libraries read every corpus binder member alike" * doctest::test_suite("corpus")) {
     const char* files[] = {"er/game/material/allmaterial.matbinbnd.dcx", "er/game/material/allmaterial_dlc01.matbinbnd.dcx",
                            "sekiro/allmaterialbnd.mtdbnd.dcx"};
     size_t compared = 0;
@@ -613,7 +613,7 @@ TEST_CASE("matbin: DFLT and ZSTD binders are decoded whole and read as the bare 
     }
 }
 
-TEST_CASE("matbin: a KRAK binder whose headers or members do not decode reports it with the binder's name") {
+TEST_CASE("matbin: a KRAK binder whose headers or members do not decode reports it with the binder's name" * doctest::test_suite("corpus")) {
     const auto file = corpus_file("er/game/material/allmaterial_dlc01.matbinbnd.dcx");
     auto layout = dcx::LazyBinder::open(file);
     REQUIRE(layout);

@@ -110,7 +110,7 @@ TEST_CASE("materials: a FLVER material's empty texture paths come from its MATBI
     CHECK(model.materials[1].textures[0].path.empty());
 }
 
-TEST_CASE("materials: every material of the corpus ER and Sekiro characters resolves, body materials get a base colour") {
+TEST_CASE("materials: every material of the corpus ER and Sekiro characters resolves, body materials get a base colour" * doctest::test_suite("corpus")) {
     matbin::MaterialLibrary er, sekiro;
     REQUIRE(er.add_file(test::corpus("er/game/material/allmaterial.matbinbnd.dcx")));
     REQUIRE(er.add_file(test::corpus("er/game/material/allmaterial_dlc01.matbinbnd.dcx")));

@@ -21,7 +21,7 @@ nlohmann::json peer(const std::string& rel) {
 }
 }  // namespace
 
-TEST_CASE("model: --skeleton with a Havok anibnd matches FLVER bones to the skeleton by name") {
+TEST_CASE("model: --skeleton with a Havok anibnd matches FLVER bones to the skeleton by name" * doctest::test_suite("corpus")) {
     // Expected sets from the peer: the FLVER's bone names and the Havok skeleton's.
     auto fl = peer("ds3/DS3_am.dcx");
     std::set<std::string> flver_names, havok_names;

@@ -292,7 +292,7 @@ TEST_CASE("fast deflate: opaque RGBA images of every width 1..40 are written as 
     CHECK(paths >= images);  // the portable path at least
 }
 
-TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that decode to the same pixels") {
+TEST_CASE("fast deflate: corpus BC1 BC3 BC5 BC7 textures encode to PNGs that decode to the same pixels" * doctest::test_suite("corpus")) {
     // EliteKnight.tpf (DS3: BC1 and BC7), the Elden Ring texbnds (KRAK) and the rest below.
     const auto corpus = test::corpus_tpfs({"ds3/EliteKnight.tpf", "er/game/chr/c4361_h.texbnd.dcx", "er/game/chr/c3061_h.texbnd.dcx",
                                             "er/game/chr/c5000_l.texbnd.dcx", "er/game/chr/c2030_l.texbnd.dcx", "ds3/bd_m_11010.partsbnd.dcx",
@@ -447,7 +447,7 @@ TEST_CASE("fast deflate: the portable, SSSE3 and AVX2 paths write the same bytes
     CHECK(paths >= 2 * images);  // at least portable and automatic for each
 }
 
-TEST_CASE("fast deflate: corpus colour maps give the same bytes on every CPU path") {
+TEST_CASE("fast deflate: corpus colour maps give the same bytes on every CPU path" * doctest::test_suite("corpus")) {
     // The 1024^2 BC1 maps: DS3's HD_M_7200_a (opaque: RGB rows) and Elden Ring's c4361_body_a
     // (with alpha: RGBA rows).
     const auto corpus = test::corpus_tpfs({"ds3/EliteKnight.tpf", "er/game/chr/c4361_h.texbnd.dcx"});

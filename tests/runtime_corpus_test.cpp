@@ -239,7 +239,7 @@ void check_depenetrated_run(drive::RunOptions ro, const std::vector<uint8_t>& by
 
 }  // namespace
 
-TEST_CASE("runtime corpus: every cloth data of every corpus cloth file runs 1000 steps at 30 Hz within its stated stretch and penetration bounds, and with depenetration on no particle is left inside") {
+TEST_CASE("runtime corpus: every cloth data of every corpus cloth file runs 1000 steps at 30 Hz within its stated stretch and penetration bounds, and with depenetration on no particle is left inside" * doctest::test_suite("corpus")) {
     require_corpus();
     size_t files = 0, sims = 0;
     for (const auto& c : k_cloths) {
@@ -261,7 +261,7 @@ TEST_CASE("runtime corpus: every cloth data of every corpus cloth file runs 1000
     CHECK(sims == k_total_sims);
 }
 
-TEST_CASE("runtime corpus: c5000 under its own clips stays finite, within its bounds, pinned exactly, and with depenetration on no particle is left inside") {
+TEST_CASE("runtime corpus: c5000 under its own clips stays finite, within its bounds, pinned exactly, and with depenetration on no particle is left inside" * doctest::test_suite("corpus")) {
     require_corpus();
     const CorpusCloth& c = k_cloths[3];
     REQUIRE(std::string(c.file) == "er/game/chr/c5000.chrbnd.dcx");
@@ -287,7 +287,7 @@ TEST_CASE("runtime corpus: c5000 under its own clips stays finite, within its bo
     CHECK(runs == std::size(k_c5000_clips));
 }
 
-TEST_CASE("runtime corpus: held still, no cloth of any corpus file gains energy (late kinetic energy at most the early one)") {
+TEST_CASE("runtime corpus: held still, no cloth of any corpus file gains energy (late kinetic energy at most the early one)" * doctest::test_suite("corpus")) {
     require_corpus();
     size_t files = 0, sims = 0;
     for (const auto& c : k_cloths) {
@@ -311,7 +311,7 @@ TEST_CASE("runtime corpus: held still, no cloth of any corpus file gains energy 
     CHECK(sims == k_total_sims);
 }
 
-TEST_CASE("runtime corpus: standard and compressible link stiffness is stored divided by the inverse-mass sum (one product per set)") {
+TEST_CASE("runtime corpus: standard and compressible link stiffness is stored divided by the inverse-mass sum (one product per set)" * doctest::test_suite("corpus")) {
     // The format fact the runtime's link conversion rests on (sim_setups.cpp), read from the
     // files: stiffness * (invMassA + invMassB) is the same for every link of a set. (Bend links
     // hold one product per set in Elden Ring and BB, and per link in one Sekiro set: not checked.)
@@ -344,7 +344,7 @@ TEST_CASE("runtime corpus: standard and compressible link stiffness is stored di
     CHECK(sets >= 36);  // 36 standard and compressible sets over the eight files
 }
 
-TEST_CASE("runtime corpus: bend stiffness links weigh the wings hB/(hA+hB) summing to 1, the hinge -1, restCurvature is the signed curvature (c.n)/(hA hB), bendStiffness is negative") {
+TEST_CASE("runtime corpus: bend stiffness links weigh the wings hB/(hA+hB) summing to 1, the hinge -1, restCurvature is the signed curvature (c.n)/(hA hB), bendStiffness is negative" * doctest::test_suite("corpus")) {
     // The format facts the bend stiffness projection rests on (solve_bend_stiffness, sim_setups.cpp),
     // read from the files at the sim cloth's rest pose (pose 0): particles a and b are the wings,
     // c and d the hinge, c = sum w_i p_i, n = unit((d - c) x (b - a)), hA and hB the wings'
@@ -404,7 +404,7 @@ TEST_CASE("runtime corpus: bend stiffness links weigh the wings hB/(hA+hB) summi
     CHECK(double(close) >= 0.85 * double(links));  // 89 to 96% per file; the rest within 6% (Sekiro's sharpest folds 39%)
 }
 
-TEST_CASE("runtime corpus: reset runs the file's _preAtoS_ and _curAtoS_ states, so c5000's cloth starts on its skinned pose under a clip") {
+TEST_CASE("runtime corpus: reset runs the file's _preAtoS_ and _curAtoS_ states, so c5000's cloth starts on its skinned pose under a clip" * doctest::test_suite("corpus")) {
     // Every corpus cloth data has, beside its simulated state S, "_preAtoS_" S and "_curAtoS_" S
     // (skin the display, gather it into the previous positions / the particles). Without them the
     // free particles of c5000's tail started on reference vertices no operator of S writes (the
@@ -457,7 +457,7 @@ TEST_CASE("runtime corpus: reset runs the file's _preAtoS_ and _curAtoS_ states,
     CHECK(tails == 1);
 }
 
-TEST_CASE("runtime corpus: without engine vertices the input conversion runs the file's own display skin, so c5000's tail particles held on their reference vertex follow the clip") {
+TEST_CASE("runtime corpus: without engine vertices the input conversion runs the file's own display skin, so c5000's tail particles held on their reference vertex follow the clip" * doctest::test_suite("corpus")) {
     // Boar_Tail's state skins only the 31 pinned vertices of its display buffer c5000_Fur_Tail;
     // the other 99, which its local range and transition sets reference, pass through the input
     // conversion (docs/havok-cloth.md: the game hands the cloth the mesh it has skinned). With nothing handed
@@ -566,7 +566,7 @@ constexpr float k_pinned_m = 1e-4f, k_driven_bone_m = 0.3f;
 
 }  // namespace
 
-TEST_CASE("runtime corpus: every corpus cloth under every clip of its character (or the sway), 150 steps: finite, pinned, driven bones on the cloth, firm links, stretch and local range within the file's bound") {
+TEST_CASE("runtime corpus: every corpus cloth under every clip of its character (or the sway), 150 steps: finite, pinned, driven bones on the cloth, firm links, stretch and local range within the file's bound" * doctest::test_suite("corpus")) {
     require_corpus();
     size_t files = 0, runs = 0, sims_in_state = 0, driven = 0;
     for (const auto& c : k_every_clip) {

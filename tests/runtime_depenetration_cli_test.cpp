@@ -25,7 +25,7 @@ json simulate_json(const std::string& file, bool depenetrate) {
 
 }  // namespace
 
-TEST_CASE("runtime depenetration cli: drape simulate --depenetrate reports it and leaves no particle of Sekiro c7190 inside, the default run its hair wedged 1.7 cm deep") {
+TEST_CASE("runtime depenetration cli: drape simulate --depenetrate reports it and leaves no particle of Sekiro c7190 inside, the default run its hair wedged 1.7 cm deep" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(fs::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const json game = simulate_json("sekiro/c7190.chrbnd.dcx", false), depenetrated = simulate_json("sekiro/c7190.chrbnd.dcx", true);
     CHECK(game["depenetrate"] == false);

@@ -115,7 +115,7 @@ void operator delete(void* p, size_t, std::align_val_t) noexcept { std::free(p);
 void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, size_t, std::align_val_t) noexcept { std::free(p); }
 
-TEST_CASE("runtime no allocation: 1000 steps call neither the instance allocator nor operator new, with depenetration off and on") {
+TEST_CASE("runtime no allocation: 1000 steps call neither the instance allocator nor operator new, with depenetration off and on" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
@@ -179,7 +179,7 @@ TEST_CASE("runtime no allocation: 1000 steps call neither the instance allocator
     CHECK(last[0] != last[1]);  // the depenetration acted (the runs are not both free of wedged particles)
 }
 
-TEST_CASE("runtime states: select by index and by name, unknown names refused") {
+TEST_CASE("runtime states: select by index and by name, unknown names refused" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
@@ -199,7 +199,7 @@ TEST_CASE("runtime states: select by index and by name, unknown names refused") 
     drape_instance_destroy(inst);
 }
 
-TEST_CASE("runtime teleport moves every particle by the matrix and keeps the cloth's shape") {
+TEST_CASE("runtime teleport moves every particle by the matrix and keeps the cloth's shape" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
@@ -222,7 +222,7 @@ TEST_CASE("runtime teleport moves every particle by the matrix and keeps the clo
     drape_instance_destroy(inst);
 }
 
-TEST_CASE("runtime loader: truncation at every length (every 97th) and flipped bytes are refused or loaded, never crash") {
+TEST_CASE("runtime loader: truncation at every length (every 97th) and flipped bytes are refused or loaded, never crash" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
@@ -321,7 +321,7 @@ void thread_finish(void* handle, void*) {
 void* run_nothing(drape_task_fn*, uint32_t, uint32_t, void*, void*) { return nullptr; }
 }  // namespace
 
-TEST_CASE("runtime: eight instances stepped on the host's threads through drape_instances_step give the bits of stepping each alone") {
+TEST_CASE("runtime: eight instances stepped on the host's threads through drape_instances_step give the bits of stepping each alone" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const auto bytes = test::exported_drcloth("er/game/chr/c4361.chrbnd.dcx", "_c.hkx");
     Loaded l(bytes);

@@ -60,7 +60,7 @@ struct Case {
 
 }  // namespace
 
-TEST_CASE("runtime loader: every index error names its field (one broken index per case)") {
+TEST_CASE("runtime loader: every index error names its field (one broken index per case)" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const auto bytes = test::exported_drcloth("er/game/chr/c4361.chrbnd.dcx", "_c.hkx");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");
@@ -214,7 +214,7 @@ TEST_CASE("runtime loader: every index error names its field (one broken index p
     drape_cloth_file_destroy(file);
 }
 
-TEST_CASE("runtime loader: every check of the 2014 mesh-mesh deform names its field (BB c2020_c, one broken value per case)") {
+TEST_CASE("runtime loader: every check of the 2014 mesh-mesh deform names its field (BB c2020_c, one broken value per case)" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const auto bytes = test::exported_drcloth("bb/c2020_c.hkx", "");
     REQUIRE_MESSAGE(exporter_writes_2_x(bytes), "the exporter's output is not a schema 2.x file the runtime reads");

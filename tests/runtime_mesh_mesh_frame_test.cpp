@@ -32,7 +32,7 @@ double dist(D3 a, D3 b) { return std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.
 
 }  // namespace
 
-TEST_CASE("runtime 2014 mesh-mesh deform on BB c2020_c and DS3 c1400: at the rest pose every pair of a vertex gives one point and the runtime's blend is it") {
+TEST_CASE("runtime 2014 mesh-mesh deform on BB c2020_c and DS3 c1400: at the rest pose every pair of a vertex gives one point and the runtime's blend is it" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     size_t ops = 0, vertices = 0;
     for (const auto& [file, member] : {std::pair{"bb/c2020_c.hkx", ""}, std::pair{"ds3/c1400.chrbnd.dcx", "_c.hkx"}}) {
@@ -92,7 +92,7 @@ TEST_CASE("runtime 2014 mesh-mesh deform on BB c2020_c and DS3 c1400: at the res
     CHECK(vertices >= 3000);
 }
 
-TEST_CASE("runtime object-space mesh-mesh deform on the corpus: the triangle frame at the sim rest pose times the file's triangle-from-mesh transform is the identity") {
+TEST_CASE("runtime object-space mesh-mesh deform on the corpus: the triangle frame at the sim rest pose times the file's triangle-from-mesh transform is the identity" * doctest::test_suite("corpus")) {
     // The file's transforms are the inverses of Havok's frames at the bind: with the runtime's
     // frame their product must be the identity (the expected value), whatever the frame formula.
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());

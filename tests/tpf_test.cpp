@@ -196,7 +196,7 @@ std::vector<CorpusTpf> corpus_tpfs() {
 // ---------------------------------------------------------------------------------------
 // Corpus
 
-TEST_CASE("tpf: corpus TPFs match the soulstruct peer (names, format bytes, sizes)") {
+TEST_CASE("tpf: corpus TPFs match the soulstruct peer (names, format bytes, sizes)" * doctest::test_suite("corpus")) {
     for (auto& c : corpus_tpfs()) {
         CAPTURE(c.label);
         REQUIRE(!c.bytes.empty());
@@ -218,7 +218,7 @@ TEST_CASE("tpf: corpus TPFs match the soulstruct peer (names, format bytes, size
     }
 }
 
-TEST_CASE("tpf: every surface of every corpus texture decodes exactly as Pillow decodes it") {
+TEST_CASE("tpf: every surface of every corpus texture decodes exactly as Pillow decodes it" * doctest::test_suite("corpus")) {
     const fs::path dir = test::scratch_dir("tpf_corpus_pillow");
     struct Job {
         std::string file;
@@ -268,7 +268,7 @@ TEST_CASE("tpf: every surface of every corpus texture decodes exactly as Pillow 
     CHECK(jobs.size() > 57);  // 3 + 54 textures, most with several mips
 }
 
-TEST_CASE("tpf: EliteKnight exports as PNG files whose pixels equal Pillow's decode of the DDS") {
+TEST_CASE("tpf: EliteKnight exports as PNG files whose pixels equal Pillow's decode of the DDS" * doctest::test_suite("corpus")) {
     auto bytes = test::load(test::corpus("ds3/EliteKnight.tpf"));
     auto tpf = read_tpf(bytes);
     REQUIRE(tpf);
@@ -314,7 +314,7 @@ TEST_CASE("tpf: EliteKnight exports as PNG files whose pixels equal Pillow's dec
     }
 }
 
-TEST_CASE("tpf: systex export names are unique and safe") {
+TEST_CASE("tpf: systex export names are unique and safe" * doctest::test_suite("corpus")) {
     auto bytes = load_systex();
     auto tpf = read_tpf(bytes);
     REQUIRE(tpf);

@@ -188,7 +188,7 @@ TEST_CASE("unpack: TPF to DDS files, nested binders with recursive, BXF4 pairs")
     CHECK(no.error().to_string() == "x.txt: not a container drape unpacks (DCX, BND4, BXF4 or TPF)");
 }
 
-TEST_CASE("unpack: corpus binders unpack with every member, id and flag") {
+TEST_CASE("unpack: corpus binders unpack with every member, id and flag" * doctest::test_suite("corpus")) {
     size_t binders = 0, members = 0;
     for (const char* rel : {"ds3/c2080.anibnd.dcx", "sekiro/WP_A_2300.anibnd", "er/WP_A_0550_1.anibnd", "ds3/DS3_am.dcx", "er/systex.tpf.dcx"}) {
         CAPTURE(rel);
@@ -235,7 +235,7 @@ TEST_CASE("unpack: corpus binders unpack with every member, id and flag") {
     CHECK(members >= 5 + 3 + 11 + 1);
 }
 
-TEST_CASE("unpack cli: drape unpack FILE... -o DIR [--recursive]") {
+TEST_CASE("unpack cli: drape unpack FILE... -o DIR [--recursive]" * doctest::test_suite("corpus")) {
     const auto dir = test::scratch_dir("unpack_cli");
     const std::string exe = test::drape_exe();
     auto r = test::run(exe + " unpack " + test::corpus("ds3/c2080.anibnd.dcx").string() + " " + test::corpus("er/systex.tpf.dcx").string() +
