@@ -31,6 +31,7 @@
 #include "drape/runtime.h"
 #include "havok_corpus.h"
 #include "rt_instance.h"
+#include "solver/grid_workload.h"
 
 namespace {
 
@@ -193,6 +194,64 @@ void cloth_operator_kind(benchmark::State& state) {
     state.SkipWithError("no corpus cloth data has this operator kind");
 }
 
+// A whole character: every cloth data of corpus file range(0), its default state, stepped at 30 Hz
+// under the moving root. Besides the time per step it reports, measured in the same run on this
+// thread's CPU clock, the grid-32 simulate step (bench/cloth_bench.cpp's workload) and the
+// character's cost in grid-32 steps.
+void cloth_character(benchmark::State& state) {
+    const size_t index = size_t(state.range(0));
+    const LoadedFile* lf = loaded(index);
+    if (!lf) {
+        state.SkipWithError("corpus file missing or the exporter failed");
+        return;
+    }
+    const drape_cloth_file* f = lf->file;
+    std::vector<drape_instance*> instances;
+    std::vector<std::vector<float>> poses;
+    uint32_t particles = 0;
+    for (uint32_t c = 0; c < drape_cloth_data_count(f); ++c) {
+        drape_instance_def def = drape_default_instance_def();
+        def.cloth = c;
+        drape_instance* inst = nullptr;
+        drape_error err;
+        if (drape_instance_create(f, &def, &inst, &err) != DRAPE_RESULT_OK) continue;
+        const uint32_t nt = drape_cloth_transform_count(f, c);
+        std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
+        for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
+        if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
+        drape_instance_reset(inst);
+        instances.push_back(inst);
+        poses.push_back(std::move(pose));
+        particles += particles_of(f, c);
+    }
+    uint32_t k = 0;
+    auto one_step = [&] {
+        const float phase = float(k % 40) / 40.0f, tri = phase < 0.5f ? phase : 1.0f - phase;
+        for (size_t n = 0; n < instances.size(); ++n) {
+            auto& pose = poses[n];
+            const size_t nt = pose.size() / 16 - 1;
+            for (size_t i = 0; i < nt; ++i) pose[i * 16 + 12] = 0.3f * tri, pose[i * 16 + 14] = 0.1f * tri;
+            if (nt) drape_instance_set_transforms(instances[n], 0, uint32_t(nt), pose.data());
+            drape_instance_step(instances[n], 1.0f / 30);
+        }
+        ++k;
+    };
+    for (auto _ : state) one_step();
+    // The ratio of this run: the character and the grid-32 step on the same clock, one after the other.
+    const int n = 200;
+    const double t0 = drape::solver::bench_seconds();
+    for (int i = 0; i < n; ++i) one_step();
+    const double character_ns = (drape::solver::bench_seconds() - t0) * 1e9 / n;
+    const auto grid = drape::solver::bench_grid(32, 0, drape::solver::SolveMode::scheduled, 3, 0.05);
+    state.SetLabel(k_files[index].file);
+    state.counters["us_per_step"] = character_ns * 1e-3;
+    state.counters["grid32_us_per_step"] = grid.ns_per_step * 1e-3;
+    state.counters["grid32_steps"] = character_ns / grid.ns_per_step;
+    state.counters["particles"] = particles;
+    state.counters["ns_per_particle"] = particles ? character_ns / particles : 0;
+    for (auto* inst : instances) drape_instance_destroy(inst);
+}
+
 // A host task system for drape_instances_step: [0, count) split over `workers` threads spawned
 // per call (the first range on the calling thread), joined in finish.
 struct SpawnTasks {
@@ -329,6 +388,7 @@ void cloth_many_characters(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(cloth_many_characters)->ArgNames({"threads", "pool"})->Args({1, 0})->Args({2, 0})->Args({2, 1})->UseRealTime()->MinTime(0.5);
+BENCHMARK(cloth_character)->ArgName("file")->DenseRange(0, int(std::size(k_files)) - 1)->MinTime(0.2);
 BENCHMARK(cloth_corpus_largest)->MinTime(0.2);
 BENCHMARK(cloth_operator_kind)
     ->ArgName("kind_skin1_move2_simulate3_frames4_meshmesh5")
