@@ -149,8 +149,9 @@ void register_simulate(CLI::App& app, GlobalOptions& global, int& exit_code) {
     auto* cmd = app.add_subcommand("simulate",
                                    "Run a cloth (.drcloth, or a binder/tagfile with Havok cloth) through the drape runtime under a clip of\n"
                                    "its character (or each clip, or a sway of its rest pose) and report per sim cloth: finite, link stretch\n"
-                                   "per link kind, pinned error, distance from the skinned place against its local-range bound, driven\n"
-                                   "bones' distance from the particles, how far below the skin, penetration, ns per step.");
+                                   "per link kind and over firm links (stiffness >= 0.5), pinned error, distance from the skinned place\n"
+                                   "against its local-range bound, driven bones' distance from the particles, how far below the skin,\n"
+                                   "penetration, ns per step.");
     struct Args {
         std::string input, animation, clip;
         uint32_t steps = 1000;
