@@ -670,6 +670,7 @@ Report measure(const hcl::ClothContainer& cloth, const Options& options) {
     Report rep;
     const hcl::ControlByteRule rule = hcl::control_byte_rule_for_sdk(options.sdk);
     std::vector<bool> mesh_taken(options.meshes.size(), false);
+    std::vector<int> mesh_cloth(options.meshes.size(), -1);  // the cloth data whose display buffer took the mesh
     const bool bind = options.model_given || !options.meshes.empty();
     for (size_t ci = 0; ci < cloth.cloth_datas.size(); ++ci) {
         const auto& cd = cloth.cloth_datas[ci];
@@ -709,15 +710,24 @@ Report measure(const hcl::ClothContainer& cloth, const Options& options) {
                 if (hcl::is_object_space_skin(cd.operators[w].kind)) b.skin_operators.push_back(w);
                 else b.other_writers.push_back(w);
             }
+            auto fits = [&](const ModelMesh& m) {
+                return m.default_node_name == buf.name && m.vertex_count == buf.num_vertices && m.first_face_set_triangles == buf.num_triangles;
+            };
             for (size_t mi = 0; mi < options.meshes.size(); ++mi) {
-                const auto& m = options.meshes[mi];
-                if (mesh_taken[mi] || m.default_node_name != buf.name || m.vertex_count != buf.num_vertices ||
-                    m.first_face_set_triangles != buf.num_triangles)
-                    continue;
+                if (mesh_taken[mi] || !fits(options.meshes[mi])) continue;
                 mesh_taken[mi] = true;
+                mesh_cloth[mi] = int(ci);
                 b.mesh_index = int(mi);
-                b.mesh_name = m.gltf_name;
+                b.mesh_name = options.meshes[mi].gltf_name;
                 break;
+            }
+            // A cloth data may hold one display buffer of a mesh per state (Elden Ring c2030's
+            // skirt: the Default state writes one, the Fall state another, of the same node and
+            // counts): when no free mesh fits, the mesh an earlier buffer of this cloth data took.
+            for (size_t mi = 0; b.mesh_index < 0 && mi < options.meshes.size(); ++mi) {
+                if (mesh_cloth[mi] != int(ci) || !fits(options.meshes[mi])) continue;
+                b.mesh_index = int(mi);
+                b.mesh_name = options.meshes[mi].gltf_name;
             }
             if (b.mesh_index < 0) {
                 b.reason = options.meshes.empty() ? "no model with meshes was found"
