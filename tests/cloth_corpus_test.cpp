@@ -207,7 +207,7 @@ TEST_CASE("cloth corpus: the rest-pose figure holds within 1e-4 m on every sim c
     MESSAGE("rest-pose figure checked on " << checked << " of " << sims << " sim cloths");
 }
 
-TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh each, vertex for vertex; a mesh shared only by buffers of different states" * doctest::test_suite("corpus")) {
+TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh each, vertex for vertex, and a mesh is shared only by buffers of different states" * doctest::test_suite("corpus")) {
     size_t bound = 0, measured = 0, shared = 0;
     for (const auto& cc : k_cloth_files) {
         const std::string game = cc.game;
