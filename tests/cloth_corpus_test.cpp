@@ -237,7 +237,9 @@ TEST_CASE("cloth corpus: Sekiro and Elden Ring display buffers bind to one mesh 
         }
         // A mesh bound by more than one buffer (c2030's skirt and curtain hold a display buffer of
         // a mesh per state): the buffers are of one cloth data, and no state writes two of them.
-        for (const auto& [mesh, uses] : mesh_uses) {
+        for (const auto& entry : mesh_uses) {
+            const int mesh = entry.first;  // not a structured binding: clang 14 cannot capture those in CAPTURE
+            const auto& uses = entry.second;
             if (uses.size() < 2) continue;
             CAPTURE(mesh);
             const auto& cd = l.cloth.cloth_datas[uses[0]->cloth_data_index];
