@@ -107,6 +107,56 @@ uint32_t particles_of(const drape_cloth_file* f, uint32_t cloth) {
     return n;
 }
 
+// The identity pose of cloth data c: its transforms and one spare matrix.
+std::vector<float> identity_pose(const drape_cloth_file* f, uint32_t c) {
+    const uint32_t nt = drape_cloth_transform_count(f, c);
+    std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
+    for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
+    return pose;
+}
+
+// The moving root of step k (a triangle wave of the translation, as tests/determinism drives it),
+// set on `inst`.
+void move_root(drape_instance* inst, std::vector<float>& pose, uint32_t k) {
+    const float phase = float(k % 40) / 40.0f, tri = phase < 0.5f ? phase : 1.0f - phase;
+    const size_t nt = pose.size() / 16 - 1;
+    for (size_t i = 0; i < nt; ++i) pose[i * 16 + 12] = 0.3f * tri, pose[i * 16 + 14] = 0.1f * tri;
+    if (nt) drape_instance_set_transforms(inst, 0, uint32_t(nt), pose.data());
+}
+
+// `copies` characters of one file: an instance of every cloth data of each, at the identity pose,
+// reset.
+struct Characters {
+    std::vector<drape_instance*> instances;
+    std::vector<std::vector<float>> poses;
+    std::string error;  // why an instance could not be made (empty: every one was)
+    Characters(const drape_cloth_file* f, int copies) {
+        for (int character = 0; character < copies; ++character)
+            for (uint32_t c = 0; c < drape_cloth_data_count(f); ++c) {
+                drape_instance_def def = drape_default_instance_def();
+                def.cloth = c;
+                drape_instance* inst = nullptr;
+                drape_error err;
+                if (drape_instance_create(f, &def, &inst, &err) != DRAPE_RESULT_OK) {
+                    error = err.message;
+                    return;
+                }
+                std::vector<float> pose = identity_pose(f, c);
+                move_root(inst, pose, 0);
+                drape_instance_reset(inst);
+                instances.push_back(inst);
+                poses.push_back(std::move(pose));
+            }
+    }
+    ~Characters() {
+        for (auto* inst : instances) drape_instance_destroy(inst);
+    }
+    // Every instance's moving root at step k.
+    void pose(uint32_t k) {
+        for (size_t n = 0; n < instances.size(); ++n) move_root(instances[n], poses[n], k);
+    }
+};
+
 // Steps one cloth data with only the operators of `kind` (all: every operator).
 void run_cloth(benchmark::State& state, const drape_cloth_file* f, uint32_t cloth, Kind kind, const std::string& label) {
     drape_instance_def def = drape_default_instance_def();
@@ -125,19 +175,12 @@ void run_cloth(benchmark::State& state, const drape_cloth_file* f, uint32_t clot
         st.operators = keep;
     }
     if (kind != Kind::all) inst->cloth = &only;
-    const uint32_t nt = drape_cloth_transform_count(f, cloth);
-    std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
-    for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
-    if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
+    std::vector<float> pose = identity_pose(f, cloth);
+    move_root(inst, pose, 0);
     drape_instance_reset(inst);
     uint32_t k = 0;
     for (auto _ : state) {
-        const float phase = float(k % 40) / 40.0f, tri = phase < 0.5f ? phase : 1.0f - phase;
-        for (uint32_t i = 0; i < nt; ++i) {
-            pose[i * 16 + 12] = 0.3f * tri;
-            pose[i * 16 + 14] = 0.1f * tri;
-        }
-        if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
+        move_root(inst, pose, k);
         drape_instance_step(inst, 1.0f / 30);
         ++k;
     }
@@ -206,35 +249,17 @@ void cloth_character(benchmark::State& state) {
         return;
     }
     const drape_cloth_file* f = lf->file;
-    std::vector<drape_instance*> instances;
-    std::vector<std::vector<float>> poses;
-    uint32_t particles = 0;
-    for (uint32_t c = 0; c < drape_cloth_data_count(f); ++c) {
-        drape_instance_def def = drape_default_instance_def();
-        def.cloth = c;
-        drape_instance* inst = nullptr;
-        drape_error err;
-        if (drape_instance_create(f, &def, &inst, &err) != DRAPE_RESULT_OK) continue;
-        const uint32_t nt = drape_cloth_transform_count(f, c);
-        std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
-        for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
-        if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
-        drape_instance_reset(inst);
-        instances.push_back(inst);
-        poses.push_back(std::move(pose));
-        particles += particles_of(f, c);
+    Characters one(f, 1);
+    if (!one.error.empty()) {
+        state.SkipWithError(one.error.c_str());
+        return;
     }
+    uint32_t particles = 0;
+    for (uint32_t c = 0; c < drape_cloth_data_count(f); ++c) particles += particles_of(f, c);
     uint32_t k = 0;
     auto one_step = [&] {
-        const float phase = float(k % 40) / 40.0f, tri = phase < 0.5f ? phase : 1.0f - phase;
-        for (size_t n = 0; n < instances.size(); ++n) {
-            auto& pose = poses[n];
-            const size_t nt = pose.size() / 16 - 1;
-            for (size_t i = 0; i < nt; ++i) pose[i * 16 + 12] = 0.3f * tri, pose[i * 16 + 14] = 0.1f * tri;
-            if (nt) drape_instance_set_transforms(instances[n], 0, uint32_t(nt), pose.data());
-            drape_instance_step(instances[n], 1.0f / 30);
-        }
-        ++k;
+        one.pose(k++);
+        for (auto* inst : one.instances) drape_instance_step(inst, 1.0f / 30);
     };
     for (auto _ : state) one_step();
     // The ratio of this run: the character and the grid-32 step on the same clock, one after the other.
@@ -249,7 +274,6 @@ void cloth_character(benchmark::State& state) {
     state.counters["grid32_steps"] = character_ns / grid.ns_per_step;
     state.counters["particles"] = particles;
     state.counters["ns_per_particle"] = particles ? character_ns / particles : 0;
-    for (auto* inst : instances) drape_instance_destroy(inst);
 }
 
 // A host task system for drape_instances_step: [0, count) split over `workers` threads spawned
@@ -340,27 +364,11 @@ void cloth_many_characters(benchmark::State& state) {
         state.SkipWithError("no c4361 cloth (corpus missing or the exporter failed)");
         return;
     }
-    const drape_cloth_file* f = lf->file;
-    std::vector<drape_instance*> instances;
-    std::vector<std::vector<float>> poses;
-    for (int character = 0; character < 8; ++character)
-        for (uint32_t c = 0; c < drape_cloth_data_count(f); ++c) {
-            drape_instance_def def = drape_default_instance_def();
-            def.cloth = c;
-            drape_instance* inst = nullptr;
-            drape_error err;
-            if (drape_instance_create(f, &def, &inst, &err) != DRAPE_RESULT_OK) {
-                state.SkipWithError(err.message);
-                return;
-            }
-            const uint32_t nt = drape_cloth_transform_count(f, c);
-            std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
-            for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
-            if (nt) drape_instance_set_transforms(inst, 0, nt, pose.data());
-            drape_instance_reset(inst);
-            instances.push_back(inst);
-            poses.push_back(std::move(pose));
-        }
+    Characters eight(lf->file, 8);
+    if (!eight.error.empty()) {
+        state.SkipWithError(eight.error.c_str());
+        return;
+    }
     const uint32_t workers = uint32_t(state.range(0));
     const bool pool = state.range(1) != 0;
     SpawnTasks spawn;
@@ -370,19 +378,11 @@ void cloth_many_characters(benchmark::State& state) {
                                          : drape_task_system{spawn_enqueue, spawn_finish, &spawn, workers};
     uint32_t k = 0;
     for (auto _ : state) {
-        const float phase = float(k % 40) / 40.0f, tri = phase < 0.5f ? phase : 1.0f - phase;
-        for (size_t n = 0; n < instances.size(); ++n) {
-            auto& pose = poses[n];
-            const size_t nt = pose.size() / 16 - 1;
-            for (size_t i = 0; i < nt; ++i) pose[i * 16 + 12] = 0.3f * tri, pose[i * 16 + 14] = 0.1f * tri;
-            if (nt) drape_instance_set_transforms(instances[n], 0, uint32_t(nt), pose.data());
-        }
-        drape_instances_step(instances.data(), uint32_t(instances.size()), 1.0f / 30, workers > 1 ? &tasks : nullptr);
-        ++k;
+        eight.pose(k++);
+        drape_instances_step(eight.instances.data(), uint32_t(eight.instances.size()), 1.0f / 30, workers > 1 ? &tasks : nullptr);
     }
-    state.SetLabel("8 x er/game/chr/c4361 (" + std::to_string(instances.size()) + " instances)");
+    state.SetLabel("8 x er/game/chr/c4361 (" + std::to_string(eight.instances.size()) + " instances)");
     state.counters["us_per_step"] = benchmark::Counter(double(state.iterations()) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    for (auto* inst : instances) drape_instance_destroy(inst);
 }
 
 }  // namespace

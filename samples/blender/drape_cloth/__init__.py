@@ -250,13 +250,8 @@ class Attachment:
             copy = bpy.data.objects.get(copy_name)
             if copy is None:
                 continue
-            xyz = self.cloth.positions(c, b, count)
-            co = [0.0] * (count * 3)
-            for v in range(count):  # game (x, y, z) -> Blender (x, z, y)
-                co[v * 3] = xyz[v * 3]
-                co[v * 3 + 1] = xyz[v * 3 + 2]
-                co[v * 3 + 2] = xyz[v * 3 + 1]
-            copy.data.vertices.foreach_set("co", co)
+            xyz = numpy.frombuffer(self.cloth.positions(c, b, count), dtype=numpy.float32).reshape(-1, 3)
+            copy.data.vertices.foreach_set("co", xyz[:, [0, 2, 1]].ravel())  # game (x, y, z) -> Blender (x, z, y)
             copy.data.update()
         inv = armature.matrix_world.inverted()
         for c, t, bone in self.driven:
@@ -360,14 +355,20 @@ class DRAPE_OT_attach_cloth(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _attachment(context):
+    """The active armature and its attached cloth (None when it has none)."""
+    arm = _active_armature(context)
+    return arm, (_attached.get(arm.name) if arm is not None else None)
+
+
 class DRAPE_OT_detach_cloth(bpy.types.Operator):
     """Stop playing the cloth of the active armature and show its meshes as imported"""
     bl_idname = "drape.detach_cloth"
     bl_label = "drape: Detach Cloth"
 
     def execute(self, context):
-        arm = _active_armature(context)
-        if arm is None or arm.name not in _attached:
+        arm, att = _attachment(context)
+        if att is None:
             return {"CANCELLED"}
         _attached.pop(arm.name).detach()
         return {"FINISHED"}
@@ -379,10 +380,10 @@ class DRAPE_OT_reset_cloth(bpy.types.Operator):
     bl_label = "drape: Reset Cloth"
 
     def execute(self, context):
-        arm = _active_armature(context)
-        if arm is None or arm.name not in _attached:
+        arm, att = _attachment(context)
+        if att is None:
             return {"CANCELLED"}
-        _attached[arm.name].start(context.scene, arm)
+        att.start(context.scene, arm)
         return {"FINISHED"}
 
 
@@ -394,8 +395,7 @@ class DRAPE_OT_select_state(bpy.types.Operator):
     state: bpy.props.IntProperty()
 
     def execute(self, context):
-        arm = _active_armature(context)
-        att = _attached.get(arm.name) if arm else None
+        _, att = _attachment(context)
         if att is None:
             return {"CANCELLED"}
         try:
@@ -424,8 +424,7 @@ class DRAPE_PT_cloth(bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
-        arm = _active_armature(context)
-        att = _attached.get(arm.name) if arm else None
+        _, att = _attachment(context)
         layout.operator(DRAPE_OT_attach_cloth.bl_idname, text="Attach Cloth...")
         if att is None:
             layout.label(text="No cloth on the active armature")

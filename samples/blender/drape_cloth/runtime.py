@@ -163,8 +163,8 @@ class ClothFile:
         self.check(c, self.lib.drape_instance_set_buffer_triangles(self.instances[c], buffer, n, arr), "set triangles")
 
     def set_display(self, c, buffer, xyz):
-        """The display mesh as the host skinned it this frame (xyz floats, game space)."""
-        arr = (ctypes.c_float * len(xyz)).from_buffer_copy(xyz) if not isinstance(xyz, list) else (ctypes.c_float * len(xyz))(*xyz)
+        """The display mesh as the host skinned it this frame (a float32 array of xyz, game space)."""
+        arr = (ctypes.c_float * len(xyz)).from_buffer_copy(xyz)
         self.check(c, self.lib.drape_instance_set_display_vertices(self.instances[c], buffer, len(xyz) // 3, arr, None, None), "set display vertices")
 
     def reset(self, c):
