@@ -41,11 +41,13 @@ CACHE_FRAMES = 600         # saved states kept for jumping back
 _A = Matrix(((1, 0, 0, 0), (0, 0, -1, 0), (0, 1, 0, 0), (0, 0, 0, 1)))
 _A_INV = _A.inverted()
 _S = Matrix(((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, -1, 0), (0, 0, 0, 1)))
+_A_NP = numpy.array(_A)
 
 
-def _glb_rest_worlds(path):
-    """Each node's rest world matrix (glTF space) by name, from the .glb drape convert wrote
-    beside the .drcloth; {} when there is none."""
+def _glb_rest(path):
+    """Each node's rest transform from the .glb drape convert wrote beside the .drcloth, by name:
+    (its local matrix, its parent's world matrix), glTF space, in double precision; {} when there
+    is none."""
     if not os.path.exists(path):
         return {}
     with open(path, "rb") as f:
@@ -61,18 +63,14 @@ def _glb_rest_worlds(path):
     local = []
     for n in nodes:
         if "matrix" in n:
-            m = n["matrix"]
-            local.append(Matrix([[m[c * 4 + r] for c in range(4)] for r in range(4)]))
+            local.append(numpy.array(n["matrix"], dtype=numpy.float64).reshape(4, 4).T)
             continue
-        t = n.get("translation", (0, 0, 0))
         x, y, z, w = n.get("rotation", (0, 0, 0, 1))
-        sx, sy, sz = n.get("scale", (1, 1, 1))
-        m = Quaternion((w, x, y, z)).to_matrix().to_4x4()
-        for r in range(3):
-            m[r][0] *= sx
-            m[r][1] *= sy
-            m[r][2] *= sz
-        m.translation = t
+        m = numpy.identity(4)
+        m[:3, :3] = numpy.array(((1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
+                                 (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
+                                 (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)))) * numpy.array(n.get("scale", (1, 1, 1)))
+        m[:3, 3] = n.get("translation", (0, 0, 0))
         local.append(m)
     world = {}
 
@@ -81,7 +79,14 @@ def _glb_rest_worlds(path):
             world[i] = world_of(parent[i]) @ local[i] if i in parent else local[i]
         return world[i]
 
-    return {n.get("name", ""): world_of(i) for i, n in enumerate(nodes)}
+    return {n.get("name", ""): (local[i], world_of(parent[i]) if i in parent else numpy.identity(4)) for i, n in enumerate(nodes)}
+
+
+def _snapped(r):
+    """The importer's per-bone rotation is a signed axis permutation for the bone orientations
+    "Blender" and "Temperance": snap the measured one (off by Blender's single-precision rest) to it."""
+    s = numpy.round(r)
+    return s if numpy.abs(r - s).max() < 1e-3 and abs(abs(numpy.linalg.det(s[:3, :3])) - 1) < 1e-9 else r
 
 
 def game_from_blender(m):
@@ -114,14 +119,26 @@ class Attachment:
         # "Blender"): its rest matrix is then A @ W_rest @ R with a per-bone rotation R. R comes
         # from the glTF node's rest world (the .glb beside the .drcloth); without the .glb the
         # bones must have been imported with Bone Dir "Blender" (R the identity).
-        rest = _glb_rest_worlds(os.path.splitext(path)[0] + ".glb")
+        #
+        # Blender keeps a bone's rest as head, tail and roll in single precision and rebuilds its
+        # rest matrix from them: for a bone a few millimetres long that matrix is 1e-4 off, and
+        # every pose matrix Blender composes through it inherits the error (0.26 mm at the thigh
+        # skirt of Elden Ring c5000). The transform set is therefore composed here, in double
+        # precision, from each bone's pose basis (what the action sets) and its exact rest from the
+        # .glb: a bone's armature-space pose is P(parent) @ R(parent)^-1 @ L_rest @ R @ basis.
+        rest = _glb_rest(os.path.splitext(path)[0] + ".glb")
         if not rest:
             self.warnings.append("no .glb beside the .drcloth: the character must be imported with Bone Dir 'Blender'")
-        self.correction = {}
+        self.rest = {}        # bone -> (rest local (glTF), rest world of its glTF parent, R, R inverse)
+        self.correction = {}  # bone -> R as a Blender matrix
         for b in armature.data.bones:
-            w = rest.get(b.name)
-            if w is not None:
-                self.correction[b.name] = (_A @ w).inverted() @ (armature.matrix_world @ b.matrix_local)
+            node = rest.get(b.name)
+            if node is None:
+                continue
+            local, parent_world = node
+            r = _snapped(numpy.linalg.inv(_A_NP @ parent_world @ local) @ numpy.array(b.matrix_local))
+            self.rest[b.name] = (local, parent_world, r, numpy.linalg.inv(r))
+            self.correction[b.name] = Matrix(r.tolist())
         taken = set()
         for c in range(len(self.cloth.instances)):
             names = self.cloth.transform_names(c)
@@ -229,17 +246,42 @@ class Attachment:
 
     # ---- per frame ------------------------------------------------------------------------------
 
+    def _armature_space(self, pb, memo):
+        """The bone's pose in the armature's space (numpy, double), as Blender's pb.matrix but
+        composed through the exact rest (see __init__). A bone without a rest in the .glb, or with
+        constraints, is taken as Blender evaluates it."""
+        name = pb.name
+        if name in memo:
+            return memo[name]
+        rest = self.rest.get(name)
+        if rest is None or len(pb.constraints):
+            m = numpy.array(pb.matrix)
+        else:
+            local, parent_world, r, _ = rest
+            basis = numpy.array(pb.matrix_basis)
+            parent = pb.parent
+            if parent is None:
+                m = _A_NP @ parent_world @ local @ r @ basis
+            else:
+                up = self.rest.get(parent.name)
+                m = self._armature_space(parent, memo) @ (up[3] if up is not None else numpy.identity(4)) @ local @ r @ basis
+        memo[name] = m
+        return m
+
     def _pose(self, armature):
         bones = armature.pose.bones
-        world = armature.matrix_world
+        world = numpy.array(armature.matrix_world)
+        memo = {}
         for c, names in enumerate(self.transform_bones):
             floats = []
             for n in names:
                 pb = bones.get(n)
                 if pb is not None:
-                    r = self.correction.get(n)
-                    m = world @ pb.matrix
-                    floats.extend(game_from_blender(m @ r.inverted() if r is not None else m))
+                    rest = self.rest.get(n)
+                    m = world @ self._armature_space(pb, memo)
+                    if rest is not None:
+                        m = m @ rest[3]
+                    floats.extend(game_from_blender(Matrix(m.tolist())))
                 else:
                     obj = bpy.data.objects.get(n)
                     floats.extend(game_from_blender(obj.matrix_world) if obj is not None else game_from_blender(Matrix.Identity(4)))
