@@ -531,3 +531,44 @@ TEST_CASE("drape convert: a material binder that does not decompress is reported
     CHECK(report.skipped[0].find("allmaterial.matbinbnd.dcx", 20) != std::string::npos);  // the error names the binder
     CHECK(fs::exists(out / "chr/c1300.glb"));
 }
+
+TEST_CASE("drape convert: a game folder whose chr/ is a symbolic link converts through it, loops and dangling links said") {
+    // An install assembled from folders on several drives: game/chr links to a folder elsewhere,
+    // which holds a link back to itself (a loop) and a link to nothing; game/again links to a
+    // folder inside the input.
+    const fs::path dir = test::scratch_dir("convert_symlinked_chr");
+    REQUIRE(test::write_sample_game(dir / "store"));
+    fs::create_directories(dir / "game/parts");
+    fs::create_directory_symlink(dir / "store/chr", dir / "game/chr");
+    fs::create_directory_symlink("../chr", dir / "store/chr/loop");
+    fs::create_symlink(dir / "nowhere.chrbnd.dcx", dir / "store/chr/gone.chrbnd.dcx");
+    fs::create_directory_symlink("parts", dir / "game/again");
+    std::set<std::string> before;
+    for (const auto& e : fs::recursive_directory_iterator(dir / "store")) before.insert(e.path().generic_string());
+
+    convert::Options o;
+    o.jobs = 2;
+    o.textures = false;
+    const auto report = convert::convert_folder(dir / "game", dir / "out", o);
+    CHECK(report.exit_code() == 0);
+    const auto* item = find_item(report, "c9999");
+    REQUIRE_MESSAGE(item, "the character under the linked chr/ is found");
+    CHECK(item->ok);
+    CHECK(item->folder == "chr");
+    CHECK(fs::exists(dir / "out/chr/c9999.glb"));
+    CHECK(fs::exists(dir / "out/chr/c9999.drcloth"));
+    auto said = [&](const std::string& start) {
+        for (const auto& s : report.skipped)
+            if (s.rfind(start, 0) == 0) return true;
+        return false;
+    };
+    CHECK_MESSAGE(said("chr/loop: a link to a folder read already"), json(report.skipped).dump());
+    CHECK_MESSAGE(said("chr/gone.chrbnd.dcx: a link to nothing"), json(report.skipped).dump());
+    CHECK_MESSAGE(said("again: a link to parts, read there"), json(report.skipped).dump());
+    // Nothing written through the links: the linked folder holds what it held.
+    std::set<std::string> after;
+    for (const auto& e : fs::recursive_directory_iterator(dir / "store")) after.insert(e.path().generic_string());
+    CHECK(after == before);
+    for (const auto& e : fs::recursive_directory_iterator(dir / "out"))
+        CHECK_MESSAGE(e.path().lexically_relative(dir / "out").begin()->string() != "..", e.path().string());
+}

@@ -6,6 +6,7 @@
 #include <memory>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -35,6 +36,46 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 // The name without its extensions ("c5000.chrbnd.dcx" -> "c5000").
+// Every file under `root`, recursively, in name order. Symbolic links are followed: a game folder
+// assembled from an install unpacked on another drive links its chr/ or parts/ there. Each real
+// folder is read once: a link to a folder inside `root` is left to the walk that reaches it
+// directly, and a link back to a folder read already (a loop) is not followed; both are said, as
+// is a link to nothing. Paths stay as the walk reached them, so outputs mirror the input's layout.
+std::vector<fs::path> folder_files(const fs::path& root, std::vector<std::string>& skipped) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    const fs::path real_root = fs::canonical(root, ec);
+    std::set<fs::path> read{real_root};
+    const auto inside_root = [&](const fs::path& real) {
+        const auto rel = real.lexically_relative(real_root);
+        return !rel.empty() && *rel.begin() != "..";
+    };
+    std::function<void(const fs::path&)> walk = [&](const fs::path& folder) {
+        std::vector<fs::directory_entry> entries;
+        std::error_code e;
+        for (fs::directory_iterator it(folder, fs::directory_options::skip_permission_denied, e); !e && it != fs::directory_iterator(); it.increment(e))
+            entries.push_back(*it);
+        std::sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.path().filename() < y.path().filename(); });
+        for (const auto& entry : entries) {
+            const std::string label = relative_label(entry.path(), root);
+            const bool link = entry.is_symlink(e);
+            if (entry.is_regular_file(e)) {
+                files.push_back(entry.path());
+            } else if (entry.is_directory(e)) {
+                const fs::path real = fs::canonical(entry.path(), e);
+                if (e) skipped.push_back(label + ": a folder whose real path cannot be resolved: " + e.message());
+                else if (link && inside_root(real)) skipped.push_back(label + ": a link to " + relative_label(real, real_root) + ", read there");
+                else if (!read.insert(real).second) skipped.push_back(label + ": a link to a folder read already (" + real.generic_string() + "), not followed");
+                else walk(entry.path());
+            } else if (link && !fs::exists(entry.path(), e)) {
+                skipped.push_back(label + ": a link to nothing");
+            }
+        }
+    };
+    walk(root);
+    return files;
+}
+
 std::string stem_of(const std::string& file_name) {
     const size_t dot = file_name.find('.');
     return dot == std::string::npos ? file_name : file_name.substr(0, dot);
@@ -168,7 +209,7 @@ std::vector<std::string> open_models(const std::vector<ItemInputs>& work, const 
             auto bytes = read_file(g.model);
             if (!bytes) return;
             std::error_code ec;
-            const std::string label = fs::relative(g.model, g.base.empty() ? "." : g.base, ec).generic_string();
+            const std::string label = relative_label(g.model, g.base);
             auto o = std::make_unique<OpenedModel>(open_model(std::move(*bytes), label, dcx));
             if (o->model && *o->model)
                 for (const auto& mat : (*o->model)->materials)
@@ -249,7 +290,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     const auto t0 = std::chrono::steady_clock::now();
     Report report;
     std::error_code ec;
-    // The files to look at: a folder's files (recursively, symlinks not followed), or one file
+    // The files to look at: a folder's files (recursively, through symbolic links), or one file
     // with the other files of its folder as companions.
     fs::path base = root;
     std::vector<fs::path> files;
@@ -260,10 +301,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
         for (const auto& de : fs::directory_iterator(base.empty() ? "." : base, ec))
             if (de.is_regular_file(ec)) files.push_back(de.path());
     } else {
-        for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back(it->path());
-        }
+        files = folder_files(root, report.skipped);
     }
     std::sort(files.begin(), files.end());
     // Group by (folder, key).
@@ -271,7 +309,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     std::vector<fs::path> material_libraries;
     fs::path player_anibnd;
     for (const auto& f : files) {
-        const std::string rel = fs::relative(f, base.empty() ? "." : base, ec).generic_string();
+        const std::string rel = relative_label(f, base);
         const std::string folder = fs::path(rel).parent_path().generic_string();
         const std::string name = f.filename().string();
         Classified c = classify(name);
@@ -312,9 +350,9 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     std::vector<ItemInputs> work;
     for (auto& [k, g] : groups) {
         if (g.model.empty() && g.main_anibnd.empty() && g.cloth_files.empty() && g.clip_anibnds.empty()) {
-            for (const auto& t : g.tpfs) report.skipped.push_back(fs::relative(t, base, ec).generic_string() + ": textures of no model");
-            if (!g.texbnd_high.empty()) report.skipped.push_back(fs::relative(g.texbnd_high, base, ec).generic_string() + ": textures of no model");
-            if (!g.texbnd_low.empty()) report.skipped.push_back(fs::relative(g.texbnd_low, base, ec).generic_string() + ": textures of no model");
+            for (const auto& t : g.tpfs) report.skipped.push_back(relative_label(t, base) + ": textures of no model");
+            if (!g.texbnd_high.empty()) report.skipped.push_back(relative_label(g.texbnd_high, base) + ": textures of no model");
+            if (!g.texbnd_low.empty()) report.skipped.push_back(relative_label(g.texbnd_low, base) + ": textures of no model");
             continue;
         }
         if (g.part && !player_anibnd.empty()) g.player_anibnd = player_anibnd;
@@ -350,7 +388,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
             for (size_t k = 0; k < material_libraries.size(); ++k) {
                 const fs::path& lib = material_libraries[k];
                 std::error_code e;
-                const std::string label = fs::relative(lib, base.empty() ? "." : base, e).generic_string();
+                const std::string label = relative_label(lib, base);
                 Result<void> a = binders[k] ? cache.materials.add_bytes(std::move(*binders[k]), lib.filename().string(), per_job.dcx)
                                             : Result<void>(binders[k].error());
                 binders[k] = std::vector<uint8_t>{};  // indexed: the binder's bytes are dropped

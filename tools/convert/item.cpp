@@ -108,10 +108,16 @@ ojson cloth_run_report(const std::vector<uint8_t>& drcloth, const havok::Skeleto
     return {{"clip", clip ? clip->name : std::string("sway")}, {"steps", ro.steps}, {"sims", std::move(sims)}};
 }
 
-std::string rel(const ItemInputs& in, const fs::path& p) {
-    std::error_code ec;
-    return fs::relative(p, in.base.empty() ? "." : in.base, ec).generic_string();
+std::string rel(const ItemInputs& in, const fs::path& p) { return relative_label(p, in.base); }
+
+}  // namespace
+
+std::string relative_label(const fs::path& p, const fs::path& base) {
+    const fs::path r = p.lexically_relative(base.empty() ? fs::path(".") : base);
+    return r.empty() ? p.generic_string() : r.generic_string();
 }
+
+namespace {
 
 // A member name shortened for messages: its last path component.
 std::string leaf_name(const std::string& member) {

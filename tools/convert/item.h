@@ -75,6 +75,11 @@ ItemResult convert_item(const ItemInputs& in, const std::filesystem::path& out, 
                         OpenedModel* opened = nullptr);
 nlohmann::ordered_json item_json(const ItemResult& r);
 
+// `p`, found by walking the input folder `base`, as a path relative to it: lexical, so that a
+// file reached through a symbolic link keeps the place it has in the input (and its outputs the
+// same place under the output folder).
+std::string relative_label(const std::filesystem::path& p, const std::filesystem::path& base);
+
 // Writes `path` through a temporary file in the same folder and a rename, so that an
 // interrupted run leaves no half-written file under the final name.
 Result<void> write_atomic(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
