@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus.h"
+#include "gltf_read.h"
 #include "drape/anim/anibnd.h"
 #include "drape/exporters/animation_glb.h"
 #include "drape/io/file.h"
@@ -19,27 +20,13 @@ using json = nlohmann::json;
 
 namespace {
 
+// The .glb as tinygltf reads it (accessors, nodes, animations), with its JSON for the rest.
 struct Parsed {
+    test::GltfRead g;
     json doc;
-    std::vector<uint8_t> bin;
 
-    std::vector<float> floats(int accessor) const {
-        const json& a = doc["accessors"][size_t(accessor)];
-        const json& v = doc["bufferViews"][a["bufferView"].get<size_t>()];
-        const std::string type = a["type"];
-        const size_t comps = type == "SCALAR" ? 1 : type == "VEC3" ? 3 : type == "VEC4" ? 4 : 16;
-        const size_t off = v.value("byteOffset", size_t(0)) + a.value("byteOffset", size_t(0));
-        const size_t n = a["count"].get<size_t>() * comps;
-        REQUIRE(off + n * 4 <= bin.size());
-        std::vector<float> out(n);
-        std::memcpy(out.data(), bin.data() + off, n * 4);
-        return out;
-    }
-    int node(const std::string& name) const {
-        for (size_t i = 0; i < doc["nodes"].size(); ++i)
-            if (doc["nodes"][i].value("name", "") == name) return int(i);
-        return -1;
-    }
+    std::vector<float> floats(int accessor) const { return g.floats(accessor); }
+    int node(const std::string& name) const { return g.node(name); }
     const json* animation(const std::string& name) const {
         for (const auto& a : doc["animations"])
             if (a["name"] == name) return &a;
@@ -47,22 +34,16 @@ struct Parsed {
     }
     // Output keys of the channel on `node` with `path`.
     std::vector<float> channel(const json& anim, int node, const std::string& path, std::vector<float>* times = nullptr) const {
-        for (const auto& c : anim["channels"])
-            if (c["target"]["node"] == node && c["target"]["path"] == path) {
-                const json& s = anim["samplers"][c["sampler"].get<size_t>()];
-                if (times) *times = floats(s["input"].get<int>());
-                return floats(s["output"].get<int>());
-            }
-        return {};
+        const int index = g.animation(anim["name"].get<std::string>());
+        REQUIRE(index >= 0);
+        return g.channel(index, node, path, times);
     }
 };
 
 Parsed parse(const std::vector<uint8_t>& glb) {
-    auto g = exporters::read_glb(glb);
-    REQUIRE_MESSAGE(g, (g ? "" : g.error().to_string()));
     Parsed p;
-    p.doc = json::parse(g->json);
-    p.bin = g->bin;
+    p.g = test::read_gltf(glb);
+    p.doc = p.g.j;
     return p;
 }
 

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "corpus.h"
+#include "gltf_read.h"
 #include "drape/anim/anibnd.h"
 #include "drape/convert/convert.h"
 #include "drape/exporters/animation_glb.h"
@@ -67,38 +68,24 @@ M trs(const std::array<double, 3>& t, const std::array<double, 4>& q, const std:
     return m;
 }
 
-struct Gltf {
-    json j;
-    std::vector<uint8_t> bin;
-
-    std::vector<float> floats(int accessor) const {
-        const json& a = j["accessors"][size_t(accessor)];
-        const json& v = j["bufferViews"][a["bufferView"].get<size_t>()];
-        const size_t comps = a["type"] == "SCALAR" ? 1 : a["type"] == "VEC3" ? 3 : a["type"] == "VEC4" ? 4 : 16;
-        const size_t off = v.value("byteOffset", size_t(0)) + a.value("byteOffset", size_t(0));
-        std::vector<float> out(a["count"].get<size_t>() * comps);
-        std::memcpy(out.data(), bin.data() + off, out.size() * 4);
-        return out;
-    }
-
+// A .glb as tinygltf reads it (nodes, accessors, animations through it), with its JSON.
+struct Gltf : test::GltfRead {
     // World matrix of every node with animation `anim` at key index `key` (-1: rest pose).
     std::vector<M> world(int anim, size_t key) const {
-        const json& nodes = j["nodes"];
+        const auto& nodes = m().nodes;
         const size_t n = nodes.size();
         std::vector<std::array<double, 3>> T(n, {0, 0, 0}), S(n, {1, 1, 1});
         std::vector<std::array<double, 4>> R(n, {0, 0, 0, 1});
         for (size_t i = 0; i < n; ++i) {
-            if (nodes[i].contains("translation")) for (int c = 0; c < 3; ++c) T[i][size_t(c)] = nodes[i]["translation"][size_t(c)];
-            if (nodes[i].contains("rotation")) for (int c = 0; c < 4; ++c) R[i][size_t(c)] = nodes[i]["rotation"][size_t(c)];
-            if (nodes[i].contains("scale")) for (int c = 0; c < 3; ++c) S[i][size_t(c)] = nodes[i]["scale"][size_t(c)];
+            for (size_t c = 0; c < nodes[i].translation.size() && c < 3; ++c) T[i][c] = nodes[i].translation[c];
+            for (size_t c = 0; c < nodes[i].rotation.size() && c < 4; ++c) R[i][c] = nodes[i].rotation[c];
+            for (size_t c = 0; c < nodes[i].scale.size() && c < 3; ++c) S[i][c] = nodes[i].scale[c];
         }
         if (anim >= 0) {
-            const json& a = j["animations"][size_t(anim)];
-            for (const auto& ch : a["channels"]) {
-                const json& smp = a["samplers"][ch["sampler"].get<size_t>()];
-                const size_t node = ch["target"]["node"];
-                const std::string path = ch["target"]["path"];
-                const auto out = floats(smp["output"]);
+            for (const auto& ch : m().animations[size_t(anim)].channels) {
+                const size_t node = size_t(ch.target_node);
+                const std::string& path = ch.target_path;
+                const auto out = floats(m().animations[size_t(anim)].samplers[size_t(ch.sampler)].output);
                 const size_t comps = path == "rotation" ? 4 : 3;
                 const size_t keys = out.size() / comps;
                 const size_t k = std::min(key, keys - 1);
@@ -112,8 +99,7 @@ struct Gltf {
         }
         std::vector<int> parent(n, -1);
         for (size_t i = 0; i < n; ++i)
-            if (nodes[i].contains("children"))
-                for (const auto& c : nodes[i]["children"]) parent[c.get<size_t>()] = int(i);
+            for (int c : nodes[i].children) parent[size_t(c)] = int(i);
         std::vector<M> w(n);
         std::vector<uint8_t> done(n);
         for (size_t i = 0; i < n; ++i) {
@@ -128,28 +114,15 @@ struct Gltf {
         return w;
     }
 
-    int animation(const std::string& name) const {
-        if (!j.contains("animations")) return -1;
-        for (size_t i = 0; i < j["animations"].size(); ++i)
-            if (j["animations"][i]["name"] == name) return int(i);
-        return -1;
-    }
     std::map<std::string, size_t> nodes_by_name() const {
-        std::map<std::string, size_t> m;
-        for (size_t i = 0; i < j["nodes"].size(); ++i)
-            if (j["nodes"][i].contains("name")) m.emplace(j["nodes"][i]["name"].get<std::string>(), i);
-        return m;
+        std::map<std::string, size_t> out;
+        for (size_t i = 0; i < m().nodes.size(); ++i)
+            if (!m().nodes[i].name.empty()) out.emplace(m().nodes[i].name, i);
+        return out;
     }
 };
 
-Gltf parse(const std::vector<uint8_t>& glb) {
-    auto g = exporters::read_glb(glb);
-    REQUIRE(g);
-    Gltf out;
-    out.j = json::parse(g->json);
-    out.bin = g->bin;
-    return out;
-}
+Gltf parse(const std::vector<uint8_t>& glb) { return {test::read_gltf(glb)}; }
 
 }  // namespace
 

@@ -21,11 +21,13 @@
 #include <thread>
 
 #include "corpus.h"
+#include "gltf_read.h"
 #include "drape/exporters/gltf.h"
 #include "drape/flver/flver.h"
 #include "flver_corpus.h"
 #include "flver_fixture.h"
 #include "drape/exporters/textures.h"
+#include "drape/tpf/bc.h"
 #include "drape/tpf/tpf.h"
 #include "commands.h"
 #include <algorithm>
@@ -95,44 +97,10 @@ json peer_flver(const test::CorpusFlver& item) {
     return item.member.empty() ? p["flver"] : p["members"][item.member]["flver"];
 }
 
-// A parsed .glb/.gltf: the JSON and the binary buffer.
-struct Gltf {
-    json j;
-    std::vector<uint8_t> bin;
+// A .glb / .gltf as tinygltf reads it (accessors through it), with its JSON.
+using Gltf = test::GltfRead;
 
-    template <class T>
-    std::vector<T> accessor(int index) const {
-        const auto& a = j["accessors"][size_t(index)];
-        const auto& bv = j["bufferViews"][a["bufferView"].get<size_t>()];
-        size_t comps = std::map<std::string, size_t>{{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT4", 16}}.at(
-            a["type"].get<std::string>());
-        size_t n = a["count"].get<size_t>() * comps;
-        size_t off = bv.value("byteOffset", size_t(0)) + a.value("byteOffset", size_t(0));
-        std::vector<T> out(n);
-        REQUIRE(off + n * sizeof(T) <= bin.size());
-        std::memcpy(out.data(), bin.data() + off, n * sizeof(T));
-        return out;
-    }
-};
-
-Gltf parse(const fs::path& p) {
-    Gltf g;
-    auto bytes = test::load(p);
-    if (p.extension() == ".glb") {
-        REQUIRE(bytes.size() >= 28);
-        uint32_t json_len;
-        std::memcpy(&json_len, bytes.data() + 12, 4);
-        g.j = json::parse(bytes.begin() + 20, bytes.begin() + 20 + json_len);
-        size_t bin_at = 20 + json_len;
-        uint32_t bin_len;
-        std::memcpy(&bin_len, bytes.data() + bin_at, 4);
-        g.bin.assign(bytes.begin() + long(bin_at) + 8, bytes.begin() + long(bin_at) + 8 + bin_len);
-    } else {
-        g.j = json::parse(bytes.begin(), bytes.end());
-        g.bin = test::load(p.parent_path() / g.j["buffers"][0]["uri"].get<std::string>());
-    }
-    return g;
-}
+Gltf parse(const fs::path& p) { return test::read_gltf(p); }
 
 bool skip_external() {
     const char* s = std::getenv("DRAPE_SKIP_EXTERNAL");
@@ -516,6 +484,37 @@ TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materi
     CHECK(image_of(m0["normalTexture"]) == "EliteKnight_textured_tex/HD_M_7200_n.png");
     CHECK(image_of(m0["extensions"]["KHR_materials_specular"]["specularColorTexture"]) == "EliteKnight_textured_tex/HD_M_7200_r.png");
     for (const auto& img : g.j["images"]) CHECK(fs::exists(t->path.parent_path() / img["uri"].get<std::string>()));
+    // tinygltf decodes each PNG (stb_image, not our code): the base colour holds the TPF's pixels.
+    REQUIRE(g.m().images.size() == g.j["images"].size());
+    size_t compared = 0;
+    for (size_t i = 0; i < g.m().images.size(); ++i) {
+        if (g.j["images"][i]["uri"] != "EliteKnight_textured_tex/HD_M_7200_a.png") continue;
+        const auto tpf_bytes = test::load(test::corpus("ds3/EliteKnight.tpf"));
+        auto tpf = tpf::read_tpf(tpf_bytes);
+        REQUIRE(tpf);
+        for (const auto& tex : tpf->textures) {
+            if (tex.name != "HD_M_7200_a") continue;
+            auto dds = tpf::parse_dds(tex.dds);
+            REQUIRE(dds);
+            auto decoded = tpf::decode_surface(*dds);
+            REQUIRE(decoded);
+            const tpf::Image rgba8 = tpf::to_unorm8_clamped(*decoded);
+            int w = 0, h = 0;
+            const auto pixels = g.rgba(int(i), &w, &h);
+            REQUIRE(uint32_t(w) == rgba8.width);
+            REQUIRE(uint32_t(h) == rgba8.height);
+            REQUIRE(pixels.size() == size_t(w) * size_t(h) * 4);
+            size_t differ = 0;
+            for (size_t p = 0; p < size_t(w) * size_t(h); ++p)
+                for (size_t c = 0; c < 4; ++c) {
+                    const uint8_t want = c < rgba8.channels ? rgba8.u8[p * rgba8.channels + c] : (c == 3 ? 255 : rgba8.u8[p * rgba8.channels]);
+                    differ += pixels[p * 4 + c] != want;
+                }
+            CHECK(differ == 0);
+            ++compared;
+        }
+    }
+    CHECK(compared == 1);
     // The _n PNG's blue is rebuilt as the normal's Z (the game keeps gloss there): checked with
     // Pillow, every 97th pixel must be a unit vector within the 8-bit rounding.
     if (!skip_external()) {

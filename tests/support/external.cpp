@@ -1,5 +1,6 @@
 // Test support: Blender, Godot 3 and the glTF validator behind one call each (external.h).
 #include "external.h"
+#include "gltf_read.h"
 
 #include <signal.h>
 #include <sys/types.h>
@@ -127,7 +128,13 @@ json validate_gltf(const fs::path& file) {
     if (std::system(cmd.c_str()) != 0) return {{"errors", -1}, {"why", "the validator failed: " + slurp(report)}};
     const json all = json::parse(slurp(report), nullptr, false);
     if (!all.is_array() || all.size() != 1) return {{"errors", -1}, {"why", "the validator's output does not parse: " + slurp(report)}};
-    return all[0];
+    // A second, independent reader: tinygltf must read the file too.
+    json r = all[0];
+    if (const std::string why = tinygltf_refusal(file); !why.empty()) {
+        r["errors"] = r["errors"].get<int>() + 1;
+        r["messages"].push_back({{"severity", 0}, {"code", "TINYGLTF_REFUSED"}, {"message", why}});
+    }
+    return r;
 }
 
 }  // namespace drape::test
