@@ -1,4 +1,4 @@
-// drape convert --bake and drape bake with the real cloth runtime (exporters/bake over
+// drape convert --bake and drape bake with the real cloth runtime (tools/convert/bake over
 // runtime/include/drape/runtime.h), on the committed sample and on Elden Ring characters of the
 // corpus, checked by the clients a user opens the files with:
 //   - the sample: convert --bake writes chr/c9999_baked.glb; Blender plays it and the unbaked
@@ -31,8 +31,8 @@
 #include "corpus.h"
 #include "drape/convert/convert.h"
 #include "drape/exporters/animation_glb.h"
-#include "drape/exporters/bake.h"
-#include "drape/exporters/bake_runtime.h"
+#include "drape/convert/bake.h"
+#include "drape/convert/bake_runtime.h"
 #include "drape/io/file.h"
 #include "external.h"
 #include "flver_fixture.h"

@@ -1,4 +1,4 @@
-// drape bake (exporters/bake): a cloth's motion written into a .glb as sparse morph targets keyed per
+// drape bake (drape::convert): a cloth's motion written into a .glb as sparse morph targets keyed per
 // frame. A stand-in cloth whose motion is known in closed form (the skinned cape pushed away from
 // the back by a stated offset per row and time) drives the bake of the committed sample, so the
 // file-writing half is checked exactly: the targets' counts, the validator, and Blender playing
@@ -23,7 +23,7 @@
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
 #include "drape/exporters/animation_glb.h"
-#include "drape/exporters/bake.h"
+#include "drape/convert/bake.h"
 #include "drape/exporters/gltf.h"
 #include "drape/flver/flver.h"
 #include "drape/io/file.h"

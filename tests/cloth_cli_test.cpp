@@ -6,7 +6,7 @@
 
 #include "corpus.h"
 #include "drape/exporters/cloth_export.h"
-#include "drape/exporters/cloth_check.h"
+#include "drape/convert/cloth_check.h"
 #include "run.h"
 
 using namespace drape;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "drape/bnd/bnd4.h"
-#include "drape/exporters/cloth_check.h"
+#include "drape/convert/cloth_check.h"
 #include "drape/exporters/cloth_read.h"
 #include "drape/io/file.h"
 #include "drcloth_fixtures.h"

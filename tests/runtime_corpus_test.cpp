@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "cloth_drive.h"
+#include "drape/convert/cloth_drive.h"
 #include "corpus.h"
 #include "drape/anim/anibnd.h"
 #include "drape/convert/convert.h"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "corpus.h"
-#include "drape/exporters/cloth_check.h"
+#include "drape/convert/cloth_check.h"
 #include "drape/exporters/cloth_export.h"
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <sstream>
 
-#include "drape/exporters/cloth_check.h"
+#include "drape/convert/cloth_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ostringstream sink;

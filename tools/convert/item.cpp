@@ -11,11 +11,11 @@
 #include <set>
 #include <thread>
 
-#include "cloth_drive.h"
+#include "drape/convert/cloth_drive.h"
 #include "drape/anim/anibnd.h"
 #include "drape/exporters/animation_glb.h"
-#include "drape/exporters/bake.h"
-#include "drape/exporters/bake_runtime.h"
+#include "drape/convert/bake.h"
+#include "drape/convert/bake_runtime.h"
 #include "drape/exporters/cloth_export.h"
 #ifdef DRAPE_HAVE_FBX
 #include "drape/exporters/fbx.h"

@@ -56,7 +56,7 @@ struct Options {
     Format format = Format::glb;
     bool cloth = true;               // write .drcloth files
     bool textures = true;            // decode and embed textures
-    // Also run the cloth runtime over a clip and write OUT/<folder>/<name>_baked.glb (exporters/bake):
+    // Also run the cloth runtime over a clip and write OUT/<folder>/<name>_baked.glb (bake.h):
     // bake_clip names the clip (empty: the first; a sway of the root when the model has none).
     bool bake = false;
     std::string bake_clip;

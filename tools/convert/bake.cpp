@@ -1,5 +1,5 @@
 // drape: the cloth's motion baked into a .glb as sparse morph targets keyed per frame (bake.h).
-#include "drape/exporters/bake.h"
+#include "drape/convert/bake.h"
 
 #include <algorithm>
 #include <cmath>

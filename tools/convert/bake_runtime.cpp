@@ -4,7 +4,7 @@
 #include <cstring>
 #include <map>
 
-#include "drape/exporters/bake_runtime.h"
+#include "drape/convert/bake_runtime.h"
 #include "drape/runtime.h"
 
 namespace drape::bake {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "drape/exporters/cloth_check.h"
+#include "drape/convert/cloth_check.h"
 #include "drape/dcx/dcx.h"
 #include "drape/exporters/cloth_export.h"
 #include "drape/exporters/model_meshes.h"

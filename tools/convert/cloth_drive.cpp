@@ -1,5 +1,5 @@
 // drape::drive: the transform-set driver and the simulate run (see cloth_drive.h).
-#include "cloth_drive.h"
+#include "drape/convert/cloth_drive.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,10 +1,10 @@
-// drape bake: a cloth's motion over a clip (or a sway of the root) into a .glb (exporters/bake).
+// drape bake: a cloth's motion over a clip (or a sway of the root) into a .glb (drape::convert).
 #include <iostream>
 
 #include "commands.h"
-#include "drape/exporters/bake.h"
+#include "drape/convert/bake.h"
 #include "drape/io/file.h"
-#include "drape/exporters/bake_runtime.h"
+#include "drape/convert/bake_runtime.h"
 
 namespace drape::cli {
 

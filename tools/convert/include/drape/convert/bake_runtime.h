@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "drape/exporters/bake.h"
+#include "drape/convert/bake.h"
 
 namespace drape::bake {
 

@@ -1,6 +1,6 @@
 // drape::cloth_check (see cloth_check.h): .drcloth files judged by the runtime's loader and the
 // game-file rules.
-#include "drape/exporters/cloth_check.h"
+#include "drape/convert/cloth_check.h"
 
 #include <memory>
 #include <ostream>

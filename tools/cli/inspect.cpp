@@ -9,7 +9,7 @@
 #include "drape/game/containers.h"
 #include "drape/game/identify.h"
 #include "drape/io/file.h"
-#include "drape/exporters/cloth_check.h"
+#include "drape/convert/cloth_check.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
 #include "drape/havok/hkx.h"

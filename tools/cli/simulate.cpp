@@ -8,7 +8,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "cloth_drive.h"
+#include "drape/convert/cloth_drive.h"
 #include "commands.h"
 #include "drape/game/containers.h"
 #include "drape/anim/anibnd.h"
