@@ -64,7 +64,7 @@ TEST_CASE("hknp ragdoll: every corpus ragdoll reads, one body per declared bodyC
         REQUIRE(r.bodies.size() == declared);
         REQUIRE(r.declared_bodies == declared);
         REQUIRE(r.constraints.size() == obj["constraintCinfos"].size());
-        MESSAGE(c.file << ": " << r.bodies.size() << " bodies, " << r.constraints.size() << " constraints, skeleton " << r.skeleton);
+        MESSAGE(file << ": " << r.bodies.size() << " bodies, " << r.constraints.size() << " constraints, skeleton " << r.skeleton);
         size_t mapped = 0, capsules = 0;
         for (const auto& b : r.bodies) {
             CHECK(std::isfinite(b.mass));
