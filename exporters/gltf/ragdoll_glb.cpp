@@ -111,6 +111,7 @@ json joint_extras(const havok::RagdollConstraint& c, const havok::Ragdoll& r) {
               {"kind", havok::ragdoll_constraint_kind_name(c.kind)},
               {"class", c.class_name},
               {"breakable", c.breakable},
+              {"break_threshold", finite(c.break_threshold)},
               {"body_a", c.body_a},
               {"body_a_name", name_of(c.body_a)},
               {"body_b", c.body_b},

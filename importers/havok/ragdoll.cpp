@@ -197,6 +197,7 @@ RagdollConstraint read_constraint(const File& f, uint32_t item) {
     uint32_t data = item;
     if (is(f, data, "hknpBreakableConstraintData")) {
         c.breakable = true;
+        c.break_threshold = float(f.object(data)["threshold"].as_float());
         data = f.object(data)["constraintData"].pointee_item();
     }
     if (!data || data >= f.items.size()) return c;

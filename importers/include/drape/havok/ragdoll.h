@@ -90,6 +90,7 @@ struct RagdollConstraint {
     RagdollConstraintKind kind = RagdollConstraintKind::other;
     std::string class_name;  // of the constraint data (inside a breakable wrapper, if any)
     bool breakable = false;  // wrapped in hknpBreakableConstraintData
+    float break_threshold = 0;  // its threshold as stored
     std::string name;        // hknpConstraintCinfo::name (2016+)
     int32_t body_a = -1, body_b = -1;
     // hkTransform as stored: three rotation columns then the translation, 4 floats each; A in
