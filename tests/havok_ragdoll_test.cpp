@@ -2,13 +2,18 @@
 // (tests/support/ragdoll_fixture.cpp), truncation at every length, every error message.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "corpus.h"
+#include "drape/exporters/gltf_document.h"
+#include "drape/exporters/ragdoll_glb.h"
 #include "drape/havok/hkx.h"
 #include "drape/havok/ragdoll.h"
 #include "havok_corpus.h"
@@ -224,5 +229,58 @@ TEST_CASE("hknp ragdoll: error messages") {
         test::RagdollFixtureOptions o;
         o.bone_to_body_1 = 4;
         CHECK(fixture_error(o).find("ragdoll bone 1 maps to body 4 of 2") != std::string::npos);
+    }
+}
+
+TEST_CASE("hknp ragdoll: add_ragdoll puts the hand-made bodies on their bones with OMI physics") {
+    using F = test::RagdollFixtureFacts;
+    auto rs = read_fixture(fixture());
+    REQUIRE(rs);
+    REQUIRE(rs->size() == 1);
+    exporters::GltfDocument doc;
+    auto& j = doc.json();
+    // A root at the origin, Pelvis under it, Spine bone1_y above Pelvis; no node for anything else.
+    j["nodes"] = nlohmann::json::array({{{"name", "root"}, {"children", {1}}},
+                                        {{"name", "Pelvis"}, {"children", {2}}},
+                                        {{"name", "Spine"}, {"translation", {0.0, F::bone1_y, 0.0}}}});
+    j["scenes"] = nlohmann::json::array({{{"nodes", {0}}}});
+    const auto rep = exporters::add_ragdoll(doc, rs->front(), 0);
+    CHECK(rep.bodies == 2);
+    CHECK(rep.shapes == 2);
+    CHECK(rep.joints == 1);
+    CHECK(rep.unplaced == 0);
+    const auto& nodes = j["nodes"];
+    REQUIRE(nodes.size() == 5);
+    CHECK(nodes[3]["name"] == "Ragdoll_Pelvis");
+    CHECK(nodes[4]["name"] == "Ragdoll_Spine");
+    CHECK(nodes[1]["children"].back() == 3);
+    CHECK(nodes[2]["children"].back() == 4);
+    // The spine body sits body1_y - bone1_y above its bone; the capsule already runs along Y.
+    CHECK(nodes[4]["translation"][1].get<double>() == doctest::Approx(F::body1_y - F::bone1_y));
+    CHECK(nodes[4]["rotation"][3].get<double>() == doctest::Approx(1.0));
+    const auto& body = nodes[4]["extensions"]["OMI_physics_body"];
+    CHECK(body["motion"]["type"] == "dynamic");
+    CHECK(body["motion"]["mass"].get<double>() == F::mass1);
+    const auto& shape = j["extensions"]["OMI_physics_shape"]["shapes"][body["collider"]["shape"].get<size_t>()];
+    CHECK(shape["type"] == "capsule");
+    CHECK(shape["capsule"]["radius"].get<double>() == F::radius);
+    CHECK(shape["capsule"]["height"].get<double>() == doctest::Approx(2.0 * F::half_length + 2.0 * F::radius));
+    const auto& mat = j["extensions"]["OMI_physics_body"]["physicsMaterials"][body["collider"]["physicsMaterial"].get<size_t>()];
+    CHECK(mat["dynamicFriction"].get<double>() == F::friction);
+    // The joint on body B's node (the pelvis), with its limits.
+    REQUIRE(nodes[3]["extras"]["ragdoll_joints"].size() == 1);
+    CHECK(nodes[3]["extras"]["ragdoll_joints"][0]["twist_max"].get<double>() == F::twist_max);
+    const auto& used = j["extensionsUsed"];
+    CHECK(std::find(used.begin(), used.end(), "OMI_physics_body") != used.end());
+    CHECK(std::find(used.begin(), used.end(), "OMI_physics_shape") != used.end());
+
+    SUBCASE("a body whose bone has no node goes under the fallback at its model-space pose") {
+        exporters::GltfDocument d2;
+        d2.json()["nodes"] = nlohmann::json::array({{{"name", "root"}}});
+        d2.json()["scenes"] = nlohmann::json::array({{{"nodes", {0}}}});
+        const auto r2 = exporters::add_ragdoll(d2, rs->front(), 0);
+        CHECK(r2.unplaced == 2);
+        CHECK(r2.warnings.size() == 2);
+        CHECK(d2.json()["nodes"][2]["translation"][1].get<double>() == doctest::Approx(F::body1_y));
     }
 }

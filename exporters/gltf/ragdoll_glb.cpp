@@ -163,14 +163,17 @@ RagdollGlbReport add_ragdoll(GltfDocument& doc, const havok::Ragdoll& r, int fal
     for (size_t i = 0; i < r.bodies.size(); ++i) {
         const havok::RagdollBody& b = r.bodies[i];
         int parent = b.bone_name.empty() ? -1 : doc.node_by_name(b.bone_name);
+        const bool placed_on_bone = parent >= 0;
         if (parent < 0) {
             ++rep.unplaced;
             parent = fallback_parent;
-            rep.warnings.push_back("ragdoll body " + b.name + ": no node for bone '" + b.bone_name + "'; placed under the model's root");
+            rep.warnings.push_back("ragdoll body " + b.name + ": no node for bone '" + b.bone_name + "'; placed under the model's root at its model-space pose");
         }
-        // The body frame relative to the bone, mirrored; then the shape's own frame inside it.
-        const V3 ft = mirror(b.frame.translation);
-        const Q fq = normalized(mirror(b.frame.rotation));
+        // The body frame relative to the bone (in model space without a bone node), mirrored; then
+        // the shape's own frame inside it.
+        const havok::RagdollTransform& frame = placed_on_bone ? b.frame : b.world;
+        const V3 ft = mirror(frame.translation);
+        const Q fq = normalized(mirror(frame.rotation));
         V3 centre{0, 0, 0};
         Q align{0, 0, 0, 1};
         json shape;

@@ -1,7 +1,8 @@
 // drape: a Havok ragdoll (havok::Ragdoll, drape/havok/ragdoll.h) into a glTF document built by
 // add_model (docs/ragdoll.md#gltf).
 //
-// One node per body, a child of its bone's node (by the bone's name; else `fallback_parent`),
+// One node per body, a child of its bone's node (by the bone's name; else `fallback_parent`, which
+// must sit at the model's origin, at the body's model-space pose),
 // named after the body (`<bone>_ragdoll` when the body has no name), placed at the shape's frame:
 // a capsule's node at its centre with its Y axis along the capsule (glTF capsules run along Y), a
 // sphere's at its centre, other shapes at the body frame. The node carries:
