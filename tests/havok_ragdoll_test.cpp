@@ -284,3 +284,27 @@ TEST_CASE("hknp ragdoll: add_ragdoll puts the hand-made bodies on their bones wi
         CHECK(d2.json()["nodes"][2]["translation"][1].get<double>() == doctest::Approx(F::body1_y));
     }
 }
+
+TEST_CASE("hknp ragdoll: every prefix of the DS3 c1400 packfile is refused cleanly" * doctest::test_suite("corpus")) {
+    const auto members = test::hkx_members("ds3/c1400.chrbnd.dcx");
+    const test::HkxMember* m = nullptr;
+    for (const auto& x : members)
+        if (x.name.size() >= 9 && x.name.compare(x.name.size() - 9, 9, "c1400.HKX") == 0) m = &x;
+    REQUIRE(m != nullptr);
+    size_t refused = 0;
+    for (size_t n = 0; n < m->bytes.size(); ++n) {
+        auto f = read_hkx(Bytes(m->bytes.data(), n));
+        if (!f) {
+            ++refused;
+            continue;
+        }
+        auto r = read_ragdolls(*f);
+        if (!r) ++refused;
+    }
+    CHECK(refused == m->bytes.size());
+    auto whole = read_hkx(m->bytes);
+    REQUIRE(whole);
+    auto r = read_ragdolls(*whole);
+    REQUIRE(r);
+    CHECK(r->size() == 1);
+}
