@@ -10,7 +10,12 @@
 //
 // Member order comes from the public, MIT-licensed HKX2 class list (DSMapStudio HKX2/Autogen) and
 // the HKLib 2018 registry for the small structs that did not change; checked on bb/c2020_c.hkx.
-// A leading '!' marks a member that is not serialised (vtable, reference count).
+// A leading '!' marks a member that is not serialised (vtable, reference count, padding); a
+// trailing "a16" forces an alignment on a class or a member. The hknp/hkp ragdoll classes
+// (docs/ragdoll.md) were checked byte by byte on ds3 c1400.HKX and bb/c2020.HKX: their
+// constraint atoms carry padding the games' files keep (HKX2's sizes), and hknpShape's first
+// member sits at 16 in both files, with or without reusePaddingOptimization.
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -546,6 +551,270 @@ hclMeshMeshDeformOperator hclOperator
   scaleNormalBehaviour u32
   deformNormals hkBool
   partialDeform hkBool
+hkaSkeletonMapperData::PartitionMappingRange -
+  startMappingIndex i32
+  numMappings i32
+hkaSkeletonMapperData::SimpleMapping -
+  boneA i16
+  boneB i16
+  aFromBTransform hkQsTransform
+hkaSkeletonMapperData::ChainMapping -
+  startBoneA i16
+  endBoneA i16
+  startBoneB i16
+  endBoneB i16
+  startAFromBTransform hkQsTransform
+  endAFromBTransform hkQsTransform
+hkaSkeletonMapperData -
+  skeletonA ptr<hkaSkeleton>
+  skeletonB ptr<hkaSkeleton>
+  partitionMap arr<i16>
+  simpleMappingPartitionRanges arr<hkaSkeletonMapperData::PartitionMappingRange>
+  chainMappingPartitionRanges arr<hkaSkeletonMapperData::PartitionMappingRange>
+  simpleMappings arr<hkaSkeletonMapperData::SimpleMapping>
+  chainMappings arr<hkaSkeletonMapperData::ChainMapping>
+  unmappedBones arr<i16>
+  extractedMotionMapping hkQsTransform
+  keepUnmappedLocal hkBool
+  mappingType i32
+hkaSkeletonMapper hkReferencedObject
+  mapping hkaSkeletonMapperData
+hknpMaterial -
+  name hkStringPtr
+  isExclusive u32
+  flags i32
+  triggerType u8
+  triggerManifoldTolerance u8
+  dynamicFriction hkHalf
+  staticFriction hkHalf
+  restitution hkHalf
+  frictionCombinePolicy u8
+  restitutionCombinePolicy u8
+  weldingTolerance hkHalf
+  maxContactImpulse f32
+  fractionOfClippedImpulseToApply f32
+  massChangerCategory u8
+  massChangerHeavyObjectFactor hkHalf
+  softContactForceFactor hkHalf
+  softContactDampFactor hkHalf
+  softContactSeparationVelocity u8
+  surfaceVelocity ptr<hkReferencedObject>
+  disablingCollisionsBetweenCvxCvxDynamicObjectsDistance hkHalf
+  userData u64
+  isShared hkBool
+hknpMotionProperties -
+  isExclusive u32
+  flags u32
+  gravityFactor f32
+  timeFactor f32
+  maxLinearSpeed f32
+  maxAngularSpeed f32
+  linearDamping f32
+  angularDamping f32
+  solverStabilizationSpeedThreshold f32
+  solverStabilizationSpeedReduction f32
+  maxDistSqrd f32
+  maxRotSqrd f32
+  invBlockSize f32
+  pathingUpperThreshold i16
+  pathingLowerThreshold i16
+  numDeactivationFrequencyPasses u8
+  deactivationVelocityScaleSquare u8
+  minimumPathingVelocityScaleSquare u8
+  spikingVelocityScaleThresholdSquared u8
+  minimumSpikingVelocityScaleSquared u8
+  !padding u8[3]
+hknpMotionCinfo -
+  motionPropertiesId u16
+  enableDeactivation hkBool
+  inverseMass f32
+  massFactor f32
+  maxLinearAccelerationDistancePerStep f32
+  maxRotationToPreventTunneling f32
+  inverseInertiaLocal hkVector4
+  centerOfMassWorld hkVector4
+  orientation hkQuaternion
+  linearVelocity hkVector4
+  angularVelocity hkVector4
+hknpBodyCinfo -
+  shape ptr<hknpShape>
+  reservedBodyId u32
+  motionId u32
+  qualityId u8
+  materialId u16
+  collisionFilterInfo u32
+  flags i32
+  collisionLookAheadDistance f32
+  name hkStringPtr
+  userData u64
+  position hkVector4
+  orientation hkQuaternion
+  spuFlags u8
+  localFrame ptr<hkReferencedObject>
+hknpConstraintCinfo -
+  constraintData ptr<hkpConstraintData>
+  bodyA u32
+  bodyB u32
+  flags u32
+hknpPhysicsSystemData hkReferencedObject
+  materials arr<hknpMaterial>
+  motionProperties arr<hknpMotionProperties>
+  motionCinfos arr<hknpMotionCinfo>
+  bodyCinfos arr<hknpBodyCinfo>
+  constraintCinfos arr<hknpConstraintCinfo>
+  referencedObjects arr<ptr<hkReferencedObject>>
+  name hkStringPtr
+hknpRagdollData hknpPhysicsSystemData
+  skeleton ptr<hkaSkeleton>
+  boneToBodyMap arr<i32>
+hknpPhysicsSceneData hkReferencedObject
+  systemDatas arr<ptr<hknpPhysicsSystemData>>
+  worldCinfo ptr<hkReferencedObject>
+hkRefCountedProperties::Entry -
+  object ptr<hkReferencedObject>
+  key u16
+  flags u16
+hkRefCountedProperties -
+  entries arr<hkRefCountedProperties::Entry>
+hkCompressedMassProperties -
+  centerOfMass hkPackedVector3
+  inertia hkPackedVector3
+  majorAxisSpace i16[4]
+  mass f32
+  volume f32
+hknpShapeMassProperties hkReferencedObject
+  compressedMassProperties hkCompressedMassProperties
+hkRelArray16 -
+  count u16
+  offset u16
+hknpShape hkReferencedObject a16
+  flags u16 a16
+  numShapeKeyBits u8
+  dispatchType u8
+  convexRadius f32
+  userData u64
+  properties ptr<hkRefCountedProperties>
+hknpConvexShape hknpShape
+  vertices hkRelArray16
+hknpConvexPolytopeShape hknpConvexShape
+  planes hkRelArray16
+  faces hkRelArray16
+  indices hkRelArray16
+hknpCapsuleShape hknpConvexPolytopeShape
+  a hkVector4
+  b hkVector4
+hkpConstraintMotor hkReferencedObject
+  type i8
+hkpPositionConstraintMotor hkpConstraintMotor
+  minForce f32
+  maxForce f32
+  tau f32
+  damping f32
+  proportionalRecoveryVelocity f32
+  constantRecoveryVelocity f32
+hkpConstraintData hkReferencedObject
+  userData u64
+hkpSetLocalTransformsConstraintAtom -
+  type u16
+  transformA hkTransform
+  transformB hkTransform
+hkpSetupStabilizationAtom -
+  type u16
+  enabled hkBool
+  maxLinImpulse f32
+  maxAngImpulse f32
+  maxAngle f32
+hkpRagdollMotorConstraintAtom -
+  type u16
+  isEnabled hkBool
+  initializedOffset i16
+  previousTargetAnglesOffset i16
+  target_bRca hkMatrix3
+  motors ptr<hkpConstraintMotor>[3]
+hkpAngFrictionConstraintAtom -
+  type u16
+  isEnabled u8
+  firstFrictionAxis u8
+  numFrictionAxes u8
+  maxFrictionTorque f32
+  !padding u32
+hkpTwistLimitConstraintAtom -
+  type u16
+  isEnabled u8
+  twistAxis u8
+  refAxis u8
+  minAngle f32
+  maxAngle f32
+  angularLimitsTauFactor f32
+  !padding u32
+  !padding2 u64
+hkpConeLimitConstraintAtom -
+  type u16
+  isEnabled u8
+  twistAxisInA u8
+  refAxisInB u8
+  angleMeasurementMode u8
+  memOffsetToAngleOffset u8
+  minAngle f32
+  maxAngle f32
+  angularLimitsTauFactor f32
+  !padding u32
+  !padding2 u64
+hkpBallSocketConstraintAtom -
+  type u16
+  solvingMethod u8
+  bodiesToNotify u8
+  velocityStabilizationFactor u8
+  enableLinearImpulseLimit hkBool
+  breachImpulse f32
+  inertiaStabilizationFactor f32
+hkpAngMotorConstraintAtom -
+  type u16
+  isEnabled hkBool
+  motorAxis u8
+  initializedOffset i16
+  previousTargetAngleOffset i16
+  correspondingAngLimitSolverResultOffset i16
+  targetAngle f32
+  motor ptr<hkpConstraintMotor>
+  !padding u64
+  !padding2 u64
+hkpAngLimitConstraintAtom -
+  type u16
+  isEnabled u8
+  limitAxis u8
+  minAngle f32
+  maxAngle f32
+  angularLimitsTauFactor f32
+hkp2dAngConstraintAtom -
+  type u16
+  freeRotationAxis u8
+  !padding u8[13]
+hkpRagdollConstraintData::Atoms -
+  transforms hkpSetLocalTransformsConstraintAtom
+  setupStabilization hkpSetupStabilizationAtom
+  ragdollMotors hkpRagdollMotorConstraintAtom
+  angFriction hkpAngFrictionConstraintAtom
+  twistLimit hkpTwistLimitConstraintAtom
+  coneLimit hkpConeLimitConstraintAtom
+  planesLimit hkpConeLimitConstraintAtom
+  ballSocket hkpBallSocketConstraintAtom
+hkpRagdollConstraintData hkpConstraintData
+  atoms hkpRagdollConstraintData::Atoms
+hkpLimitedHingeConstraintData::Atoms -
+  transforms hkpSetLocalTransformsConstraintAtom
+  setupStabilization hkpSetupStabilizationAtom
+  angMotor hkpAngMotorConstraintAtom
+  angFriction hkpAngFrictionConstraintAtom
+  angLimit hkpAngLimitConstraintAtom
+  2dAng hkp2dAngConstraintAtom
+  ballSocket hkpBallSocketConstraintAtom
+hkpLimitedHingeConstraintData hkpConstraintData
+  atoms hkpLimitedHingeConstraintData::Atoms
+hkpFixedConstraintData::Atoms -
+  transforms hkpSetLocalTransformsConstraintAtom
+hkpFixedConstraintData hkpConstraintData
+  atoms hkpFixedConstraintData::Atoms
 )";
 
 struct Builder {
@@ -661,6 +930,7 @@ struct Builder {
         scalar("u64", Kind::Int, 8, 64u << 10);
         scalar("i64", Kind::Int, 8, (64u << 10) | 0x200);
         const uint32_t f = scalar("f32", Kind::Float, 4, 0x174600);
+        scalar("hkHalf", Kind::Float, 2, 0x74600);  // the top 16 bits of an f32 (format >> 8 == 0x746)
         {
             Type s;
             s.name = "hkStringPtr";
@@ -716,20 +986,26 @@ struct Builder {
 
     static uint32_t align_up(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
 
-    void define(const std::string& name, const std::string& parent, uint32_t version,
-                const std::vector<std::tuple<std::string, std::string, bool>>& members) {
+    struct MemberLine {
+        std::string name, type;
+        bool not_serialised = false;
+        uint32_t align = 0;  // a forced alignment ("a16"), 0 = the type's own
+    };
+
+    void define(const std::string& name, const std::string& parent, uint32_t version, uint32_t forced_align,
+                const std::vector<MemberLine>& members) {
         const uint32_t idx = record(name);
         const uint32_t pidx = parent == "-" ? 0 : lookup(parent);
-        uint32_t off = 0, align = 1;
+        uint32_t off = 0, align = std::max<uint32_t>(1, forced_align);
         if (pidx) {
             off = reuse ? dsize[pidx] : t.types[pidx].size;
-            align = std::max<uint32_t>(1, t.types[pidx].align);
+            align = std::max<uint32_t>(align, t.types[pidx].align);
         }
         std::vector<Member> ms;
-        for (const auto& [mname, mtype, ns] : members) {
+        for (const auto& [mname, mtype, ns, forced] : members) {
             const uint32_t ti = type_expr(mtype);
             const Type& mt = t.types[ti];
-            const uint32_t a = std::max<uint32_t>(1, mt.align);
+            const uint32_t a = std::max<uint32_t>({1, mt.align, forced});
             off = align_up(off, a);
             ms.push_back({mname, ns ? 33u : 32u, off, ti});
             off += mt.size;
@@ -750,28 +1026,38 @@ struct Builder {
     void parse(const char* text) {
         std::istringstream in(text);
         std::string line, cur, parent;
-        uint32_t version = 0;
-        std::vector<std::tuple<std::string, std::string, bool>> members;
+        uint32_t version = 0, class_align = 0;
+        std::vector<MemberLine> members;
         bool open = false;
         auto flush = [&] {
-            if (open) define(cur, parent, version, members);
+            if (open) define(cur, parent, version, class_align, members);
             members.clear();
             open = false;
         };
+        // "a16" after a class line or a member line forces that alignment (a class that Havok
+        // declares 16-aligned; a member placed on a 16-byte boundary whatever the base's size).
+        auto forced_align = [](const std::string& tok) { return tok.size() > 1 && tok[0] == 'a' ? uint32_t(std::stoul(tok.substr(1))) : 0u; };
         while (std::getline(in, line)) {
             if (line.empty()) continue;
             std::istringstream ls(line);
             if (line[0] != ' ') {
                 flush();
-                std::string v;
-                ls >> cur >> parent >> v;
-                version = v.size() > 1 && v[0] == 'v' ? uint32_t(std::stoul(v.substr(1))) : 0;
+                ls >> cur >> parent;
+                version = 0;
+                class_align = 0;
+                for (std::string tok; ls >> tok;) {
+                    if (tok.size() > 1 && tok[0] == 'v') version = uint32_t(std::stoul(tok.substr(1)));
+                    else class_align = forced_align(tok);
+                }
                 open = true;
             } else {
-                std::string n, ty;
-                ls >> n >> ty;
-                const bool ns = !n.empty() && n[0] == '!';
-                members.emplace_back(ns ? n.substr(1) : n, ty, ns);
+                MemberLine m;
+                std::string tok;
+                ls >> m.name >> m.type;
+                if (ls >> tok) m.align = forced_align(tok);
+                m.not_serialised = !m.name.empty() && m.name[0] == '!';
+                if (m.not_serialised) m.name = m.name.substr(1);
+                members.push_back(std::move(m));
             }
         }
         flush();

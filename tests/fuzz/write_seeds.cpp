@@ -35,6 +35,7 @@
 #include "kraken_craft.h"
 #include "matbin_fixture.h"
 #include "packfile_writer.h"
+#include "ragdoll_fixture.h"
 #include "tpf_fixture.h"
 
 namespace fs = std::filesystem;
@@ -239,6 +240,8 @@ void write_seeds(const fs::path& out) {
     if (cloth_hkx) write(out / "tagfile_fuzz/cloth.hkx", cloth_hkx->bytes);
     if (skeleton_hkx) write(out / "tagfile_fuzz/skeleton.hkx", skeleton_hkx->bytes);
     if (clip_hkx) write(out / "tagfile_fuzz/clip.hkx", clip_hkx->bytes);
+    // The minimal ragdoll (hknpRagdollData, capsules, mass properties, a ragdoll constraint).
+    if (auto r = test::ragdoll_tagfile(); got(r, "ragdoll tagfile")) write(out / "tagfile_fuzz/ragdoll.hkx", *r);
 
     // The game walker: a chrbnd-like DCX of the model, textures and cloth.
     Buf walk_binder = test::make_bnd4({{"c9999.flver", flver}, {"c9999.tpf", tpf}, {"c9999_c.hkx", cloth_hkx ? cloth_hkx->bytes : Buf{}}});

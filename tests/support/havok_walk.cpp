@@ -4,6 +4,7 @@
 
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
+#include "drape/havok/ragdoll.h"
 
 namespace drape::test {
 
@@ -47,6 +48,8 @@ uint64_t walk_havok(const havok::File& f) {
         sum += hcl::check(*c, {}).size();
     }
     sum += hcl::census(f).size();
+    if (auto r = havok::read_ragdolls(f))
+        for (const auto& rd : *r) sum += rd.bodies.size() + rd.constraints.size();
     return sum;
 }
 

@@ -17,6 +17,7 @@
 #include "drape/convert/bake.h"
 #include "drape/convert/bake_runtime.h"
 #include "drape/exporters/cloth_export.h"
+#include "drape/exporters/ragdoll_glb.h"
 #ifdef DRAPE_HAVE_FBX
 #include "drape/exporters/fbx.h"
 #endif
@@ -29,6 +30,7 @@
 #include "drape/game/materials.h"
 #include "drape/havok/cloth.h"
 #include "drape/havok/hkx.h"
+#include "drape/havok/ragdoll.h"
 #include "drape/io/file.h"
 #include "drape/tpf/tpf.h"
 
@@ -471,6 +473,37 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     merge_part(r, textures_part);
     merge_part(r, clips_part);
 
+    // ---- the ragdoll: the binder's Havok members other than cloth (cXXXX.hkx), read before the
+    // cloth branch takes the members ------------------------------------------------------------
+    std::optional<havok::Ragdoll> ragdoll;
+    std::string ragdoll_source;
+    if (model) {
+        std::vector<game::Member> havok_members;
+        for (const auto& m : members)
+            if (havok::is_compendium(m.bytes)) havok_members.push_back(m);
+        auto comps = game::compendiums_for(havok_members, {});
+        havok::CompendiumSet none;
+        const havok::CompendiumSet& set = comps ? *comps : none;
+        for (const auto& m : members) {
+            if (!is_havok(m.bytes) || lower(m.name).ends_with("_c.hkx")) continue;
+            auto f = havok::read_hkx(m.bytes, set.lookup());
+            if (!f || f->objects_of("hknpRagdollData").empty()) continue;
+            auto rs = havok::read_ragdolls(*f);
+            if (!rs) {
+                r.warnings.push_back(m.name + ": ragdoll: " + rs.error().to_string());
+                continue;
+            }
+            if (rs->empty()) continue;
+            if (ragdoll) {
+                r.warnings.push_back(m.name + ": a second ragdoll; not converted");
+                continue;
+            }
+            ragdoll = std::move(rs->front());
+            ragdoll_source = m.name;
+        }
+        clock.lap("ragdoll");
+    }
+
     // ---- two more branches: (1) the glTF document (model, re-parented bones, clips), built and
     // written; (2) the cloth files read and exported (written after both, in order) -------------
     std::vector<std::string> outputs;
@@ -480,7 +513,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     ItemResult gltf_part, cloth_part;
     std::optional<Error> gltf_error;
     std::vector<std::string> gltf_outputs;
-    ojson bone_match;
+    ojson bone_match, ragdoll_report;
     const auto build_gltf = [&]() -> std::optional<Error> {
         ItemResult& p = gltf_part;
         StageClock clock(p);
@@ -518,6 +551,21 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
                 bones["pose_mismatches"] = std::move(poses);
                 bone_match = std::move(bones);
                 aopt.pose_untracked_bones = true;
+            }
+            if (ragdoll) {
+                const auto rr = exporters::add_ragdoll(doc, *ragdoll, placed->root);
+                r.ragdoll_bodies = rr.bodies;
+                r.ragdoll_joints = rr.joints;
+                for (const auto& w : rr.warnings) p.warnings.push_back(w);
+                ragdoll_report = {{"source", ragdoll_source},
+                                  {"name", ragdoll->name},
+                                  {"skeleton", ragdoll->skeleton},
+                                  {"ragdoll_skeleton", ragdoll->ragdoll_skeleton},
+                                  {"declared_bodies", ragdoll->declared_bodies},
+                                  {"bodies", rr.bodies},
+                                  {"shapes", rr.shapes},
+                                  {"joints", rr.joints},
+                                  {"unplaced", rr.unplaced}};
             }
         } else {
             // Clips without a model: the skeleton itself carries them.
@@ -682,6 +730,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     if (gltf_error) return fail(*gltf_error);
     outputs = std::move(gltf_outputs);
     if (!bone_match.is_null()) item_report["bone_match"] = std::move(bone_match);
+    if (!ragdoll_report.is_null()) item_report["ragdoll"] = std::move(ragdoll_report);
     merge_part(r, cloth_part);
     {
         StageClock write_clock(r);
@@ -748,6 +797,8 @@ ojson item_json(const ItemResult& r) {
     j["clips"] = r.clips;
     j["clip_failures"] = r.clip_failures;
     j["reparented_bones"] = r.reparented_bones;
+    j["ragdoll_bodies"] = r.ragdoll_bodies;
+    j["ragdoll_joints"] = r.ragdoll_joints;
     j["cloth_datas"] = r.cloth_datas;
     j["sim_cloths"] = r.sim_cloths;
     j["particles"] = r.particles;

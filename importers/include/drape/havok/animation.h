@@ -1,7 +1,7 @@
 // drape: typed views of the Havok animation classes (hkaSkeleton, hkaAnimationContainer,
 // hkaAnimationBinding, hkaSplineCompressedAnimation, hkaInterleavedUncompressedAnimation,
-// hkaDefaultAnimatedReferenceFrame) and hknpRagdollData as raw bytes
-// (docs/formats.md#animation-classes).
+// hkaDefaultAnimatedReferenceFrame) and any object as raw bytes (docs/formats.md#animation-classes;
+// the ragdoll's typed view is ragdoll.h).
 // Built on the generic view by member name; the same code reads packfiles and tagfiles.
 #pragma once
 

@@ -80,6 +80,7 @@ struct ItemResult {
     std::string error;                 // one line when !ok
     std::vector<std::string> warnings;
     size_t meshes = 0, meshes_dropped = 0, images = 0, bones = 0, clips = 0, clip_failures = 0, reparented_bones = 0;
+    size_t ragdoll_bodies = 0, ragdoll_joints = 0;  // hknpRagdollData bodies / constraints written into the .glb
     size_t cloth_datas = 0, sim_cloths = 0, particles = 0, constraint_sets = 0, operators = 0;
     std::map<std::string, size_t> hcl_classes;  // cloth objects per Havok class (docs/havok-cloth.md#the-census)
     uint64_t input_bytes = 0;
