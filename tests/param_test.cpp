@@ -16,6 +16,7 @@
 #include "drape/param/param.h"
 #include "game_fixtures.h"
 #include "param_fixture.h"
+#include "run.h"
 
 using namespace drape;
 using namespace drape::param;
@@ -187,6 +188,18 @@ TEST_CASE("param: every error message") {
         CHECK(m.error().to_string().find("param.layout: the layout of TEST_PARAM_ST has no modelDispMask0") != std::string::npos);
     }
     {
+        auto b = test::make_param(small_spec(false));
+        b.back() = 'x';  // the last Shift-JIS name loses its terminator
+        CHECK(error_of(b).find("param.row.name: ") != std::string::npos);
+    }
+    {
+        auto b = good;
+        // the type string runs into the names and on to the end without a NUL
+        const size_t type_at = 0x40 + 3 * 24 + 3 * 12;
+        for (size_t i = type_at; i < b.size(); ++i) b[i] = 'A';
+        CHECK(error_of(b).find("param.type: ") != std::string::npos);
+    }
+    {
         std::vector<uint8_t> noise(64, 0x5A);
         auto d = decrypt_regulation(noise);
         REQUIRE_FALSE(d);
@@ -305,6 +318,15 @@ TEST_CASE("param: an encrypted regulation decrypts and its PARAMs come out of th
     CHECK(p->rows.size() == 3);
     // a DCX that is not encrypted has no key
     CHECK_FALSE(regulation_key(*dcx));
+}
+
+TEST_CASE("param: layouts.inc is what tools/paramdex_table.py writes from the reference PARAMDEFs" * doctest::test_suite("corpus")) {
+    const auto ref = test::reference_dir() / "paramdex";
+    REQUIRE_MESSAGE(std::filesystem::exists(ref / "er" / "NpcParam.xml"), "no reference at " << ref.string());
+    const std::string src = DRAPE_SOURCE_DIR;
+    auto r = test::run("python3 '" + src + "/tools/paramdex_table.py' '" + ref.string() + "' | diff -q - '" + src +
+                       "/importers/param/layouts.inc'");
+    CHECK_MESSAGE(r.exit_code == 0, r.out);
 }
 
 TEST_CASE("param corpus: every PARAM of the decrypted Elden Ring regulation reads" * doctest::test_suite("corpus")) {
