@@ -64,6 +64,26 @@ size_t binder_member_count(const std::vector<uint8_t>& dcx_bytes, std::string* v
     return b->entries.size();
 }
 
+// Reads every member as a PARAM (each failure named), checking the game its path names.
+struct CorpusTables {
+    size_t read = 0, rows = 0, short_form = 0;
+    std::set<std::string> names;
+};
+CorpusTables read_all(const std::vector<game::Member>& members, Game game) {
+    CorpusTables t;
+    for (const auto& m : members) {
+        auto p = read_param(m.bytes);
+        CHECK_MESSAGE(p, m.name << ": " << (p ? "" : p.error().to_string()));
+        CHECK(game_of_member_path(m.name) == game);
+        t.names.insert(param_name(m.name));
+        if (!p) continue;
+        ++t.read;
+        t.rows += p->rows.size();
+        if (!(p->format_2d & 0x04)) ++t.short_form;
+    }
+    return t;
+}
+
 const game::Member* member_named(const std::vector<game::Member>& ms, const std::string& name) {
     for (const auto& m : ms)
         if (param_name(m.name) == name) return &m;
@@ -183,7 +203,7 @@ TEST_CASE("param: every error message") {
         no_masks.param_type = "TEST_PARAM_ST";
         no_masks.size = 12;
         p->type = "TEST_PARAM_ST";
-        auto m = display_masks(*p, no_masks, 1);
+        auto m = display_masks(*p, no_masks, Game::elden_ring, 1);
         REQUIRE_FALSE(m);
         CHECK(m.error().to_string().find("param.layout: the layout of TEST_PARAM_ST has no modelDispMask0") != std::string::npos);
     }
@@ -250,10 +270,13 @@ TEST_CASE("param: field values of hand-made rows") {
 }
 
 TEST_CASE("param: the display-mask rule of row ids and model names") {
-    CHECK(npc_row_of_character(50000000, 5000));
-    CHECK(npc_row_of_character(50009999, 5000));
-    CHECK_FALSE(npc_row_of_character(50010000, 5000));
-    CHECK_FALSE(npc_row_of_character(-1, 0));
+    CHECK(npc_row_of_character(Game::elden_ring, 50000000, 5000));
+    CHECK(npc_row_of_character(Game::elden_ring, 50009999, 5000));
+    CHECK_FALSE(npc_row_of_character(Game::elden_ring, 50010000, 5000));
+    CHECK_FALSE(npc_row_of_character(Game::elden_ring, -1, 0));
+    CHECK(npc_row_of_character(Game::sekiro, 10100000, 1010));
+    CHECK(npc_row_of_character(Game::dark_souls_3, 143000, 1430));  // seed 003: c1430's hollow is row 143000
+    CHECK_FALSE(npc_row_of_character(Game::dark_souls_3, 143000, 14));
     CHECK(character_number("c5000") == 5000u);
     CHECK(character_number("C4361_cloth") == 4361u);
     CHECK_FALSE(character_number("c500"));
@@ -283,7 +306,7 @@ TEST_CASE("param: display masks of a hand-made NpcParam table") {
     const auto bytes = test::make_param(s);
     auto p = read_param(bytes);
     REQUIRE(p);
-    auto m = display_masks(*p, *l, 5000);
+    auto m = display_masks(*p, *l, Game::elden_ring, 5000);
     REQUIRE(m);
     REQUIRE(m->size() == 2);
     CHECK((*m)[0].row_id == 50000000);
@@ -336,19 +359,11 @@ TEST_CASE("param corpus: every PARAM of the decrypted Elden Ring regulation read
     const size_t expected = binder_member_count(bytes, &version);
     auto members = game::open_members(Bytes(bytes), "regulation.112.decrypted.bin", {});
     REQUIRE(members);
-    size_t read = 0, rows = 0;
-    for (const auto& m : *members) {
-        auto p = read_param(m.bytes);
-        CHECK_MESSAGE(p, m.name << ": " << (p ? "" : p.error().to_string()));
-        if (!p) continue;
-        ++read;
-        rows += p->rows.size();
-        CHECK(m.binder_version == version);
-        CHECK(game_of_member_path(m.name) == Game::elden_ring);
-    }
-    MESSAGE("Elden Ring regulation " << version << ": " << read << " PARAMs, " << rows << " rows");
+    const CorpusTables t = read_all(*members, Game::elden_ring);
+    for (const auto& m : *members) CHECK(m.binder_version == version);
+    MESSAGE("Elden Ring regulation " << version << ": " << t.read << " PARAMs, " << t.rows << " rows");
     REQUIRE(expected == 194);
-    REQUIRE(read == expected);
+    REQUIRE(t.read == expected);
 
     // NpcParam with the layout of the binder's regulation version.
     const game::Member* npc = member_named(*members, "NpcParam");
@@ -378,7 +393,7 @@ TEST_CASE("param corpus: every PARAM of the decrypted Elden Ring regulation read
     REQUIRE(checked == p->rows.size());
 
     // Display masks: c5000 has rows, each id / 10000 == 5000.
-    auto masks = display_masks(*p, *l, 5000);
+    auto masks = display_masks(*p, *l, Game::elden_ring, 5000);
     REQUIRE(masks);
     MESSAGE("c5000: " << masks->size() << " NpcParam rows");
     REQUIRE(!masks->empty());
@@ -391,18 +406,10 @@ TEST_CASE("param corpus: every PARAM of the Sekiro parambnd reads and NpcParam d
     const size_t expected = binder_member_count(bytes);
     auto members = game::open_members(Bytes(bytes), "gameparam.parambnd.dcx", {});
     REQUIRE(members);
-    size_t read = 0, short_form = 0;
-    for (const auto& m : *members) {
-        auto p = read_param(m.bytes);
-        CHECK_MESSAGE(p, m.name << ": " << (p ? "" : p.error().to_string()));
-        if (!p) continue;
-        ++read;
-        if (!(p->format_2d & 0x04)) ++short_form;
-        CHECK(game_of_member_path(m.name) == Game::sekiro);
-    }
-    MESSAGE("Sekiro parambnd: " << read << " PARAMs, " << short_form << " in the 32-bit form");
+    const CorpusTables t = read_all(*members, Game::sekiro);
+    MESSAGE("Sekiro parambnd: " << t.read << " PARAMs, " << t.short_form << " in the 32-bit form");
     REQUIRE(expected == 138);
-    REQUIRE(read == expected);
+    REQUIRE(t.read == expected);
     const game::Member* npc = member_named(*members, "NpcParam");
     REQUIRE(npc);
     auto p = read_param(npc->bytes);
@@ -413,7 +420,7 @@ TEST_CASE("param corpus: every PARAM of the Sekiro parambnd reads and NpcParam d
     REQUIRE(check_layout(*p, *l));
     size_t rows_with_masks = 0;
     for (uint32_t c = 0; c < 10000; ++c) {
-        auto m = display_masks(*p, *l, c);
+        auto m = display_masks(*p, *l, Game::sekiro, c);
         REQUIRE(m);
         rows_with_masks += m->size();
     }
@@ -445,15 +452,9 @@ TEST_CASE("param corpus: the encrypted regulation decrypts, its binder reads who
     const size_t expected = binder_member_count(*plain, &version);
     auto members = game::open_members(Bytes(enc), "regulation.bin", {});
     REQUIRE(members);
-    size_t read = 0;
-    std::set<std::string> names;
-    for (const auto& m : *members) {
-        auto p = read_param(m.bytes);
-        CHECK_MESSAGE(p, m.name << ": " << (p ? "" : p.error().to_string()));
-        if (p) ++read;
-        names.insert(param_name(m.name));
-        CHECK(game_of_member_path(m.name) == Game::nightreign);
-    }
+    const CorpusTables t = read_all(*members, Game::nightreign);
+    const size_t read = t.read;
+    const std::set<std::string>& names = t.names;
     REQUIRE(read == expected);
     // Compared with the decrypted Elden Ring 1.12 regulation by table name.
     const auto er = test::load(test::corpus("er/regulation.112.decrypted.bin"));

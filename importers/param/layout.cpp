@@ -205,8 +205,9 @@ std::string value_text(const Value& v) {
     return std::string(buf, res.ptr);
 }
 
-bool npc_row_of_character(int32_t row_id, uint32_t character) {
-    return row_id >= 0 && uint32_t(row_id) / 10000 == character;
+bool npc_row_of_character(Game game, int32_t row_id, uint32_t character) {
+    const uint32_t per_character = game == Game::dark_souls_3 ? 100 : 10000;
+    return row_id >= 0 && uint32_t(row_id) / per_character == character;
 }
 
 std::optional<uint32_t> character_number(std::string_view name) {
@@ -220,7 +221,7 @@ std::optional<uint32_t> character_number(std::string_view name) {
     return n;
 }
 
-Result<std::vector<NpcMasks>> display_masks(const Param& npc_param, const Layout& layout, uint32_t character) {
+Result<std::vector<NpcMasks>> display_masks(const Param& npc_param, const Layout& layout, Game game, uint32_t character) {
     if (auto ok = check_layout(npc_param, layout); !ok) return ok.error();
     const Field* masks[32];
     for (int i = 0; i < 32; ++i) {
@@ -229,7 +230,7 @@ Result<std::vector<NpcMasks>> display_masks(const Param& npc_param, const Layout
     }
     std::vector<NpcMasks> out;
     for (const Row& row : npc_param.rows) {
-        if (!npc_row_of_character(row.id, character)) continue;
+        if (!npc_row_of_character(game, row.id, character)) continue;
         NpcMasks m;
         m.row_id = row.id;
         m.row_name = row.name;

@@ -15,7 +15,7 @@ void decode(drape::Bytes bytes, drape::param::Game game) {
     if (!layout || !drape::param::check_layout(*p, *layout)) return;
     for (const auto& row : p->rows)
         for (const auto& f : layout->fields) (void)drape::param::value_text(drape::param::field_value(f, row.data, p->big_endian));
-    (void)drape::param::display_masks(*p, *layout, 5000);
+    (void)drape::param::display_masks(*p, *layout, game, 5000);
 }
 
 }  // namespace

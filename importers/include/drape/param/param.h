@@ -158,9 +158,11 @@ Result<std::vector<uint8_t>> decrypt_regulation(Bytes data, RegulationKey* key_o
 
 // ---- Display masks ----------------------------------------------------------------------------
 
-// The NpcParam rows of character cNNNN: in Elden Ring and Sekiro a row id is NNNN * 10000 + k
-// (k < 10000), so id / 10000 is the character number (docs/params.md).
-bool npc_row_of_character(int32_t row_id, uint32_t character);
+// Whether NpcParam row `row_id` is one of character cNNNN's. Elden Ring, Nightreign and Sekiro
+// number a character's rows NNNN * 10000 + k (k < 10000): id / 10000 is the character number,
+// as every row of the corpus tables shows. Dark Souls III numbers them NNNN * 100 + k (c1430's
+// hollow is row 143000, seed 003; no DS3 table is in the corpus). docs/params.md.
+bool npc_row_of_character(Game game, int32_t row_id, uint32_t character);
 // The character number of a model name ("c5000" -> 5000), nullopt when it is not c + 4 digits.
 std::optional<uint32_t> character_number(std::string_view name);
 
@@ -169,9 +171,9 @@ struct NpcMasks {
     std::string row_name;
     uint32_t masks = 0;  // bit N = modelDispMaskN
 };
-// Every row of an NpcParam table (decoded with `layout`, checked with check_layout) that belongs to
-// `character`, with its modelDispMask0..31, in stored order. Errors when the layout has no
-// modelDispMask fields or does not fit the table.
-Result<std::vector<NpcMasks>> display_masks(const Param& npc_param, const Layout& layout, uint32_t character);
+// Every row of an NpcParam table of `game` (decoded with `layout`, checked with check_layout) that
+// belongs to `character` (npc_row_of_character), with its modelDispMask0..31, in stored order.
+// Errors when the layout has no modelDispMask fields or does not fit the table.
+Result<std::vector<NpcMasks>> display_masks(const Param& npc_param, const Layout& layout, Game game, uint32_t character);
 
 }  // namespace drape::param
