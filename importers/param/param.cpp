@@ -8,7 +8,6 @@ namespace drape::param {
 
 namespace {
 
-constexpr size_t k_header_min = 0x30;
 constexpr uint8_t k_type_by_offset = 0x80;  // format_2d: the type string is stored by offset
 constexpr uint8_t k_long_offsets = 0x04;    // format_2d: 64-bit data start and row offsets
 constexpr uint8_t k_unicode_names = 0x01;   // format_2e: row names are UTF-16
