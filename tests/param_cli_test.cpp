@@ -21,7 +21,7 @@ namespace {
 std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 std::filesystem::path write_fixture(const std::string& name, const std::vector<uint8_t>& bytes) {
-    const auto path = test::scratch_dir("param_cli") / name;
+    const auto path = test::scratch_dir("param_cli_" + name) / name;  // a fresh folder per file
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     return path;
 }
@@ -55,6 +55,16 @@ TEST_CASE("inspect --param: a table without a layout prints id, name and hex, in
     r = test::run("(" + test::drape_exe() + " inspect " + q(path) + " --param TestParam --csv 2>/dev/null)");
     CHECK(r.exit_code == 0);
     CHECK(r.out == "id,name,hex\n10,\"first, with a comma\",01020304\n20,,abcdef01\n");
+
+    // two files: one JSON array, a file without the table as null
+    const auto other = write_fixture("empty.parambnd", test::make_bnd4({}));
+    r = test::run("(" + test::drape_exe() + " inspect " + q(path) + " " + q(other) + " --param TestParam 2>/dev/null)");
+    CHECK(r.exit_code == 1);
+    j = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE_FALSE(j.is_discarded());
+    REQUIRE(j.size() == 2);
+    CHECK(j[0]["rows"].size() == 2);
+    CHECK(j[1].is_null());
 }
 
 TEST_CASE("inspect --param: an unknown table name fails with the member count, --help explains the option") {

@@ -168,11 +168,17 @@ std::string hex_bytes(Bytes b) {
 // Prints the rows of the table `name` found in `path` (any container the walker opens, an encrypted
 // regulation included): every field by name when drape has the table's layout and it fits, else
 // id, name and the row's bytes in hex (with a note on stderr). Returns an exit code.
-int print_param_rows(const std::filesystem::path& path, const std::string& name, bool csv, const dcx::DecodeOptions& dopt) {
+// In a JSON array (`in_array`), a file that fails still prints null so the array stays whole.
+int print_param_rows(const std::filesystem::path& path, const std::string& name, bool csv, const dcx::DecodeOptions& dopt,
+                     bool in_array) {
+    auto failed = [&] {
+        if (in_array) std::cout << "null\n";
+        return k_exit_input;
+    };
     auto members = game::open_members(path, path.filename().string(), dopt);
     if (!members) {
         std::cerr << "error: " << members.error().to_string() << "\n";
-        return k_exit_input;
+        return failed();
     }
     const game::Member* found = nullptr;
     std::vector<std::string> tables;
@@ -185,12 +191,12 @@ int print_param_rows(const std::filesystem::path& path, const std::string& name,
         std::cerr << "error: " << path.filename().string() << ": no PARAM named " << name << " among its " << tables.size() << " members";
         if (!tables.empty()) std::cerr << " (e.g. " << tables.front() << ")";
         std::cerr << "\n";
-        return k_exit_input;
+        return failed();
     }
     auto table = param::read_param(found->bytes);
     if (!table) {
         std::cerr << "error: " << Error(table.error()).within(found->name).to_string() << "\n";
-        return k_exit_input;
+        return failed();
     }
     const param::Game game = param::game_of_member_path(found->name);
     const uint32_t version = param::regulation_version(found->binder_version);
@@ -293,10 +299,15 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
         options.dcx.oodle_path = global.oodle_path;
         options.dcx.jobs = global.jobs;
         if (!param_name->empty()) {
-            for (const std::string& f : *files) {
-                const int code = print_param_rows(f, *param_name, *csv, options.dcx);
+            // several files: one JSON array of their tables (CSV: one table after the other)
+            const bool array = !*csv && files->size() > 1;
+            if (array) std::cout << "[\n";
+            for (size_t i = 0; i < files->size(); ++i) {
+                if (array && i > 0) std::cout << ",\n";
+                const int code = print_param_rows((*files)[i], *param_name, *csv, options.dcx, array);
                 if (code != k_exit_ok) exit_code = code;
             }
+            if (array) std::cout << "]\n";
             return;
         }
         // JSON goes out as it is written (a large object graph is never held in memory); errors

@@ -20,12 +20,6 @@ std::string trim_type(std::string s) {
 
 }  // namespace
 
-bool looks_like_param(Bytes data) {
-    if (data.size() < 0x40) return false;
-    const uint8_t endian = data[0x2C];
-    return endian == 0 || endian == 0xFF;
-}
-
 Result<Param> read_param(Bytes data) {
     ByteReader r(data);
     Param p;

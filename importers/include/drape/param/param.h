@@ -58,9 +58,6 @@ struct Param {
     std::vector<Row> rows;        // in stored order (ids are not always sorted or unique)
 };
 
-// True when the bytes are long enough for a header and bytes 0x2C..0x2D hold a known endianness
-// and format (PARAM has no magic; names end in ".param").
-bool looks_like_param(Bytes data);
 // Reads a PARAM file. Row data views point into `data`.
 Result<Param> read_param(Bytes data);
 
