@@ -392,6 +392,21 @@ TEST_CASE("param corpus: every PARAM of the decrypted Elden Ring regulation read
     }
     REQUIRE(checked == p->rows.size());
 
+    // Every Elden Ring layout drape carries fits its table of this regulation.
+    size_t fitted = 0;
+    for (const LayoutDef& def : layouts()) {
+        if (def.game != Game::elden_ring) continue;
+        const game::Member* m = member_named(*members, def.param_name);
+        REQUIRE_MESSAGE(m, def.param_name);
+        auto t = read_param(m->bytes);
+        REQUIRE(t);
+        auto tl = find_layout(Game::elden_ring, t->type, regulation_version(version));
+        REQUIRE(tl);
+        CHECK_MESSAGE(check_layout(*t, *tl), def.param_name);
+        ++fitted;
+    }
+    REQUIRE(fitted == 4);
+
     // Display masks: c5000 has rows, each id / 10000 == 5000.
     auto masks = display_masks(*p, *l, Game::elden_ring, 5000);
     REQUIRE(masks);
