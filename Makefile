@@ -29,7 +29,8 @@ endif
 
 # What building and running drape needs: `make deps` (and `make demo`) install only these.
 PACKAGES := g++ cmake ninja-build pkg-config zlib1g-dev libzstd-dev libdeflate-dev \
-	libtinygltf-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler libcli11-dev libassimp-dev
+	libtinygltf-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler libcli11-dev libassimp-dev \
+	libssl-dev
 # What compiling the tests and the benchmarks needs on top (`make deps-build`, run by make build and
 # make bench): doctest, Google Benchmark and Bullet (the benchmarks' side-by-side cloth solver).
 BUILD_TEST_PACKAGES := doctest-dev libbenchmark-dev libbullet-dev

@@ -2,6 +2,7 @@
 
 #include "drape/bnd/bnd4.h"
 #include "drape/io/file.h"
+#include "drape/param/param.h"
 
 namespace drape::game {
 
@@ -18,19 +19,26 @@ struct Walker {
     }
 
     // `owned` holds the bytes when this level had to produce them (decompression, a member copy).
-    void walk(std::vector<uint8_t> owned, const std::string& label, unsigned depth) {
+    void walk(std::vector<uint8_t> owned, const std::string& label, unsigned depth, const std::string& binder_version = {}) {
         if (stopped) return;
         if (depth > k_max_container_depth) {
             fail(std::move(make_error("containers nested deeper than " + std::to_string(k_max_container_depth) + " levels")
                                .within(label)));
             return;
         }
+        if (param::regulation_key(owned)) {
+            auto d = param::decrypt_regulation(owned);
+            if (!d) return fail(std::move(d.error().within(label)));
+            owned.clear();
+            owned.shrink_to_fit();
+            return walk(std::move(*d), label, depth + 1);
+        }
         if (dcx::is_dcx(owned)) {
             auto d = dcx::decompress(owned, options);
             if (!d) return fail(std::move(d.error().within(label)));
             owned.clear();
             owned.shrink_to_fit();
-            return walk(std::move(*d), label, depth + 1);
+            return walk(std::move(*d), label, depth + 1, binder_version);
         }
         if (bnd::is_bnd4(owned)) {
             auto b = bnd::read_bnd4(owned);
@@ -42,11 +50,11 @@ struct Walker {
                     fail(std::move(eb.error().within(e.name).within(label)));
                     continue;
                 }
-                walk(std::move(*eb), label + " > " + e.name, depth + 1);
+                walk(std::move(*eb), label + " > " + e.name, depth + 1, b->version);
             }
             return;
         }
-        if (on_member(Member{label, std::move(owned)}) == Visit::stop) stopped = true;
+        if (on_member(Member{label, std::move(owned), binder_version}) == Visit::stop) stopped = true;
     }
 };
 

@@ -34,6 +34,8 @@
 #include "game_fixtures.h"
 #include "kraken_craft.h"
 #include "matbin_fixture.h"
+#include "param_fixture.h"
+#include "drape/param/param.h"
 #include "packfile_writer.h"
 #include "ragdoll_fixture.h"
 #include "tpf_fixture.h"
@@ -235,6 +237,27 @@ void write_seeds(const fs::path& out) {
     write(out / "matbin_fuzz/body.mtd", mtd);
     write(out / "matbin_fuzz/materials.matbinbnd", test::make_bnd4({{"N:\\GR\\data\\Material\\body.matbin", matbin}, {"N:\\body.mtd", mtd}}));
     write(out / "packfile_fuzz/skeleton.hkx", packfile);
+    {
+        // PARAM: both header forms, a table shaped like Elden Ring's NpcParam (its layout's row
+        // size) and an encrypted regulation of a binder of them.
+        test::ParamSpec small;
+        small.rows = {{10, "first", Buf(12, 1)}, {20, "", Buf(12, 2)}};
+        const Buf wide = test::make_param(small);
+        small.long_form = false;
+        const Buf narrow = test::make_param(small);
+        test::ParamSpec npc;
+        npc.type = "NPC_PARAM_ST";
+        if (auto l = param::find_layout(param::Game::elden_ring, "NPC_PARAM_ST", 11210015))
+            npc.rows = {{50000000, "c5000", Buf(l->size, 0xFF)}, {50000010, "c5000 b", Buf(l->size, 0)}};
+        const Buf npc_table = test::make_param(npc);
+        write(out / "param_fuzz/wide.param", wide);
+        write(out / "param_fuzz/narrow.param", narrow);
+        write(out / "param_fuzz/npc.param", npc_table);
+        const Buf bnd = test::make_bnd4({{"N:\\GR\\data\\Param\\param\\GameParam\\NpcParam.param", npc_table},
+                                         {"N:\\GR\\data\\Param\\param\\GameParam\\Small.param", wide}});
+        write(out / "param_fuzz/gameparam.parambnd", bnd);
+        write(out / "param_fuzz/regulation.bin", test::encrypt_regulation(bnd, test::elden_ring_regulation_key(), Buf(16, 0x42)));
+    }
 
     // Havok: the sample's tagfiles (cloth, skeleton, clip).
     if (cloth_hkx) write(out / "tagfile_fuzz/cloth.hkx", cloth_hkx->bytes);

@@ -1,4 +1,5 @@
 // drape inspect: identify files by content, recurse into containers, print a tree or JSON.
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "drape/havok/hkx.h"
 #include "drape/exporters/havok_json_stream.h"
 #include "drape/io/json_writer.h"
+#include "drape/param/param.h"
 
 namespace drape::cli {
 using cloth_check::drcloth_summary;
@@ -134,6 +136,136 @@ struct JsonInspect {
     }
 };
 
+
+// ---- inspect FILE --param NAME: the rows of one PARAM table of a parambnd or regulation ----
+
+std::string lower_ascii(std::string s) {
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string csv_cell(std::string_view s) {
+    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string hex_bytes(Bytes b) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    out.reserve(b.size() * 2);
+    for (uint8_t v : b) {
+        out += digits[v >> 4];
+        out += digits[v & 15];
+    }
+    return out;
+}
+
+// Prints the rows of the table `name` found in `path` (any container the walker opens, an encrypted
+// regulation included): every field by name when drape has the table's layout and it fits, else
+// id, name and the row's bytes in hex (with a note on stderr). Returns an exit code.
+// In a JSON array (`in_array`), a file that fails still prints null so the array stays whole.
+int print_param_rows(const std::filesystem::path& path, const std::string& name, bool csv, const dcx::DecodeOptions& dopt,
+                     bool in_array) {
+    auto failed = [&] {
+        if (in_array) std::cout << "null\n";
+        return k_exit_input;
+    };
+    auto members = game::open_members(path, path.filename().string(), dopt);
+    if (!members) {
+        std::cerr << "error: " << members.error().to_string() << "\n";
+        return failed();
+    }
+    const game::Member* found = nullptr;
+    std::vector<std::string> tables;
+    for (const auto& m : *members) {
+        const std::string table = param::param_name(m.name);
+        if (lower_ascii(table) == lower_ascii(name)) found = &m;
+        tables.push_back(table);
+    }
+    if (!found) {
+        std::cerr << "error: " << path.filename().string() << ": no PARAM named " << name << " among its " << tables.size() << " members";
+        if (!tables.empty()) std::cerr << " (e.g. " << tables.front() << ")";
+        std::cerr << "\n";
+        return failed();
+    }
+    auto table = param::read_param(found->bytes);
+    if (!table) {
+        std::cerr << "error: " << Error(table.error()).within(found->name).to_string() << "\n";
+        return failed();
+    }
+    const param::Game game = param::game_of_member_path(found->name);
+    const uint32_t version = param::regulation_version(found->binder_version);
+    auto layout = param::find_layout(game, table->type, version);
+    if (!layout) {
+        std::cerr << "note: no layout of " << table->type << " for " << param::game_name(game) << ": rows as hex\n";
+    } else if (auto ok = param::check_layout(*table, *layout); !ok) {
+        std::cerr << "note: " << found->name << ": " << ok.error().to_string() << ": rows as hex\n";
+        layout.reset();
+    }
+    std::vector<const param::Field*> fields;
+    if (layout)
+        for (const auto& f : layout->fields)
+            if (!f.padding()) fields.push_back(&f);
+    if (csv) {
+        std::cout << "id,name";
+        if (layout)
+            for (const auto* f : fields) std::cout << "," << f->name;
+        else
+            std::cout << ",hex";
+        std::cout << "\n";
+        for (const auto& row : table->rows) {
+            std::cout << row.id << "," << csv_cell(printable_utf8(row.name));
+            if (layout)
+                for (const auto* f : fields) std::cout << "," << param::value_text(param::field_value(*f, row.data, table->big_endian));
+            else
+                std::cout << "," << hex_bytes(row.data);
+            std::cout << "\n";
+        }
+        return k_exit_ok;
+    }
+    JsonWriter w(std::cout);
+    w.begin_object();
+    w.field("file", path.filename().string());
+    w.field("member", found->name);
+    w.field("param", param::param_name(found->name));
+    w.field("type", table->type);
+    w.field("game", param::game_name(game));
+    if (!found->binder_version.empty()) w.field("binder_version", found->binder_version);
+    w.field("data_version", int64_t(table->data_version));
+    w.field("row_size", uint64_t(table->row_size));
+    w.field("decoded", bool(layout));
+    w.key("rows").begin_array();
+    for (const auto& row : table->rows) {
+        w.begin_object();
+        w.field("id", int64_t(row.id));
+        w.field("name", printable_utf8(row.name));
+        if (layout) {
+            w.key("fields").begin_object();
+            for (const auto* f : fields) {
+                const param::Value v = param::field_value(*f, row.data, table->big_endian);
+                w.key(f->name);
+                if (v.is_float)
+                    w.value(v.f);
+                else
+                    w.value(v.i);
+            }
+            w.end_object();
+        } else {
+            w.field("hex", hex_bytes(row.data));
+        }
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    std::cout << "\n";
+    return k_exit_ok;
+}
+
 }  // namespace
 
 void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
@@ -154,10 +286,30 @@ void register_inspect(CLI::App& app, GlobalOptions& global, int& exit_code) {
     cmd->add_flag("--full", *full, "With --json: every element of every array of the object graphs (same as --max-array 0)");
     cmd->add_option("--max-array", *max_array, "With --json: cut object-graph arrays after N elements, noting how many were left out (0 = all)")
         ->default_val(64);
-    cmd->callback([files, json, objects, full, max_array, &global, &exit_code] {
+    auto param_name = std::make_shared<std::string>();
+    auto csv = std::make_shared<bool>(false);
+    cmd->add_option("--param", *param_name,
+                    "Print the rows of the PARAM table NAME (e.g. NpcParam) of a parambnd or a regulation.bin (Elden Ring's\n"
+                    "encrypted one is decrypted): JSON (the default) or --csv; every field by name when drape carries the\n"
+                    "table's layout (Elden Ring: NpcParam, EquipParamWeapon, EquipParamProtector, ChrModelParam; Sekiro:\n"
+                    "NpcParam, EquipParamWeapon, EquipParamProtector) and it fits the rows, else id, name and the row's hex");
+    cmd->add_flag("--csv", *csv, "With --param: print CSV (a header line, then one line per row) instead of JSON");
+    cmd->callback([files, json, objects, full, max_array, param_name, csv, &global, &exit_code] {
         game::WalkOptions options;
         options.dcx.oodle_path = global.oodle_path;
         options.dcx.jobs = global.jobs;
+        if (!param_name->empty()) {
+            // several files: one JSON array of their tables (CSV: one table after the other)
+            const bool array = !*csv && files->size() > 1;
+            if (array) std::cout << "[\n";
+            for (size_t i = 0; i < files->size(); ++i) {
+                if (array && i > 0) std::cout << ",\n";
+                const int code = print_param_rows((*files)[i], *param_name, *csv, options.dcx, array);
+                if (code != k_exit_ok) exit_code = code;
+            }
+            if (array) std::cout << "]\n";
+            return;
+        }
         // JSON goes out as it is written (a large object graph is never held in memory); errors
         // are collected and printed once the document is complete.
         JsonWriter w(std::cout);

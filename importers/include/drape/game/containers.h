@@ -21,12 +21,14 @@ inline constexpr unsigned k_max_container_depth = 6;
 struct Member {
     std::string name;            // `label`, or `label > member name > ...` inside binders
     std::vector<uint8_t> bytes;  // decompressed
+    std::string binder_version;  // version string of the BND4 that holds it (a regulation's version), else empty
 };
 
 // What the visitor says after seeing a member: go on, or stop the whole walk.
 enum class Visit : uint8_t { next, stop };
 
-// Walks `bytes` (named `label`): every leaf (a file that is neither DCX nor BND4) is passed to
+// Walks `bytes` (named `label`): an encrypted regulation (param::regulation_key finds its key) is
+// decrypted first; every leaf (a file that is neither DCX nor BND4) is passed to
 // `on_member` in binder order. A layer that cannot be opened is passed to `on_error` (its error
 // carries the container chain); with `on_error` returning Visit::next the walk goes on with the
 // layer's siblings, so one bad member never hides the others.
