@@ -343,11 +343,11 @@ TEST_CASE("param: an encrypted regulation decrypts and its PARAMs come out of th
     CHECK_FALSE(regulation_key(*dcx));
 }
 
-TEST_CASE("param: layouts.inc is what tools/paramdex_table.py writes from the reference PARAMDEFs" * doctest::test_suite("corpus")) {
+TEST_CASE("param: layouts.inc is what importers/param/paramdex_table.py writes from the reference PARAMDEFs" * doctest::test_suite("corpus")) {
     const auto ref = test::reference_dir() / "paramdex";
     REQUIRE_MESSAGE(std::filesystem::exists(ref / "er" / "NpcParam.xml"), "no reference at " << ref.string());
     const std::string src = DRAPE_SOURCE_DIR;
-    auto r = test::run("python3 '" + src + "/tools/paramdex_table.py' '" + ref.string() + "' | diff -q - '" + src +
+    auto r = test::run("python3 '" + src + "/importers/param/paramdex_table.py' '" + ref.string() + "' | diff -q - '" + src +
                        "/importers/param/layouts.inc'");
     CHECK_MESSAGE(r.exit_code == 0, r.out);
 }
