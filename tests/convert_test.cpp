@@ -12,6 +12,7 @@
 #include <set>
 
 #include "corpus.h"
+#include "external.h"
 #include "gltf_read.h"
 #include "drape/anim/anibnd.h"
 #include "drape/convert/convert.h"
@@ -20,6 +21,7 @@
 #include "drape/game/containers.h"
 #include "drape/game/loaders.h"
 #include "drape/io/file.h"
+#include "drape/param/param.h"
 #include "flver_fixture.h"
 #include "game_fixtures.h"
 #include "havok_fixtures.h"
@@ -544,4 +546,133 @@ TEST_CASE("drape convert: a game folder whose chr/ is a symbolic link converts t
     CHECK(after == before);
     for (const auto& e : fs::recursive_directory_iterator(dir / "out"))
         CHECK_MESSAGE(e.path().lexically_relative(dir / "out").begin()->string() != "..", e.path().string());
+}
+
+namespace {
+
+// The display masks NpcParam row `row` turns on, read field by field (modelDispMask0..31) from
+// the regulation: the expectation of the display-mask test, taken apart from the convert path.
+uint32_t masks_of_row(const fs::path& regulation, int32_t row) {
+    auto members = game::open_members(regulation, regulation.filename().string(), {});
+    REQUIRE(members);
+    for (const auto& m : *members) {
+        if (param::param_name(m.name) != "NpcParam") continue;
+        auto table = param::read_param(m.bytes);
+        REQUIRE(table);
+        auto layout = param::find_layout(param::game_of_member_path(m.name), table->type, param::regulation_version(m.binder_version));
+        REQUIRE(layout);
+        for (const auto& r : table->rows) {
+            if (r.id != row) continue;
+            uint32_t masks = 0;
+            for (int k = 0; k < 32; ++k) {
+                auto v = param::field_value(*layout, "modelDispMask" + std::to_string(k), Bytes(m.bytes.data() + r.data_offset, table->row_size));
+                REQUIRE(v);
+                if (v->i) masks |= 1u << k;
+            }
+            return masks;
+        }
+    }
+    FAIL("no NpcParam row " << row);
+    return 0;
+}
+
+struct SceneCount {
+    size_t default_scene = 0, every = 0, hidden_expected = 0;
+};
+
+// Mesh nodes in the .glb's default scene and in all, read by tinygltf; the masked ones `masks`
+// leaves out, from each mesh node's display mask.
+SceneCount count_meshes(const fs::path& glb, uint32_t masks) {
+    const test::GltfRead g = test::read_gltf(glb);
+    SceneCount c;
+    std::set<int> in_default;
+    REQUIRE(g.m().defaultScene >= 0);
+    for (int n : g.m().scenes[size_t(g.m().defaultScene)].nodes) in_default.insert(n);
+    for (size_t i = 0; i < g.m().nodes.size(); ++i) {
+        if (g.m().nodes[i].mesh < 0) continue;
+        ++c.every;
+        c.default_scene += in_default.count(int(i));
+        const int mask = g.j["nodes"][i]["extras"].value("display_mask", -1);
+        if (mask >= 0 && !(masks >> mask & 1u)) ++c.hidden_expected;
+    }
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("drape convert --regulation: each character shows the masks of its first NpcParam row, the masked meshes kept in a second scene" * doctest::test_suite("corpus")) {
+    REQUIRE(fs::exists(test::corpus("er/game")));
+    const fs::path regulation = test::corpus("er/regulation.112.decrypted.bin");
+    const fs::path out = test::scratch_dir("convert_display_masks");
+    convert::Options o;
+    o.jobs = 2;
+    o.textures = false;
+    o.cloth = false;
+    o.only = {"c3061", "c4361"};
+    o.regulation = regulation;
+    const auto report = convert::convert_folder(test::corpus("er/game"), out / "masked", o);
+    REQUIRE(report.exit_code() == 0);
+    CHECK(report.regulation.find("Elden Ring NpcParam") != std::string::npos);
+    size_t characters = 0;
+    for (const char* name : {"c3061", "c4361"}) {
+        CAPTURE(name);
+        const auto* item = find_item(report, name);
+        REQUIRE(item);
+        REQUIRE(!item->npc_rows.empty());
+        CHECK(item->npc_row == item->npc_rows.front().id);  // the first row in the table's order
+        const uint32_t masks = masks_of_row(regulation, item->npc_rows.front().id);
+        CHECK(item->npc_rows.front().masks == masks);
+        const SceneCount c = count_meshes(out / "masked/chr" / (std::string(name) + ".glb"), masks);
+        CHECK(c.hidden_expected > 0);  // both characters have a mesh their first row leaves off
+        CHECK(item->meshes_hidden == c.hidden_expected);
+        CHECK(c.default_scene == c.every - c.hidden_expected);  // fewer shown than held
+        const test::GltfRead g = test::read_gltf(out / "masked/chr" / (std::string(name) + ".glb"));
+        REQUIRE(g.m().scenes.size() == 2);  // the second scene holds every mesh
+        size_t every_scene = 0;
+        for (int n : g.m().scenes[1].nodes) every_scene += g.m().nodes[size_t(n)].mesh >= 0;
+        CHECK(every_scene == c.every);
+        auto rep = json::parse(std::ifstream(out / "masked/chr" / (std::string(name) + ".report.json")));
+        CHECK(rep["display_masks"]["npc_rows"].size() == item->npc_rows.size());
+        CHECK(rep["display_masks"]["meshes_hidden"] == c.hidden_expected);
+        if (!test::skip_external()) {
+            const json v = test::validate_gltf(out / "masked/chr" / (std::string(name) + ".glb"));
+            CHECK_MESSAGE(v["errors"].get<int>() == 0, v.dump());
+        }
+        ++characters;
+    }
+    CHECK(characters == 2);
+
+    // --npc picks another of the character's rows; a row of another character is refused with a warning.
+    o.only = {"c3061"};
+    o.npc_row = 30611000;
+    const auto other = convert::convert_folder(test::corpus("er/game"), out / "other_row", o);
+    const auto* item = find_item(other, "c3061");
+    REQUIRE(item);
+    CHECK(item->npc_row == 30611000);
+    const SceneCount c = count_meshes(out / "other_row/chr/c3061.glb", masks_of_row(regulation, 30611000));
+    CHECK(item->meshes_hidden == c.hidden_expected);
+    CHECK(c.default_scene == c.every - c.hidden_expected);
+    o.npc_row = 50000000;
+    const auto wrong = convert::convert_folder(test::corpus("er/game"), out / "wrong_row", o);
+    REQUIRE(find_item(wrong, "c3061"));
+    bool warned = false;
+    for (const auto& w : find_item(wrong, "c3061")->warnings) warned = warned || w.find("--npc 50000000 is not a row of c3061") != std::string::npos;
+    CHECK(warned);
+
+    // The game folder's own regulation.bin (a Nightreign one: no NpcParam layout is known for it)
+    // and no regulation at all: every mesh shown, and the report says why.
+    o.regulation.clear();
+    o.npc_row = -1;
+    const auto own = convert::convert_folder(test::corpus("er/game"), out / "own", o);
+    CHECK(own.regulation.find("no known layout") != std::string::npos);
+    const SceneCount all = count_meshes(out / "own/chr/c3061.glb", ~0u);
+    CHECK(all.default_scene == all.every);
+    const fs::path lone = test::scratch_dir("convert_display_masks_lone");
+    fs::create_directories(lone / "chr");
+    fs::copy_file(test::corpus("er/game/chr/c4361.chrbnd.dcx"), lone / "chr/c4361.chrbnd.dcx");
+    o.only = {"c4361"};
+    const auto none = convert::convert_folder(lone, out / "none", o);
+    CHECK(none.regulation.find("no regulation.bin") != std::string::npos);
+    const SceneCount n = count_meshes(out / "none/chr/c4361.glb", ~0u);
+    CHECK(n.default_scene == n.every);
 }

@@ -506,4 +506,34 @@ Result<void> write_gltf(const flver::Model& model, const std::filesystem::path& 
     return write_file(out, *bytes);
 }
 
+size_t show_display_masks(GltfDocument& doc, const ModelNodes& placed, uint32_t shown, const std::string& label) {
+    json& g = doc.json();
+    if (!g.contains("scenes") || !g.contains("scene") || !g.contains("nodes")) return 0;
+    const size_t default_scene = g["scene"].get<size_t>();
+    json every = g["scenes"][default_scene];
+    json& scene = g["scenes"][default_scene];
+    std::vector<int> hidden;
+    json shown_masks = json::array();
+    for (int mask = 0; mask < 32; ++mask)
+        if (shown >> mask & 1u) shown_masks.push_back(mask);
+    for (const int node : placed.mesh_node) {
+        json& n = g["nodes"][size_t(node)];
+        const int mask = n.contains("extras") ? n["extras"].value("display_mask", -1) : -1;
+        if (mask < 0 || mask > 31) continue;
+        const bool on = (shown >> mask & 1u) != 0;
+        n["extras"]["shown"] = on;
+        if (!on) hidden.push_back(node);
+    }
+    scene["extras"]["display_masks"] = {{"chosen_by", label}, {"shown", shown_masks}, {"hidden_mesh_nodes", hidden.size()}};
+    if (hidden.empty()) return 0;
+    json kept = json::array();
+    for (const auto& n : scene["nodes"])
+        if (std::find(hidden.begin(), hidden.end(), n.get<int>()) == hidden.end()) kept.push_back(n);
+    scene["nodes"] = std::move(kept);
+    every["name"] = every.value("name", std::string("scene")) + " (every display mask)";
+    if (every.contains("extras")) every.erase("extras");
+    g["scenes"].push_back(std::move(every));
+    return hidden.size();
+}
+
 }  // namespace drape::exporters

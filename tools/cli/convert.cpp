@@ -19,6 +19,8 @@ struct ConvertArgs {
     bool quiet = false;  // convert's own --quiet, the same as the global drape -q
     bool bake = false, depenetrate = false;
     std::string bake_clip;
+    std::string regulation;
+    int64_t npc = -1;
 };
 
 std::string megabytes(uint64_t b) {
@@ -39,6 +41,8 @@ int run_convert(const ConvertArgs& a, GlobalOptions g) {
     o.bake = a.bake;
     o.bake_clip = a.bake_clip;
     o.bake_depenetrate = a.depenetrate;
+    o.regulation = a.regulation;
+    o.npc_row = a.npc;
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     convert::Progress progress;
     if (!g.quiet) {
@@ -69,12 +73,14 @@ int run_convert(const ConvertArgs& a, GlobalOptions g) {
                   << ", particles " << j["particles"] << ", operators " << j["operators"] << ", constraint sets "
                   << j["constraint_sets"] << "\n";
         for (const auto& [cls, n] : j["hcl_classes"].items()) std::cout << "    " << cls << "  " << n << "\n";
+        std::cout << "  display masks: " << report.regulation << "\n";
         for (const auto& r : report.items) {
             if (!r.ok) continue;
             std::cout << "  " << (r.folder.empty() ? "" : r.folder + "/") << r.name << " (" << r.kind << "): " << r.meshes << " meshes, "
                       << r.images << " images, " << r.clips << " clips";
             if (r.reparented_bones) std::cout << ", " << r.reparented_bones << " bones re-parented";
             if (r.particles) std::cout << ", cloth " << r.particles << " particles";
+            if (r.npc_row >= 0) std::cout << ", NpcParam " << r.npc_row << " (" << r.meshes_hidden << " masked meshes hidden)";
             if (!r.warnings.empty()) std::cout << ", " << r.warnings.size() << " warnings (in the report)";
             std::cout << "\n";
             for (const auto& out : r.outputs) std::cout << "    " << out << "\n";
@@ -110,6 +116,12 @@ void register_convert(CLI::App& app, GlobalOptions& global, int& exit_code) {
                   "With --bake: move particles left inside a collidable after a step out to its surface (the\n"
                   "runtime's DRAPE_INSTANCE_DEPENETRATE: not the game's arithmetic, off by default)")
         ->needs(bake);
+    sub->add_option("--regulation", a->regulation,
+                    "The game's params for display masks: regulation.bin (encrypted or not) or gameparam.parambnd.dcx\n"
+                    "(default: found in the input folder or above it). Each character shows the meshes of the masks its\n"
+                    "first NpcParam row turns on; masked meshes stay in the file, in a second scene")
+        ->check(CLI::ExistingFile);
+    sub->add_option("--npc", a->npc, "The NpcParam row whose display masks a character shows (default: its first row)");
     sub->callback([a, bake, &global, &exit_code] {
         a->bake = bake->count() > 0;
         exit_code = run_convert(*a, global);

@@ -76,13 +76,30 @@ std::vector<fs::path> folder_files(const fs::path& root, std::vector<std::string
     return files;
 }
 
+// The game's params for the display masks: regulation.bin (Elden Ring, DS3), else Sekiro's
+// gameparam parambnd, among the walked files, else in the input folder's ancestors (a chr/ folder
+// given alone). Empty when there is none.
+fs::path find_params(const std::vector<fs::path>& found, const fs::path& start) {
+    for (const char* want : {"regulation.bin", "gameparam.parambnd.dcx"})
+        for (const auto& f : found)
+            if (lower(f.filename().string()) == want) return f;
+    std::error_code ec;
+    fs::path d = fs::absolute(start, ec);
+    for (int up = 0; !ec && up < 8; ++up, d = d.parent_path()) {
+        for (const char* rel : {"regulation.bin", "param/gameparam/gameparam.parambnd.dcx", "param/gameparam.parambnd.dcx"})
+            if (fs::is_regular_file(d / rel, ec)) return d / rel;
+        if (d == d.parent_path()) break;
+    }
+    return {};
+}
+
 std::string stem_of(const std::string& file_name) {
     const size_t dot = file_name.find('.');
     return dot == std::string::npos ? file_name : file_name.substr(0, dot);
 }
 
 struct Classified {
-    enum Role { none, model, anibnd, texbnd, tpf, cloth, materials } role = none;
+    enum Role { none, model, anibnd, texbnd, tpf, cloth, materials, params } role = none;
     std::string key;         // the item the file belongs to
     bool main_anibnd = false;
     bool high_res = false;   // texbnd _h
@@ -125,6 +142,8 @@ Classified classify(const std::string& file_name) {
         c.key = stem.substr(0, stem.size() - 2);
     } else if (ends_with(l, ".matbinbnd.dcx") || ends_with(l, ".matbinbnd") || ends_with(l, ".mtdbnd.dcx") || ends_with(l, ".mtdbnd")) {
         c.role = Classified::materials;
+    } else if (l == "regulation.bin" || ends_with(l, ".parambnd.dcx") || ends_with(l, ".parambnd")) {
+        c.role = Classified::params;
     }
     return c;
 }
@@ -278,6 +297,7 @@ nlohmann::ordered_json Report::to_json() const {
     j["input_bytes"] = input_bytes;
     j["seconds"] = seconds;
     j["jobs"] = jobs;
+    j["regulation"] = regulation;
     j["material_seconds"] = material_seconds;
     j["stage_seconds"] = stages;  // summed over the items (wall time per job)
     auto& list = j["results"] = nlohmann::ordered_json::array();
@@ -306,7 +326,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     std::sort(files.begin(), files.end());
     // Group by (folder, key).
     std::map<std::pair<std::string, std::string>, ItemInputs> groups;
-    std::vector<fs::path> material_libraries;
+    std::vector<fs::path> material_libraries, param_files;
     fs::path player_anibnd;
     for (const auto& f : files) {
         const std::string rel = relative_label(f, base);
@@ -314,6 +334,10 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
         const std::string name = f.filename().string();
         Classified c = classify(name);
         if (lower(name) == "c0000.anibnd.dcx" && player_anibnd.empty()) player_anibnd = f;
+        if (c.role == Classified::params) {
+            param_files.push_back(f);
+            continue;
+        }
         if (c.role == Classified::materials) {
             material_libraries.push_back(f);
             continue;
@@ -369,6 +393,13 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     std::mutex progress_mutex;
     size_t done = 0;
     SharedCache cache;
+    // The NpcParam the characters' display masks come from: read once, before the items.
+    if (const fs::path params = options.regulation.empty() ? find_params(param_files, base.empty() ? fs::path(".") : base) : options.regulation;
+        !params.empty())
+        cache.npc = load_npc_params(params, params.filename().string(), per_job.dcx);
+    else
+        cache.npc.status = "no regulation.bin or gameparam.parambnd.dcx in or above the input: every mesh shown";
+    report.regulation = cache.npc.status;
     JobPool pool(jobs);
     const auto materials_t0 = std::chrono::steady_clock::now();
     // Only the definitions the items' FLVERs name are kept (the rest of the binders is dropped

@@ -114,12 +114,88 @@ std::string rel(const ItemInputs& in, const fs::path& p) { return relative_label
 
 }  // namespace
 
+NpcParams load_npc_params(const fs::path& path, const std::string& label, const dcx::DecodeOptions& dcx) {
+    NpcParams out;
+    auto members = game::open_members(path, label, dcx);
+    if (!members) {
+        out.status = label + ": " + members.error().to_string() + "; every mesh shown";
+        return out;
+    }
+    for (auto& m : *members) {
+        if (param::param_name(m.name) != "NpcParam") continue;
+        out.game = param::game_of_member_path(m.name);
+        out.bytes = std::move(m.bytes);
+        auto table = param::read_param(out.bytes);
+        if (!table) {
+            out.status = label + ": NpcParam: " + table.error().to_string() + "; every mesh shown";
+            return out;
+        }
+        const std::string game = param::game_name(out.game);
+        auto layout = param::find_layout(out.game, table->type, param::regulation_version(m.binder_version));
+        if (!layout) {
+            out.status = label + ": " + game + " NpcParam (" + table->type + ", " + std::to_string(table->row_size) +
+                         "-byte rows): no known layout; every mesh shown";
+            return out;
+        }
+        if (auto fits = param::check_layout(*table, *layout); !fits) {
+            out.status = label + ": " + game + " NpcParam: " + fits.error().to_string() + "; every mesh shown";
+            return out;
+        }
+        out.status = label + ": " + game + " NpcParam, " + std::to_string(table->rows.size()) + " rows";
+        out.table = std::move(*table);
+        out.layout = std::move(*layout);
+        return out;
+    }
+    out.status = label + ": no NpcParam among its " + std::to_string(members->size()) + " members; every mesh shown";
+    return out;
+}
+
 std::string relative_label(const fs::path& p, const fs::path& base) {
     const fs::path r = p.lexically_relative(base.empty() ? fs::path(".") : base);
     return r.empty() ? p.generic_string() : r.generic_string();
 }
 
 namespace {
+
+// The display masks of `name`'s NpcParam row (the one options.npc_row names, else its first)
+// applied to the model's mesh nodes; the item's report says which rows there are and what was
+// shown.
+void apply_display_masks(exporters::GltfDocument& doc, const exporters::ModelNodes& placed, const std::string& name, const Options& options,
+                         const NpcParams& npc, ItemResult& r, std::vector<std::string>& warnings) {
+    if (!npc.table) {
+        r.display_masks = npc.status.empty() ? "no regulation found: every mesh shown" : npc.status;
+        return;
+    }
+    const auto character = param::character_number(name);
+    if (!character) {
+        r.display_masks = "not a character (cNNNN): every mesh shown";
+        return;
+    }
+    auto rows = param::display_masks(*npc.table, *npc.layout, npc.game, *character);
+    if (!rows) {
+        r.display_masks = npc.status + ": " + rows.error().to_string() + "; every mesh shown";
+        return;
+    }
+    for (const auto& row : *rows) r.npc_rows.push_back({row.row_id, row.row_name, row.masks});
+    if (rows->empty()) {
+        r.display_masks = npc.status + ": no NpcParam row of " + name + "; every mesh shown";
+        return;
+    }
+    const param::NpcMasks* chosen = &rows->front();
+    if (options.npc_row >= 0) {
+        chosen = nullptr;
+        for (const auto& row : *rows)
+            if (row.row_id == options.npc_row) chosen = &row;
+        if (!chosen) {
+            warnings.push_back("--npc " + std::to_string(options.npc_row) + " is not a row of " + name + "; its first row (" +
+                                 std::to_string(rows->front().row_id) + ") is shown");
+            chosen = &rows->front();
+        }
+    }
+    r.npc_row = chosen->row_id;
+    r.meshes_hidden = exporters::show_display_masks(doc, placed, chosen->masks, "NpcParam " + std::to_string(chosen->row_id));
+    r.display_masks = npc.status + ": row " + std::to_string(chosen->row_id) + " shown";
+}
 
 // A member name shortened for messages: its last path component.
 std::string leaf_name(const std::string& member) {
@@ -567,6 +643,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
                                   {"joints", rr.joints},
                                   {"unplaced", rr.unplaced}};
             }
+            apply_display_masks(doc, *placed, in.name, options, cache.npc, r, p.warnings);
         } else {
             // Clips without a model: the skeleton itself carries them.
             aopt.root_name = in.name + "_root";
@@ -731,6 +808,18 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     outputs = std::move(gltf_outputs);
     if (!bone_match.is_null()) item_report["bone_match"] = std::move(bone_match);
     if (!ragdoll_report.is_null()) item_report["ragdoll"] = std::move(ragdoll_report);
+    if (!r.display_masks.empty()) {
+        ojson rows = ojson::array();
+        for (const auto& row : r.npc_rows) {
+            ojson masks = ojson::array();
+            for (int k = 0; k < 32; ++k)
+                if (row.masks >> k & 1u) masks.push_back(k);
+            rows.push_back({{"row", row.id}, {"name", row.name}, {"masks", std::move(masks)}});
+        }
+        item_report["display_masks"] = {{"status", r.display_masks}, {"npc_rows", std::move(rows)},
+                                        {"shown_row", r.npc_row >= 0 ? ojson(r.npc_row) : ojson(nullptr)},
+                                        {"meshes_hidden", r.meshes_hidden}};
+    }
     merge_part(r, cloth_part);
     {
         StageClock write_clock(r);
@@ -798,6 +887,7 @@ ojson item_json(const ItemResult& r) {
     j["clip_failures"] = r.clip_failures;
     j["reparented_bones"] = r.reparented_bones;
     j["ragdoll_bodies"] = r.ragdoll_bodies;
+    if (!r.display_masks.empty()) j["display_masks"] = {{"npc_rows", r.npc_rows.size()}, {"shown_row", r.npc_row >= 0 ? ojson(r.npc_row) : ojson(nullptr)}, {"meshes_hidden", r.meshes_hidden}};
     j["ragdoll_joints"] = r.ragdoll_joints;
     j["cloth_datas"] = r.cloth_datas;
     j["sim_cloths"] = r.sim_cloths;

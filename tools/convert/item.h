@@ -16,6 +16,7 @@
 #include "drape/havok/animation.h"
 #include "drape/io/error.h"
 #include "drape/matbin/matbin.h"
+#include "drape/param/param.h"
 
 namespace drape::convert {
 
@@ -37,6 +38,17 @@ struct ItemInputs {
 // What jobs share: the player skeleton, loaded once.
 class JobPool;
 
+// The game's NpcParam, read once per run for the characters' display masks.
+struct NpcParams {
+    std::string status;                  // what was read ("regulation.bin: Elden Ring NpcParam, 12,345 rows") or why not
+    std::vector<uint8_t> bytes;          // the PARAM the table's rows point into
+    std::optional<param::Param> table;   // set only when a layout fits it
+    std::optional<param::Layout> layout;
+    param::Game game = param::Game::unknown;
+};
+// Reads NpcParam from `path` (a regulation or parambnd); the status says what was found.
+NpcParams load_npc_params(const std::filesystem::path& path, const std::string& label, const dcx::DecodeOptions& dcx);
+
 struct SharedCache {
     // The run's threads: an item fans its textures and clips out on it (null: sequential).
     JobPool* pool = nullptr;
@@ -46,6 +58,7 @@ struct SharedCache {
     // on one thread while the first items read their clips: an item calls wait_for_materials()
     // before it looks a material up.
     matbin::MaterialLibrary materials;
+    NpcParams npc;  // read before the items start; read-only after
     void materials_pending();  // before the library is indexed
     void materials_indexed();  // once it is: wakes the waiting items
     void wait_for_materials();

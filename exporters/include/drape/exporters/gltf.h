@@ -100,6 +100,14 @@ struct ModelNodes {
 // valid file (nodes only, no skin).
 Result<ModelNodes> add_model(GltfDocument& doc, const flver::Model& model, const GltfOptions& options, ModelReport* report = nullptr);
 
+// Display masks (a mesh of a material named "#NN#..." draws only when the character's NpcParam
+// row turns mask NN on): the mesh nodes of `placed` whose mask is not in `shown` (bit NN) leave
+// the default scene, marked `extras.shown = false`; nothing is removed from the file, and a
+// second scene, "<default scene's name> (every display mask)", holds every mesh. `label` names
+// what chose the masks (e.g. "NpcParam 30610000"), kept in the default scene's extras. Returns
+// the number of mesh nodes taken out of the default scene.
+size_t show_display_masks(GltfDocument& doc, const ModelNodes& placed, uint32_t shown, const std::string& label);
+
 // What reparent_to_skeleton changed.
 struct ReparentReport {
     struct Moved {

@@ -63,6 +63,13 @@ struct Options {
     // With bake: the runtime's opt-in depenetration (DRAPE_INSTANCE_DEPENETRATE; not the game's
     // arithmetic, off by default): particles left inside a collidable after a step are moved out.
     bool bake_depenetrate = false;
+    // The game's params, for the display masks each character's NpcParam row turns on: a
+    // regulation (regulation.bin, encrypted or not) or a parambnd. Empty: regulation.bin or
+    // param/gameparam/gameparam.parambnd.dcx found in the input folder or above it; none found,
+    // every mesh is shown (docs/params.md).
+    std::filesystem::path regulation;
+    // The NpcParam row whose masks a character shows; -1: the character's first row.
+    int64_t npc_row = -1;
     // The material-name pre-pass opens every item's model (decompressed members + parsed FLVER)
     // and hands it to its item; what it keeps meanwhile is bounded by this many bytes (members
     // counted twice for the parsed model). An item beyond it opens its model again itself.
@@ -80,7 +87,19 @@ struct ItemResult {
     std::string error;                 // one line when !ok
     std::vector<std::string> warnings;
     size_t meshes = 0, meshes_dropped = 0, images = 0, bones = 0, clips = 0, clip_failures = 0, reparented_bones = 0;
-    size_t ragdoll_bodies = 0, ragdoll_joints = 0;  // hknpRagdollData bodies / constraints written into the .glb
+    size_t ragdoll_bodies = 0, ragdoll_joints = 0;
+    // Display masks: the character's NpcParam rows (id, name, the masks each turns on), the row
+    // shown (-1: none), the masked mesh nodes left out of the default scene, and how the masks
+    // were chosen or why they were not.
+    struct NpcRow {
+        int32_t id = 0;
+        std::string name;
+        uint32_t masks = 0;
+    };
+    std::vector<NpcRow> npc_rows;
+    int64_t npc_row = -1;
+    size_t meshes_hidden = 0;
+    std::string display_masks;  // hknpRagdollData bodies / constraints written into the .glb
     size_t cloth_datas = 0, sim_cloths = 0, particles = 0, constraint_sets = 0, operators = 0;
     std::map<std::string, size_t> hcl_classes;  // cloth objects per Havok class (docs/havok-cloth.md#the-census)
     uint64_t input_bytes = 0;
@@ -97,6 +116,7 @@ struct Report {
     uint64_t input_bytes = 0;
     double seconds = 0;
     unsigned jobs = 1;
+    std::string regulation;  // the params read for display masks (or why none), as each item reports
     double material_seconds = 0;  // the model pre-pass (every item's model opened, on the jobs) and indexing the MATBIN / MTD binders (beside the first items), once per run
 
     size_t failed() const;
