@@ -14,6 +14,7 @@
 #include "drape/anim/animation.h"
 #include "drape/dcx/dcx.h"
 #include "drape/havok/animation.h"
+#include "drape/tae/tae.h"
 
 namespace drape::anim {
 
@@ -23,10 +24,21 @@ struct MemberFailure {
     std::string clip;    // the clip that did not decode (its ClipSet name); empty when the whole member failed
 };
 
+// A TAE member of the binder, read.
+struct TaeMember {
+    std::string member;     // binder member name
+    int32_t category = -1;  // tae::category_of(member, tae.id)
+    tae::Tae tae;
+};
+
 struct ClipSet {
     std::vector<Clip> clips;                 // in binder order; Clip::name = member file stem
     std::vector<havok::Skeleton> skeletons;  // every skeleton found (an anibnd holds one)
     std::vector<MemberFailure> failures;     // members and clips that did not decode, with their reason
+    // Every TAE member, in binder order; their events are on the clips of the same whole id
+    // (Clip::events, Clip::motion_from). A TAE that does not read is in `failures`.
+    std::vector<TaeMember> taes;
+    size_t clips_with_events = 0;  // clips that carry at least one event
 };
 
 // "N:\\...\\a000_003000.hkx" -> "a000_003000".
