@@ -10,7 +10,7 @@ namespace drape::tae {
 
 namespace {
 
-constexpr size_t k_header_size = 0xC0;
+constexpr size_t k_header_size = 0xD0;
 constexpr size_t k_entry_size = 0x10;
 constexpr size_t k_body_size = 0x30;
 constexpr size_t k_event_header_size = 0x18;
