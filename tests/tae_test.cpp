@@ -364,7 +364,9 @@ TEST_CASE("tae: every corpus TAE reads" * doctest::test_suite("corpus")) {
         {"er/game/chr/c2030.anibnd.dcx", 1},
     };
     size_t files = 0, taes = 0, entries = 0, events = 0;
-    for (const auto& [file, count] : expected) {
+    for (const auto& fc : expected) {
+        const std::string file = fc.first;
+        const size_t count = fc.second;
         auto members = game::open_members(test::corpus(file), file, {});
         REQUIRE_MESSAGE(members, members.error().to_string());
         size_t here = 0;
