@@ -495,3 +495,25 @@ TEST_CASE("tae: inspect --json prints a TAE member's events" * doctest::test_sui
     CHECK(taes == 1);
     CHECK(events > 0);
 }
+
+// The player's TAEs sit in c0000.anibnd.dcx and its clips in the binders beside it: attaching over
+// the merged lists puts the events on clips of another binder, by the same whole-id rule.
+TEST_CASE("tae: events attach to clips read from another binder") {
+    test::TaeSpec spec;
+    spec.id = 2023;
+    test::TaeEntrySpec e;
+    e.id = 30000;
+    e.events.push_back({0, 0.0f, 1.0f, params16({7})});
+    spec.entries = {e};
+    auto t = tae::read_tae(test::make_tae(spec));
+    REQUIRE(t);
+    std::vector<anim::TaeMember> taes = {{"N:\\chr\\c0000\\tae\\a23.tae", 23, *t}};
+    std::vector<anim::Clip> clips(3);
+    clips[0].name = "a023_030000";
+    clips[1].name = "a002_030000";  // the first two digits of a23 / a234: never a match
+    clips[2].name = "a234_030000";
+    CHECK(anim::attach_events(clips, taes) == 1);
+    CHECK(clips[0].events.size() == 1);
+    CHECK(clips[1].events.empty());
+    CHECK(clips[2].events.empty());
+}

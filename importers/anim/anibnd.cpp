@@ -49,24 +49,6 @@ void read_member(const Member& m, const havok::CompendiumSet& set, ClipSet& out)
     }
 }
 
-// Each clip gets the events of the TAE entry of its whole id aXXX_YYYYYY: the TAE's category
-// (tae::category_of) makes XXX, never a prefix of the member name (seed 003: matching by the
-// first two digits put a234.tae's events on a023_* clips).
-void attach_events(ClipSet& set) {
-    std::unordered_map<std::string, size_t> by_name;
-    for (size_t i = 0; i < set.clips.size(); ++i) by_name.emplace(set.clips[i].name, i);
-    for (const auto& t : set.taes) {
-        for (auto& ce : tae::clip_events(t.tae, t.category)) {
-            auto it = by_name.find(ce.clip);
-            if (it == by_name.end()) continue;
-            Clip& c = set.clips[it->second];
-            c.motion_from = std::move(ce.motion_from);
-            c.events = std::move(ce.events);
-        }
-    }
-    for (const auto& c : set.clips) set.clips_with_events += c.events.empty() ? 0 : 1;
-}
-
 }  // namespace
 
 Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::DecodeOptions& dcx_options) {
@@ -129,8 +111,27 @@ Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::Deco
     }
     for (auto& f : tae_failures) out.failures.push_back(std::move(f));
     out.taes = std::move(taes);
-    attach_events(out);
+    out.clips_with_events = attach_events(out.clips, out.taes);
     return out;
+}
+
+// The TAE's category (tae::category_of) makes XXX of the whole id, never a prefix of the member
+// name (seed 003: matching by the first two digits put a234.tae's events on a023_* clips).
+size_t attach_events(std::vector<Clip>& clips, const std::vector<TaeMember>& taes) {
+    std::unordered_map<std::string, size_t> by_name;
+    for (size_t i = 0; i < clips.size(); ++i) by_name.emplace(clips[i].name, i);
+    for (const auto& t : taes) {
+        for (auto& ce : tae::clip_events(t.tae, t.category)) {
+            auto it = by_name.find(ce.clip);
+            if (it == by_name.end()) continue;
+            Clip& c = clips[it->second];
+            c.motion_from = std::move(ce.motion_from);
+            c.events = std::move(ce.events);
+        }
+    }
+    size_t n = 0;
+    for (const auto& c : clips) n += c.events.empty() ? 0 : 1;
+    return n;
 }
 
 SkeletonFailure skeleton_failure(const ClipSet& set) {

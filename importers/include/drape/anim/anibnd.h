@@ -54,6 +54,13 @@ Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::Deco
 using ParallelFor = std::function<void(size_t, const std::function<void(size_t)>&)>;
 Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::DecodeOptions& dcx_options, const ParallelFor& parallel_for);
 
+// Puts on each clip the events of the TAE entry of its whole id aXXX_YYYYYY (the TAE's
+// category and the entry id, docs/animation.md#events), and the clip it borrows motion from.
+// read_clip_set does this within one binder; a caller that merges clip sets (the player's TAEs in
+// c0000.anibnd.dcx, clips in c0000_a00_hi.anibnd.dcx) calls it again on the merged lists.
+// Returns how many clips carry events.
+size_t attach_events(std::vector<Clip>& clips, const std::vector<TaeMember>& taes);
+
 // The failure of the member that holds the set's skeleton (a member named skeleton*.hkx), when
 // that member did not read; nullptr otherwise. Lets a caller say why a binder that has a
 // skeleton yields none (e.g. a 2019+ tagfile: `unsupported_sdk` is then true).
