@@ -3,6 +3,7 @@
 #include "drape/exporters/animation_glb.h"
 
 #include "drape/exporters/gltf_document.h"
+#include "drape/exporters/tae_json.h"
 
 #include "xform.h"
 
@@ -172,16 +173,28 @@ bool constant(const std::vector<float>& v, size_t comps) {
     return true;
 }
 
+// The clip's TAE events and borrowed motion as `"extras":{...},` (docs/animation.md#events),
+// nothing when the clip has neither.
+void append_clip_extras(std::string& out, const anim::Clip& clip) {
+    if (clip.events.empty() && clip.motion_from.empty()) return;
+    out += "\"extras\":";
+    out += clip_extras_json(clip.events, clip.motion_from);
+    out.push_back(',');
+}
+
 // One animation's samplers and channels as JSON text, appended to the document by finish().
 struct AnimationText {
     std::string samplers, channels;
     size_t count = 0;  // samplers = channels
     bool empty() const { return count == 0; }
     // {"channels":[...],"name":...,"samplers":[...]}: nlohmann's (sorted) key order.
-    int finish(GltfDocument& doc, const std::string& name) const {
+    int finish(GltfDocument& doc, const anim::Clip& clip) const {
+        const std::string& name = clip.name;
         std::string text = "{\"channels\":[";
         text += channels;
-        text += "],\"name\":";
+        text += "],";
+        append_clip_extras(text, clip);
+        text += "\"name\":";
         text += json(name).dump(-1, ' ', false, json::error_handler_t::replace);
         text += ",\"samplers\":[";
         text += samplers;
@@ -549,7 +562,7 @@ void add_clips_to(GltfDocument& gdoc, const havok::Skeleton& skel, std::span<con
                 sc = {};
                 return;
             }
-            anim.finish(gdoc, clip.name);
+            anim.finish(gdoc, clip);
             ++report.animations;
             sc = {};  // this clip's keys are in the document now
         };

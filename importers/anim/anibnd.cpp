@@ -2,6 +2,7 @@
 #include "drape/anim/anibnd.h"
 
 #include <cctype>
+#include <unordered_map>
 
 #include "drape/bnd/bnd4.h"
 #include "drape/havok/hkx.h"
@@ -63,12 +64,24 @@ Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::Deco
         data = plain;
     }
     std::vector<Member> members;
+    std::vector<TaeMember> taes;
+    std::vector<MemberFailure> tae_failures;
     if (bnd::is_bnd4(data)) {
         auto b = bnd::read_bnd4(data);
         if (!b) return std::move(b.error().within(std::string(name)));
         for (const auto& e : b->entries) {
             auto bytes = bnd::entry_bytes(*b, e);
             if (!bytes) return std::move(bytes.error().within(std::string(name)));
+            if (tae::is_tae(*bytes)) {
+                auto t = tae::read_tae(*bytes);
+                if (!t) {
+                    tae_failures.push_back({e.name, std::move(t.error().within(e.name))});
+                    continue;
+                }
+                const int32_t category = tae::category_of(e.name, t->id);
+                taes.push_back({e.name, category, std::move(*t)});
+                continue;
+            }
             if (!is_havok(*bytes)) continue;
             Member m{e.name, std::move(*bytes), {}};
             members.push_back(std::move(m));
@@ -96,7 +109,29 @@ Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::Deco
         for (auto& c : part.clips) out.clips.push_back(std::move(c));
         for (auto& f : part.failures) out.failures.push_back(std::move(f));
     }
+    for (auto& f : tae_failures) out.failures.push_back(std::move(f));
+    out.taes = std::move(taes);
+    out.clips_with_events = attach_events(out.clips, out.taes);
     return out;
+}
+
+// The TAE's category (tae::category_of) makes XXX of the whole id, never a prefix of the member
+// name (seed 003: matching by the first two digits put a234.tae's events on a023_* clips).
+size_t attach_events(std::vector<Clip>& clips, const std::vector<TaeMember>& taes) {
+    std::unordered_map<std::string, size_t> by_name;
+    for (size_t i = 0; i < clips.size(); ++i) by_name.emplace(clips[i].name, i);
+    for (const auto& t : taes) {
+        for (auto& ce : tae::clip_events(t.tae, t.category)) {
+            auto it = by_name.find(ce.clip);
+            if (it == by_name.end()) continue;
+            Clip& c = clips[it->second];
+            c.motion_from = std::move(ce.motion_from);
+            c.events = std::move(ce.events);
+        }
+    }
+    size_t n = 0;
+    for (const auto& c : clips) n += c.events.empty() ? 0 : 1;
+    return n;
 }
 
 SkeletonFailure skeleton_failure(const ClipSet& set) {

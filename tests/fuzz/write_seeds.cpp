@@ -38,6 +38,7 @@
 #include "drape/param/param.h"
 #include "packfile_writer.h"
 #include "ragdoll_fixture.h"
+#include "tae_fixture.h"
 #include "tpf_fixture.h"
 
 namespace fs = std::filesystem;
@@ -258,6 +259,21 @@ void write_seeds(const fs::path& out) {
         write(out / "param_fuzz/gameparam.parambnd", bnd);
         write(out / "param_fuzz/regulation.bin", test::encrypt_regulation(bnd, test::elden_ring_regulation_key(), Buf(16, 0x42)));
     }
+    // TAE: the small fixture (two entries, groups, a borrowing entry), a DS3-style one, and a
+    // binder of a TAE with a clip of its category.
+    const Buf tae = test::make_tae(test::small_tae_spec());
+    write(out / "tae_fuzz/small.tae", tae);
+    {
+        auto ds3 = test::small_tae_spec();
+        ds3.version = 0x1000C;
+        ds3.event_bank = 0x15;
+        ds3.id = 2023;
+        write(out / "tae_fuzz/ds3.tae", test::make_tae(ds3));
+    }
+    if (clip_hkx)
+        write(out / "tae_fuzz/with_clip.anibnd",
+              test::make_bnd4({{"N:\\GR\\data\\INTERROOT_win64\\chr\\c9999\\hkx\\a000_003000.hkx", clip_hkx->bytes},
+                               {"N:\\GR\\data\\INTERROOT_win64\\chr\\c9999\\tae\\c9999.tae", tae}}));
 
     // Havok: the sample's tagfiles (cloth, skeleton, clip).
     if (cloth_hkx) write(out / "tagfile_fuzz/cloth.hkx", cloth_hkx->bytes);

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "drape/exporters/havok_json.h"
+#include "drape/exporters/tae_json.h"
 #include "drape/game/containers.h"
 #include "drape/game/identify.h"
 #include "drape/io/file.h"
@@ -92,6 +93,16 @@ struct JsonInspect {
         if (n.stored_size != n.size) w.field("stored_size", uint64_t(n.stored_size));
         for (auto& [k, v] : n.fields) w.field(k, v);
         if (n.error) w.field("error", n.error->to_string());
+        if (tae::is_tae(bytes)) {
+            // The same event lists a converted clip carries in extras.events.
+            auto t = tae::read_tae(bytes);
+            if (t) {
+                w.key("tae");
+                exporters::write_tae_json(w, *t, tae::category_of(n.name, t->id));
+            } else {
+                w.field("tae_error", t.error().to_string());
+            }
+        }
         if (havok_here && depth <= 6 && (havok::is_packfile(bytes) || havok::is_tagfile(bytes))) {
             havok::CompendiumSet empty;
             auto f = havok::read_hkx(bytes, (set ? *set : empty).lookup());
@@ -111,13 +122,13 @@ struct JsonInspect {
     }
 
     void children(const game::Node& n, Bytes bytes, unsigned depth) {
-        if (objects && depth < 6 && dcx::is_dcx(bytes)) {
+        if (depth < 6 && dcx::is_dcx(bytes)) {
             auto d = dcx::decompress(bytes, dopt);
             for (size_t i = 0; i < n.children.size(); ++i)
                 node(n.children[i], i == 0 && d ? Bytes(*d) : Bytes{}, nullptr, objects, depth + 1);
             return;
         }
-        if (objects && depth < 6 && bnd::is_bnd4(bytes)) {
+        if (depth < 6 && bnd::is_bnd4(bytes)) {
             auto b = bnd::read_bnd4(bytes);
             std::vector<std::vector<uint8_t>> members;
             if (b)

@@ -408,6 +408,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
     gopt.name = in.name;
     std::optional<havok::Skeleton> skeleton;
     std::vector<anim::Clip> clips;
+    std::vector<anim::TaeMember> taes;  // of every binder read: one binder's TAE may name another's clips
     ItemResult clips_part, textures_part;
     const auto read_clips = [&] {
         ItemResult& p = clips_part;
@@ -427,6 +428,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
                     for (auto& f : set->failures) p.warnings.push_back("clip " + f.member + ": " + f.error.to_string());
                     p.clip_failures += set->failures.size();
                     for (auto& c : set->clips) clips.push_back(std::move(c));
+                    for (auto& t : set->taes) taes.push_back(std::move(t));
                 }
             } else {
                 p.warnings.push_back(b.error().to_string());
@@ -447,7 +449,9 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             for (auto& f : set->failures) p.warnings.push_back("clip " + f.member + ": " + f.error.to_string());
             p.clip_failures += set->failures.size();
             for (auto& c : set->clips) clips.push_back(std::move(c));
+            for (auto& t : set->taes) taes.push_back(std::move(t));
         }
+        if (!in.clip_anibnds.empty()) (void)anim::attach_events(clips, taes);
         if (!skeleton && !in.player_anibnd.empty()) {
             std::call_once(cache.player_once, [&] {
                 dcx::DecodeOptions d = options.dcx;

@@ -14,6 +14,7 @@
 #include "drape/anim/animation.h"
 #include "drape/dcx/dcx.h"
 #include "drape/havok/animation.h"
+#include "drape/tae/tae.h"
 
 namespace drape::anim {
 
@@ -23,10 +24,21 @@ struct MemberFailure {
     std::string clip;    // the clip that did not decode (its ClipSet name); empty when the whole member failed
 };
 
+// A TAE member of the binder, read.
+struct TaeMember {
+    std::string member;     // binder member name
+    int32_t category = -1;  // tae::category_of(member, tae.id)
+    tae::Tae tae;
+};
+
 struct ClipSet {
     std::vector<Clip> clips;                 // in binder order; Clip::name = member file stem
     std::vector<havok::Skeleton> skeletons;  // every skeleton found (an anibnd holds one)
     std::vector<MemberFailure> failures;     // members and clips that did not decode, with their reason
+    // Every TAE member, in binder order; their events are on the clips of the same whole id
+    // (Clip::events, Clip::motion_from). A TAE that does not read is in `failures`.
+    std::vector<TaeMember> taes;
+    size_t clips_with_events = 0;  // clips that carry at least one event
 };
 
 // "N:\\...\\a000_003000.hkx" -> "a000_003000".
@@ -41,6 +53,13 @@ Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::Deco
 // whatever the threads: each member's clips, skeletons and failures are merged in binder order.
 using ParallelFor = std::function<void(size_t, const std::function<void(size_t)>&)>;
 Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::DecodeOptions& dcx_options, const ParallelFor& parallel_for);
+
+// Puts on each clip the events of the TAE entry of its whole id aXXX_YYYYYY (the TAE's
+// category and the entry id, docs/animation.md#events), and the clip it borrows motion from.
+// read_clip_set does this within one binder; a caller that merges clip sets (the player's TAEs in
+// c0000.anibnd.dcx, clips in c0000_a00_hi.anibnd.dcx) calls it again on the merged lists.
+// Returns how many clips carry events.
+size_t attach_events(std::vector<Clip>& clips, const std::vector<TaeMember>& taes);
 
 // The failure of the member that holds the set's skeleton (a member named skeleton*.hkx), when
 // that member did not read; nullptr otherwise. Lets a caller say why a binder that has a

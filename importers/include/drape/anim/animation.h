@@ -18,6 +18,7 @@
 
 #include "drape/havok/animation.h"
 #include "drape/io/error.h"
+#include "drape/tae/tae.h"
 
 namespace drape::anim {
 
@@ -164,6 +165,9 @@ struct Clip {
     BlendHint blend_hint = BlendHint::normal;
     std::vector<std::string> notes;      // what was not decoded (float tracks, root motion), one line each
     std::vector<UndecodedPart> undecoded;  // track parts the data cannot give (left at the identity)
+    // From the binder's TAE (read_clip_set): the entry of the same whole id aXXX_YYYYYY.
+    std::vector<tae::ClipEvent> events;  // in the TAE's order
+    std::string motion_from;             // the clip whose motion the entry borrows; "" none
 };
 
 // Decodes one animation with its binding (nullptr: identity track map, normal blend).
