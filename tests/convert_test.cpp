@@ -665,6 +665,18 @@ TEST_CASE("drape convert --regulation: each character shows the masks of its fir
     o.npc_row = -1;
     const auto own = convert::convert_folder(test::corpus("er/game"), out / "own", o);
     CHECK(own.regulation.find("no known layout") != std::string::npos);
+    {
+        // Its rows are still listed by their ids (a row of c3061 is NNNN * 10000 + k), masks unknown.
+        const auto* own_item = find_item(own, "c3061");
+        REQUIRE(own_item);
+        CHECK(!own_item->npc_rows.empty());
+        for (const auto& row : own_item->npc_rows) {
+            CHECK(row.id / 10000 == 3061);
+            CHECK_FALSE(row.masks_known);
+        }
+        CHECK(own_item->npc_row == -1);
+        CHECK(own_item->meshes_hidden == 0);
+    }
     const SceneCount all = count_meshes(out / "own/chr/c3061.glb", ~0u);
     CHECK(all.default_scene == all.every);
     const fs::path lone = test::scratch_dir("convert_display_masks_lone");

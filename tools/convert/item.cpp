@@ -133,8 +133,10 @@ NpcParams load_npc_params(const fs::path& path, const std::string& label, const 
         const std::string game = param::game_name(out.game);
         auto layout = param::find_layout(out.game, table->type, param::regulation_version(m.binder_version));
         if (!layout) {
+            // The rows are still listed (ids and names); their masks are not known.
             out.status = label + ": " + game + " NpcParam (" + table->type + ", " + std::to_string(table->row_size) +
-                         "-byte rows): no known layout; every mesh shown";
+                         "-byte rows): no known layout, masks unknown; every mesh shown";
+            out.table = std::move(*table);
             return out;
         }
         if (auto fits = param::check_layout(*table, *layout); !fits) {
@@ -169,6 +171,12 @@ void apply_display_masks(exporters::GltfDocument& doc, const exporters::ModelNod
     const auto character = param::character_number(name);
     if (!character) {
         r.display_masks = "not a character (cNNNN): every mesh shown";
+        return;
+    }
+    if (!npc.layout) {  // the rows by their ids; no masks applied
+        for (const auto& row : npc.table->rows)
+            if (param::npc_row_of_character(npc.game, row.id, *character)) r.npc_rows.push_back({row.id, row.name, 0, false});
+        r.display_masks = npc.status;
         return;
     }
     auto rows = param::display_masks(*npc.table, *npc.layout, npc.game, *character);
@@ -818,7 +826,7 @@ ItemResult convert_item(const ItemInputs& in, const fs::path& out, const Options
             ojson masks = ojson::array();
             for (int k = 0; k < 32; ++k)
                 if (row.masks >> k & 1u) masks.push_back(k);
-            rows.push_back({{"row", row.id}, {"name", row.name}, {"masks", std::move(masks)}});
+            rows.push_back({{"row", row.id}, {"name", row.name}, {"masks", row.masks_known ? std::move(masks) : ojson(nullptr)}});
         }
         item_report["display_masks"] = {{"status", r.display_masks}, {"npc_rows", std::move(rows)},
                                         {"shown_row", r.npc_row >= 0 ? ojson(r.npc_row) : ojson(nullptr)},

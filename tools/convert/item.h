@@ -42,8 +42,8 @@ class JobPool;
 struct NpcParams {
     std::string status;                  // what was read ("regulation.bin: Elden Ring NpcParam, 12,345 rows") or why not
     std::vector<uint8_t> bytes;          // the PARAM the table's rows point into
-    std::optional<param::Param> table;   // set only when a layout fits it
-    std::optional<param::Layout> layout;
+    std::optional<param::Param> table;   // the table read (its rows listed even without a layout)
+    std::optional<param::Layout> layout; // set only when a layout fits the table: the masks are known
     param::Game game = param::Game::unknown;
 };
 // Reads NpcParam from `path` (a regulation or parambnd); the status says what was found.

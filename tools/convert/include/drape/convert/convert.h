@@ -95,6 +95,7 @@ struct ItemResult {
         int32_t id = 0;
         std::string name;
         uint32_t masks = 0;
+        bool masks_known = true;  // false: the table's layout is not known (ids and names only)
     };
     std::vector<NpcRow> npc_rows;
     int64_t npc_row = -1;
