@@ -446,165 +446,175 @@ void mesh_mesh_members(T& t, const hcl::Operator& o) {
     t.input_triangles_subset = o.input_triangles_subset;
 }
 
+// One table per operator kind, each the hcl operator's members under the schema's names.
+fb::SimulateOperatorT simulate_op(const hcl::Operator& o) {
+    fb::SimulateOperatorT t;
+    t.sim_cloth_index = o.sim_cloth_index;
+    for (const auto& c : o.configs) t.configs.push_back(config_table(c));
+    return t;
+}
+
+fb::MoveParticlesOperatorT move_particles_op(const hcl::Operator& o) {
+    fb::MoveParticlesOperatorT t;
+    t.sim_cloth_index = o.sim_cloth_index;
+    t.ref_buffer_index = o.ref_buffer_idx;
+    for (const auto& p : o.vertex_particle_pairs) t.vertex_particle_pairs.emplace_back(p.vertex_index, p.particle_index);
+    return t;
+}
+
+fb::CopyVerticesOperatorT copy_vertices_op(const hcl::Operator& o) {
+    fb::CopyVerticesOperatorT t;
+    t.input_buffer_index = o.input_buffer_idx;
+    t.output_buffer_index = o.output_buffer_idx;
+    t.number_of_vertices = o.number_of_vertices;
+    t.start_vertex_in = o.start_vertex_in;
+    t.start_vertex_out = o.start_vertex_out;
+    t.copy_normals = o.copy_normals;
+    return t;
+}
+
+fb::GatherAllVerticesOperatorT gather_all_op(const hcl::Operator& o) {
+    fb::GatherAllVerticesOperatorT t;
+    t.input_buffer_index = o.input_buffer_idx;
+    t.output_buffer_index = o.output_buffer_idx;
+    t.vertex_input_from_vertex_output = o.vertex_input_from_vertex_output;
+    t.gather_normals = o.gather_normals;
+    t.partial_gather = o.partial_gather;
+    return t;
+}
+
+fb::GatherSomeVerticesOperatorT gather_some_op(const hcl::Operator& o) {
+    fb::GatherSomeVerticesOperatorT t;
+    t.input_buffer_index = o.input_buffer_idx;
+    t.output_buffer_index = o.output_buffer_idx;
+    for (const auto& p : o.gather_pairs) t.vertex_pairs.emplace_back(p.first, p.second);
+    t.gather_normals = o.gather_normals;
+    return t;
+}
+
+// Input and output conversions hold the same members.
+template <class T>
+T convert_op(const hcl::Operator& o) {
+    T t;
+    t.user_buffer_index = o.user_buffer_index;
+    t.shadow_buffer_index = o.shadow_buffer_index;
+    t.conversion_info = o.conversion_info;
+    return t;
+}
+
+fb::UpdateAllVertexFramesOperatorT update_all_frames_op(const hcl::Operator& o) {
+    fb::UpdateAllVertexFramesOperatorT t;
+    vertex_frames(t, o);
+    t.vert_to_normal_id = o.vert_to_normal_id;
+    return t;
+}
+
+fb::UpdateSomeVertexFramesOperatorT update_some_frames_op(const hcl::Operator& o) {
+    fb::UpdateSomeVertexFramesOperatorT t;
+    vertex_frames(t, o);
+    for (const auto& tri : o.involved_triangles) t.involved_triangles.emplace_back(tri[0], tri[1], tri[2]);
+    t.involved_vertices = o.involved_vertices;
+    t.selection_vertex_to_involved_vertex = o.selection_vertex_to_involved_vertex;
+    t.involved_vertex_to_normal_id = o.involved_vertex_to_normal_id;
+    return t;
+}
+
+fb::SimpleMeshBoneDeformOperatorT simple_mesh_bone_deform_op(const hcl::Operator& o) {
+    fb::SimpleMeshBoneDeformOperatorT t;
+    t.input_buffer_index = o.input_buffer_idx;
+    t.output_transform_set_index = o.transform_set_index;
+    for (const auto& p : o.triangle_bone_pairs) t.triangle_bone_pairs.emplace_back(p.bone_offset, p.triangle_offset);
+    t.local_bone_transforms = m4s(o.local_bone_transforms);
+    return t;
+}
+
+fb::MeshBoneDeformOperatorT mesh_bone_deform_op(const hcl::Operator& o) {
+    fb::MeshBoneDeformOperatorT t;
+    t.input_buffer_index = o.input_buffer_idx;
+    t.output_transform_set_index = o.transform_set_index;
+    for (const auto& p : o.mesh_bone_pairs) t.triangle_bone_pairs.emplace_back(m4(p.local_bone_transform), p.weight, p.triangle_index);
+    t.triangle_bone_start_for_bone = o.triangle_bone_start_for_bone;
+    return t;
+}
+
+fb::ObjectSpaceSkinOperatorT object_space_skin_op(const hcl::Operator& o) {
+    fb::ObjectSpaceSkinOperatorT t;
+    skin_members(t, o);
+    t.bone_from_skin_mesh_transforms = m4s(o.bone_from_skin_mesh_transforms);
+    return t;
+}
+
+fb::BoneSpaceSkinOperatorT bone_space_skin_op(const hcl::Operator& o) {
+    fb::BoneSpaceSkinOperatorT t;
+    skin_members(t, o);
+    return t;
+}
+
+fb::ObjectSpaceMeshMeshDeformOperatorT object_space_mesh_mesh_op(const hcl::Operator& o) {
+    fb::ObjectSpaceMeshMeshDeformOperatorT t;
+    mesh_mesh_members(t, o);
+    t.channels = channels_of(o.class_name);
+    t.triangle_from_mesh_transforms = m4s(o.triangle_from_mesh_transforms);
+    t.custom_skin_deform = o.custom_skin_deform;
+    t.deformer = deformer_table(o.deformer);
+    t.local = local_table(o.local);
+    return t;
+}
+
+fb::BoneSpaceMeshMeshDeformOperatorT bone_space_mesh_mesh_op(const hcl::Operator& o) {
+    fb::BoneSpaceMeshMeshDeformOperatorT t;
+    mesh_mesh_members(t, o);
+    t.channels = channels_of(o.class_name);
+    t.deformer = deformer_table(o.deformer);
+    t.local = local_table(o.local);
+    return t;
+}
+
+fb::MeshMeshDeformOperatorT mesh_mesh_2014_op(const hcl::Operator& o) {
+    fb::MeshMeshDeformOperatorT t;
+    mesh_mesh_members(t, o);
+    for (const auto& p : o.triangle_vertex_pairs) t.triangle_vertex_pairs.emplace_back(v4(p.local_position), v4(p.local_normal), p.triangle_index, p.weight);
+    t.triangle_vertex_start_for_vertex = o.triangle_vertex_start_for_vertex;
+    t.start_vertex = o.start_vertex;
+    t.end_vertex = o.end_vertex;
+    t.deform_normals = o.deform_normals;
+    t.partial_deform = o.partial_deform;
+    return t;
+}
+
 fb::OperatorDataUnion operator_union(const hcl::Operator& o) {
     using K = hcl::OperatorKind;
     fb::OperatorDataUnion u;
     if (o.item == 0 && o.class_name.empty()) return u;  // an empty slot of the operator list
     switch (o.kind) {
-        case K::simulate: {
-            fb::SimulateOperatorT t;
-            t.sim_cloth_index = o.sim_cloth_index;
-            for (const auto& c : o.configs) t.configs.push_back(config_table(c));
-            u.Set(std::move(t));
-            break;
-        }
-        case K::move_particles: {
-            fb::MoveParticlesOperatorT t;
-            t.sim_cloth_index = o.sim_cloth_index;
-            t.ref_buffer_index = o.ref_buffer_idx;
-            for (const auto& p : o.vertex_particle_pairs) t.vertex_particle_pairs.emplace_back(p.vertex_index, p.particle_index);
-            u.Set(std::move(t));
-            break;
-        }
-        case K::copy_vertices: {
-            fb::CopyVerticesOperatorT t;
-            t.input_buffer_index = o.input_buffer_idx;
-            t.output_buffer_index = o.output_buffer_idx;
-            t.number_of_vertices = o.number_of_vertices;
-            t.start_vertex_in = o.start_vertex_in;
-            t.start_vertex_out = o.start_vertex_out;
-            t.copy_normals = o.copy_normals;
-            u.Set(std::move(t));
-            break;
-        }
-        case K::gather_all_vertices: {
-            fb::GatherAllVerticesOperatorT t;
-            t.input_buffer_index = o.input_buffer_idx;
-            t.output_buffer_index = o.output_buffer_idx;
-            t.vertex_input_from_vertex_output = o.vertex_input_from_vertex_output;
-            t.gather_normals = o.gather_normals;
-            t.partial_gather = o.partial_gather;
-            u.Set(std::move(t));
-            break;
-        }
-        case K::gather_some_vertices: {
-            fb::GatherSomeVerticesOperatorT t;
-            t.input_buffer_index = o.input_buffer_idx;
-            t.output_buffer_index = o.output_buffer_idx;
-            for (const auto& p : o.gather_pairs) t.vertex_pairs.emplace_back(p.first, p.second);
-            t.gather_normals = o.gather_normals;
-            u.Set(std::move(t));
-            break;
-        }
-        case K::input_convert: {
-            fb::InputConvertOperatorT t;
-            t.user_buffer_index = o.user_buffer_index;
-            t.shadow_buffer_index = o.shadow_buffer_index;
-            t.conversion_info = o.conversion_info;
-            u.Set(std::move(t));
-            break;
-        }
-        case K::output_convert: {
-            fb::OutputConvertOperatorT t;
-            t.user_buffer_index = o.user_buffer_index;
-            t.shadow_buffer_index = o.shadow_buffer_index;
-            t.conversion_info = o.conversion_info;
-            u.Set(std::move(t));
-            break;
-        }
-        case K::update_all_vertex_frames: {
-            fb::UpdateAllVertexFramesOperatorT t;
-            vertex_frames(t, o);
-            t.vert_to_normal_id = o.vert_to_normal_id;
-            u.Set(std::move(t));
-            break;
-        }
-        case K::update_some_vertex_frames: {
-            fb::UpdateSomeVertexFramesOperatorT t;
-            vertex_frames(t, o);
-            for (const auto& tri : o.involved_triangles) t.involved_triangles.emplace_back(tri[0], tri[1], tri[2]);
-            t.involved_vertices = o.involved_vertices;
-            t.selection_vertex_to_involved_vertex = o.selection_vertex_to_involved_vertex;
-            t.involved_vertex_to_normal_id = o.involved_vertex_to_normal_id;
-            u.Set(std::move(t));
-            break;
-        }
-        case K::simple_mesh_bone_deform: {
-            fb::SimpleMeshBoneDeformOperatorT t;
-            t.input_buffer_index = o.input_buffer_idx;
-            t.output_transform_set_index = o.transform_set_index;
-            for (const auto& p : o.triangle_bone_pairs) t.triangle_bone_pairs.emplace_back(p.bone_offset, p.triangle_offset);
-            t.local_bone_transforms = m4s(o.local_bone_transforms);
-            u.Set(std::move(t));
-            break;
-        }
-        case K::mesh_bone_deform: {
-            fb::MeshBoneDeformOperatorT t;
-            t.input_buffer_index = o.input_buffer_idx;
-            t.output_transform_set_index = o.transform_set_index;
-            for (const auto& p : o.mesh_bone_pairs) t.triangle_bone_pairs.emplace_back(m4(p.local_bone_transform), p.weight, p.triangle_index);
-            t.triangle_bone_start_for_bone = o.triangle_bone_start_for_bone;
-            u.Set(std::move(t));
-            break;
-        }
+        case K::simulate: u.Set(simulate_op(o)); break;
+        case K::move_particles: u.Set(move_particles_op(o)); break;
+        case K::copy_vertices: u.Set(copy_vertices_op(o)); break;
+        case K::gather_all_vertices: u.Set(gather_all_op(o)); break;
+        case K::gather_some_vertices: u.Set(gather_some_op(o)); break;
+        case K::input_convert: u.Set(convert_op<fb::InputConvertOperatorT>(o)); break;
+        case K::output_convert: u.Set(convert_op<fb::OutputConvertOperatorT>(o)); break;
+        case K::update_all_vertex_frames: u.Set(update_all_frames_op(o)); break;
+        case K::update_some_vertex_frames: u.Set(update_some_frames_op(o)); break;
+        case K::simple_mesh_bone_deform: u.Set(simple_mesh_bone_deform_op(o)); break;
+        case K::mesh_bone_deform: u.Set(mesh_bone_deform_op(o)); break;
         case K::object_space_skin_p:
         case K::object_space_skin_pn:
         case K::object_space_skin_pnt:
-        case K::object_space_skin_pntb: {
-            fb::ObjectSpaceSkinOperatorT t;
-            skin_members(t, o);
-            t.bone_from_skin_mesh_transforms = m4s(o.bone_from_skin_mesh_transforms);
-            u.Set(std::move(t));
-            break;
-        }
+        case K::object_space_skin_pntb: u.Set(object_space_skin_op(o)); break;
         case K::bone_space_skin_p:
         case K::bone_space_skin_pn:
         case K::bone_space_skin_pnt:
-        case K::bone_space_skin_pntb: {
-            fb::BoneSpaceSkinOperatorT t;
-            skin_members(t, o);
-            u.Set(std::move(t));
-            break;
-        }
+        case K::bone_space_skin_pntb: u.Set(bone_space_skin_op(o)); break;
         case K::object_space_mesh_mesh_deform_p:
         case K::object_space_mesh_mesh_deform_pn:
         case K::object_space_mesh_mesh_deform_pnt:
-        case K::object_space_mesh_mesh_deform_pntb: {
-            fb::ObjectSpaceMeshMeshDeformOperatorT t;
-            mesh_mesh_members(t, o);
-            t.channels = channels_of(o.class_name);
-            t.triangle_from_mesh_transforms = m4s(o.triangle_from_mesh_transforms);
-            t.custom_skin_deform = o.custom_skin_deform;
-            t.deformer = deformer_table(o.deformer);
-            t.local = local_table(o.local);
-            u.Set(std::move(t));
-            break;
-        }
+        case K::object_space_mesh_mesh_deform_pntb: u.Set(object_space_mesh_mesh_op(o)); break;
         case K::bone_space_mesh_mesh_deform_p:
         case K::bone_space_mesh_mesh_deform_pn:
         case K::bone_space_mesh_mesh_deform_pnt:
-        case K::bone_space_mesh_mesh_deform_pntb: {
-            fb::BoneSpaceMeshMeshDeformOperatorT t;
-            mesh_mesh_members(t, o);
-            t.channels = channels_of(o.class_name);
-            t.deformer = deformer_table(o.deformer);
-            t.local = local_table(o.local);
-            u.Set(std::move(t));
-            break;
-        }
-        case K::mesh_mesh_deform: {
-            fb::MeshMeshDeformOperatorT t;
-            mesh_mesh_members(t, o);
-            for (const auto& p : o.triangle_vertex_pairs)
-                t.triangle_vertex_pairs.emplace_back(v4(p.local_position), v4(p.local_normal), p.triangle_index, p.weight);
-            t.triangle_vertex_start_for_vertex = o.triangle_vertex_start_for_vertex;
-            t.start_vertex = o.start_vertex;
-            t.end_vertex = o.end_vertex;
-            t.deform_normals = o.deform_normals;
-            t.partial_deform = o.partial_deform;
-            u.Set(std::move(t));
-            break;
-        }
+        case K::bone_space_mesh_mesh_deform_pntb: u.Set(bone_space_mesh_mesh_op(o)); break;
+        case K::mesh_mesh_deform: u.Set(mesh_mesh_2014_op(o)); break;
         case K::other: u.Set(fb::UnknownOperatorT()); break;
     }
     return u;
@@ -765,128 +775,121 @@ const std::vector<Dropped>& dropped_members() {
     return list;
 }
 
-Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, const Options& options, Report* report) {
-    Report local_report;
-    Report& rep = report ? *report : local_report;
-    rep = measure(cloth, options);
+namespace {
 
-    fb::ClothFileT file;
-    file.format_version = std::make_unique<fb::FormatVersionT>();
-    file.source = std::make_unique<fb::SourceT>();
-    file.source->game = options.game;
-    file.source->sdk = options.sdk;
-    file.source->file = options.source_file;
-    file.source->model = options.model_file;
-    file.source->tool = "drape 0.1.0";
-
-    Collidables collidables;
-    for (const auto& c : cloth.collidables) file.container_collidables.push_back(collidables.index_of(c));
-
-    size_t figure = 0;
-    for (size_t ci = 0; ci < cloth.cloth_datas.size(); ++ci) {
-        const auto& cd = cloth.cloth_datas[ci];
-        auto t = std::make_unique<fb::ClothDataT>();
-        t->name = cd.name;
-        t->target_platform = cd.target_platform;
-        for (const auto& ts : cd.transform_sets) {
-            auto tt = std::make_unique<fb::TransformSetDefinitionT>();
-            tt->name = ts.name;
-            tt->type = ts.type;
-            tt->num_transforms = ts.num_transforms;
-            // Transform i is bone i of the file's skeleton of the same name and size (docs/havok-cloth.md).
-            for (const auto& sk : options.skeletons) {
-                if (sk.name == ts.name && sk.bone_names.size() == ts.num_transforms) {
-                    tt->bone_names = sk.bone_names;
-                    // Its rest pose, so that a .drcloth alone poses the set where the cloth was made.
-                    if (sk.reference_pose.size() == ts.num_transforms)
-                        for (const auto& m : hcl::bind_pose_model_space(sk)) tt->reference_pose.push_back(m4(m));
-                    break;
-                }
-            }
-            t->transform_set_definitions.push_back(std::move(tt));
+std::unique_ptr<fb::TransformSetDefinitionT> transform_set_table(const hcl::TransformSetDefinition& ts, const Options& options) {
+    auto tt = std::make_unique<fb::TransformSetDefinitionT>();
+    tt->name = ts.name;
+    tt->type = ts.type;
+    tt->num_transforms = ts.num_transforms;
+    // Transform i is bone i of the file's skeleton of the same name and size (docs/havok-cloth.md).
+    for (const auto& sk : options.skeletons) {
+        if (sk.name == ts.name && sk.bone_names.size() == ts.num_transforms) {
+            tt->bone_names = sk.bone_names;
+            // Its rest pose, so that a .drcloth alone poses the set where the cloth was made.
+            if (sk.reference_pose.size() == ts.num_transforms)
+                for (const auto& m : hcl::bind_pose_model_space(sk)) tt->reference_pose.push_back(m4(m));
+            break;
         }
-        for (size_t i = 0; i < cd.buffers.size(); ++i) {
-            const auto& b = cd.buffers[i];
-            auto bt = std::make_unique<fb::BufferDefinitionT>();
-            bt->name = b.name;
-            bt->class_name = b.class_name;
-            bt->kind = buffer_kind(b);
-            bt->type = b.type;
-            bt->sub_type = b.sub_type;
-            bt->num_vertices = b.num_vertices;
-            bt->num_triangles = b.num_triangles;
-            std::array<fb::BufferElement, 4> elements;
-            std::array<fb::BufferSlot, 4> slots;
-            for (size_t e = 0; e < 4; ++e) {
-                const auto& el = b.layout.elements[e];
-                elements[e] = fb::BufferElement(el.vector_conversion, el.vector_size, el.slot_id, el.slot_start);
-                slots[e] = fb::BufferSlot(b.layout.slots[e].flags, b.layout.slots[e].stride);
-            }
-            bt->buffer_layout = std::make_unique<fb::BufferLayout>(flatbuffers::span<const fb::BufferElement, 4>(elements.data(), 4),
-                                                                   flatbuffers::span<const fb::BufferSlot, 4>(slots.data(), 4), b.layout.num_slots,
-                                                                   b.layout.triangle_format);
-            bt->triangle_indices = b.triangle_indices;
-            bt->store_normals = b.store_normals;
-            bt->store_tangents_and_bi_tangents = b.store_tangents_and_bitangents;
-            bt->shadow_positions = b.shadow_positions;
-            bt->shadow_normals = b.shadow_normals;
-            bt->shadow_tangents = b.shadow_tangents;
-            bt->shadow_bi_tangents = b.shadow_bitangents;
-            if (bt->kind == fb::BufferKind::Display) {
-                auto db = std::make_unique<fb::DisplayBindingT>();
-                db->reason = "no model was given";
-                for (const auto& bind : rep.bindings) {
-                    if (bind.cloth_data_index != ci || bind.buffer_index != i) continue;
-                    db->status = bind.mesh_index >= 0 ? fb::CheckStatus::Checked : fb::CheckStatus::NotChecked;
-                    db->mesh_name = bind.mesh_name;
-                    db->mesh_index = bind.mesh_index;
-                    db->position_status = bind.max_error >= 0 ? fb::CheckStatus::Checked : fb::CheckStatus::NotChecked;
-                    db->bind_position_error = bind.max_error;
-                    db->vertices_checked = bind.vertices_checked;
-                    db->skin_operators = bind.skin_operators;
-                    db->other_writers = bind.other_writers;
-                    db->reason = bind.reason;
-                    db->bind_position_error_m = bind.max_distance_m;
-                    db->mesh_size_m = bind.mesh_size_m;
-                }
-                bt->display_binding = std::move(db);
-            }
-            t->buffer_definitions.push_back(std::move(bt));
-        }
-        for (const auto& s : cd.sim_cloths) {
-            auto st = sim_cloth_table(s, collidables);
-            const hcl::RestPoseFigure& f = rep.sim_cloths_figures.at(figure++).rest;
-            auto rc = std::make_unique<fb::RestPoseCheckT>();
-            rc->status = f.checked ? fb::CheckStatus::Checked : fb::CheckStatus::NotChecked;
-            rc->error_m = f.error_m;
-            rc->particles_checked = f.particles_checked;
-            rc->pose_index = 0;
-            rc->move_particles_operators = f.move_particles_operators;
-            rc->skin_operators = f.skin_operators;
-            rc->reason = f.reason;
-            rc->error_steps = f.error_steps;
-            st->rest_pose_check = std::move(rc);
-            t->sim_cloth_datas.push_back(std::move(st));
-        }
-        for (const auto& o : cd.operators) t->operators.push_back(operator_table(o));
-        for (const auto& st : cd.states) {
-            auto stt = std::make_unique<fb::ClothStateT>();
-            stt->name = st.name;
-            stt->operators = st.operators;
-            for (const auto& a : st.used_buffers) stt->used_buffers.push_back(buffer_access(a));
-            for (const auto& a : st.used_transform_sets) stt->used_transform_sets.push_back(transform_access(a));
-            stt->used_sim_cloths = st.used_sim_cloths;
-            t->cloth_state_datas.push_back(std::move(stt));
-        }
-        file.cloth_datas.push_back(std::move(t));
     }
-    for (const hcl::Collidable* c : collidables.list()) file.collidables.push_back(collidable_table(*c));
-    rep.collidables = collidables.list().size();
-    rep.collidable_references = 0;
-    for (const auto& cd : cloth.cloth_datas)
-        for (const auto& s : cd.sim_cloths) rep.collidable_references += s.per_instance_collidables.size();
+    return tt;
+}
 
-    // The dropped list, with this file's counts.
+// The measured binding of display buffer `buffer` of cloth data `cloth_data` (the last one the
+// report holds for it), or "no model was given".
+std::unique_ptr<fb::DisplayBindingT> display_binding_table(const Report& rep, size_t cloth_data, size_t buffer) {
+    auto db = std::make_unique<fb::DisplayBindingT>();
+    db->reason = "no model was given";
+    for (const auto& bind : rep.bindings) {
+        if (bind.cloth_data_index != cloth_data || bind.buffer_index != buffer) continue;
+        db->status = bind.mesh_index >= 0 ? fb::CheckStatus::Checked : fb::CheckStatus::NotChecked;
+        db->mesh_name = bind.mesh_name;
+        db->mesh_index = bind.mesh_index;
+        db->position_status = bind.max_error >= 0 ? fb::CheckStatus::Checked : fb::CheckStatus::NotChecked;
+        db->bind_position_error = bind.max_error;
+        db->vertices_checked = bind.vertices_checked;
+        db->skin_operators = bind.skin_operators;
+        db->other_writers = bind.other_writers;
+        db->reason = bind.reason;
+        db->bind_position_error_m = bind.max_distance_m;
+        db->mesh_size_m = bind.mesh_size_m;
+    }
+    return db;
+}
+
+std::unique_ptr<fb::BufferDefinitionT> buffer_table(const hcl::BufferDefinition& b, const Report& rep, size_t cloth_data, size_t buffer) {
+    auto bt = std::make_unique<fb::BufferDefinitionT>();
+    bt->name = b.name;
+    bt->class_name = b.class_name;
+    bt->kind = buffer_kind(b);
+    bt->type = b.type;
+    bt->sub_type = b.sub_type;
+    bt->num_vertices = b.num_vertices;
+    bt->num_triangles = b.num_triangles;
+    std::array<fb::BufferElement, 4> elements;
+    std::array<fb::BufferSlot, 4> slots;
+    for (size_t e = 0; e < 4; ++e) {
+        const auto& el = b.layout.elements[e];
+        elements[e] = fb::BufferElement(el.vector_conversion, el.vector_size, el.slot_id, el.slot_start);
+        slots[e] = fb::BufferSlot(b.layout.slots[e].flags, b.layout.slots[e].stride);
+    }
+    bt->buffer_layout = std::make_unique<fb::BufferLayout>(flatbuffers::span<const fb::BufferElement, 4>(elements.data(), 4),
+                                                           flatbuffers::span<const fb::BufferSlot, 4>(slots.data(), 4), b.layout.num_slots,
+                                                           b.layout.triangle_format);
+    bt->triangle_indices = b.triangle_indices;
+    bt->store_normals = b.store_normals;
+    bt->store_tangents_and_bi_tangents = b.store_tangents_and_bitangents;
+    bt->shadow_positions = b.shadow_positions;
+    bt->shadow_normals = b.shadow_normals;
+    bt->shadow_tangents = b.shadow_tangents;
+    bt->shadow_bi_tangents = b.shadow_bitangents;
+    if (bt->kind == fb::BufferKind::Display) bt->display_binding = display_binding_table(rep, cloth_data, buffer);
+    return bt;
+}
+
+std::unique_ptr<fb::RestPoseCheckT> rest_pose_check_table(const hcl::RestPoseFigure& f) {
+    auto rc = std::make_unique<fb::RestPoseCheckT>();
+    rc->status = f.checked ? fb::CheckStatus::Checked : fb::CheckStatus::NotChecked;
+    rc->error_m = f.error_m;
+    rc->particles_checked = f.particles_checked;
+    rc->pose_index = 0;
+    rc->move_particles_operators = f.move_particles_operators;
+    rc->skin_operators = f.skin_operators;
+    rc->reason = f.reason;
+    rc->error_steps = f.error_steps;
+    return rc;
+}
+
+std::unique_ptr<fb::ClothStateT> state_table(const hcl::ClothState& st) {
+    auto stt = std::make_unique<fb::ClothStateT>();
+    stt->name = st.name;
+    stt->operators = st.operators;
+    for (const auto& a : st.used_buffers) stt->used_buffers.push_back(buffer_access(a));
+    for (const auto& a : st.used_transform_sets) stt->used_transform_sets.push_back(transform_access(a));
+    stt->used_sim_cloths = st.used_sim_cloths;
+    return stt;
+}
+
+// Cloth data `ci`; `figure` walks the report's sim cloth figures (one per sim cloth, in order).
+std::unique_ptr<fb::ClothDataT> cloth_data_table(const hcl::ClothData& cd, size_t ci, const Options& options, const Report& rep,
+                                                 Collidables& collidables, size_t& figure) {
+    auto t = std::make_unique<fb::ClothDataT>();
+    t->name = cd.name;
+    t->target_platform = cd.target_platform;
+    for (const auto& ts : cd.transform_sets) t->transform_set_definitions.push_back(transform_set_table(ts, options));
+    for (size_t i = 0; i < cd.buffers.size(); ++i) t->buffer_definitions.push_back(buffer_table(cd.buffers[i], rep, ci, i));
+    for (const auto& s : cd.sim_cloths) {
+        auto st = sim_cloth_table(s, collidables);
+        st->rest_pose_check = rest_pose_check_table(rep.sim_cloths_figures.at(figure++).rest);
+        t->sim_cloth_datas.push_back(std::move(st));
+    }
+    for (const auto& o : cd.operators) t->operators.push_back(operator_table(o));
+    for (const auto& st : cd.states) t->cloth_state_datas.push_back(state_table(st));
+    return t;
+}
+
+// The dropped list, with this file's counts, into the report and the file.
+void list_dropped(const hcl::ClothContainer& cloth, Report& rep, fb::ClothFileT& file) {
     rep.dropped = dropped_members();
     for (auto& d : rep.dropped) {
         for (const auto& cd : cloth.cloth_datas) {
@@ -904,11 +907,14 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
         dt->reason = d.reason;
         file.dropped.push_back(std::move(dt));
     }
+}
 
+// The packed file, zstd-compressed (level 19) when asked.
+Result<std::vector<uint8_t>> encode(const fb::ClothFileT& file, bool zstd) {
     flatbuffers::FlatBufferBuilder fbb(1 << 16);
     fbb.Finish(fb::ClothFile::Pack(fbb, &file), fb::ClothFileIdentifier());
     std::vector<uint8_t> out(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-    if (options.zstd) {
+    if (zstd) {
         std::vector<uint8_t> z(ZSTD_compressBound(out.size()));
         const size_t r = ZSTD_compress(z.data(), z.size(), out.data(), out.size(), 19);
         if (ZSTD_isError(r)) return make_error(std::string("zstd: ") + ZSTD_getErrorName(r));
@@ -916,6 +922,36 @@ Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, cons
         return z;
     }
     return out;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> export_cloth(const hcl::ClothContainer& cloth, const Options& options, Report* report) {
+    Report local_report;
+    Report& rep = report ? *report : local_report;
+    rep = measure(cloth, options);
+
+    fb::ClothFileT file;
+    file.format_version = std::make_unique<fb::FormatVersionT>();
+    file.source = std::make_unique<fb::SourceT>();
+    file.source->game = options.game;
+    file.source->sdk = options.sdk;
+    file.source->file = options.source_file;
+    file.source->model = options.model_file;
+    file.source->tool = "drape 0.1.0";
+
+    Collidables collidables;
+    for (const auto& c : cloth.collidables) file.container_collidables.push_back(collidables.index_of(c));
+    size_t figure = 0;
+    for (size_t ci = 0; ci < cloth.cloth_datas.size(); ++ci)
+        file.cloth_datas.push_back(cloth_data_table(cloth.cloth_datas[ci], ci, options, rep, collidables, figure));
+    for (const hcl::Collidable* c : collidables.list()) file.collidables.push_back(collidable_table(*c));
+    rep.collidables = collidables.list().size();
+    rep.collidable_references = 0;
+    for (const auto& cd : cloth.cloth_datas)
+        for (const auto& s : cd.sim_cloths) rep.collidable_references += s.per_instance_collidables.size();
+    list_dropped(cloth, rep, file);
+    return encode(file, options.zstd);
 }
 
 }  // namespace drape::cloth_export

@@ -409,6 +409,176 @@ hcl::Operator operator_of(const fb::OperatorT& t) {
     return o;
 }
 
+hcl::BufferDefinition buffer_definition(const fb::BufferDefinitionT& bt) {
+    hcl::BufferDefinition b;
+    b.class_name = bt.class_name;
+    b.name = bt.name;
+    b.type = bt.type;
+    b.sub_type = bt.sub_type;
+    b.num_vertices = bt.num_vertices;
+    b.num_triangles = bt.num_triangles;
+    if (bt.buffer_layout) {
+        for (size_t e = 0; e < 4; ++e) {
+            auto el = bt.buffer_layout->elements()->Get(flatbuffers::uoffset_t(e));
+            b.layout.elements[e] = {el->vector_conversion(), el->vector_size(), el->slot_id(), el->slot_start()};
+            auto sl = bt.buffer_layout->slots()->Get(flatbuffers::uoffset_t(e));
+            b.layout.slots[e] = {sl->flags(), sl->stride()};
+        }
+        b.layout.num_slots = bt.buffer_layout->num_slots();
+        b.layout.triangle_format = bt.buffer_layout->triangle_format();
+    }
+    b.triangle_indices = bt.triangle_indices;
+    b.store_normals = bt.store_normals;
+    b.store_tangents_and_bitangents = bt.store_tangents_and_bi_tangents;
+    b.shadow_positions = bt.shadow_positions;
+    b.shadow_normals = bt.shadow_normals;
+    b.shadow_tangents = bt.shadow_tangents;
+    b.shadow_bitangents = bt.shadow_bi_tangents;
+    return b;
+}
+
+void transfer_motion(const fb::TransferMotionDataT& m, hcl::SimClothData& s) {
+    auto& t = s.transfer_motion;
+    t.transform_set_index = m.transform_set_index;
+    t.transform_index = m.transform_index;
+    t.transfer_translation_motion = m.transfer_translation_motion;
+    t.transfer_rotation_motion = m.transfer_rotation_motion;
+    t.min_translation_speed = m.min_translation_speed;
+    t.max_translation_speed = m.max_translation_speed;
+    t.min_translation_blend = m.min_translation_blend;
+    t.max_translation_blend = m.max_translation_blend;
+    t.min_rotation_speed = m.min_rotation_speed;
+    t.max_rotation_speed = m.max_rotation_speed;
+    t.min_rotation_blend = m.min_rotation_blend;
+    t.max_rotation_blend = m.max_rotation_blend;
+}
+
+void landscape_collision(const fb::LandscapeCollisionDataT& l, hcl::SimClothData& s) {
+    auto& d = s.landscape_collision;
+    d.landscape_radius = l.landscape_radius;
+    d.enable_stuck_particle_detection = l.enable_stuck_particle_detection;
+    d.stuck_particles_stretch_factor_sq = l.stuck_particles_stretch_factor_sq;
+    d.pinch_detection_enabled = l.pinch_detection_enabled;
+    d.pinch_detection_priority = l.pinch_detection_priority;
+    d.pinch_detection_radius = l.pinch_detection_radius;
+    d.collision_tolerance = l.collision_tolerance;
+}
+
+void virtual_collision_points(const fb::VirtualCollisionPointsDataT& v, hcl::VirtualCollisionPoints& vc) {
+    for (const auto& b : v.blocks) vc.blocks.push_back({b.safe_displacement_radius(), b.starting_vcp_index(), b.num_vcps()});
+    vc.num_vc_points = v.num_vc_points;
+    vc.landscape_particles_block_index = v.landscape_particles_block_index;
+    vc.num_landscape_vc_points = v.num_landscape_vc_points;
+    vc.edge_barycentrics_dictionary = v.edge_barycentrics_dictionary;
+    for (const auto& e : v.edge_dictionary_entries) vc.edge_dictionary_entries.push_back({e.starting_barycentric_index(), e.num_barycentrics()});
+    for (const auto& p : v.triangle_barycentrics_dictionary) vc.triangle_barycentrics_dictionary.push_back({p.u(), p.v()});
+    for (const auto& e : v.triangle_dictionary_entries) vc.triangle_dictionary_entries.push_back({e.starting_barycentric_index(), e.num_barycentrics()});
+    for (const auto& e : v.edges) vc.edges.push_back({e.opposite_real_particle_index(), e.barycentric_dictionary_index()});
+    for (const auto& e : v.edges_landscape) vc.edges_landscape.push_back({e.opposite_real_particle_index(), e.barycentric_dictionary_index()});
+    auto tri = [](const fb::TriangleFanSection& e) {
+        hcl::VirtualCollisionPoints::TriangleFanSection t;
+        t.opposite_real_particle_indices = {e.opposite_real_particle_indices()->Get(0), e.opposite_real_particle_indices()->Get(1)};
+        t.barycentric_dictionary_index = e.barycentric_dictionary_index();
+        return t;
+    };
+    for (const auto& e : v.triangles) vc.triangles.push_back(tri(e));
+    for (const auto& e : v.triangles_landscape) vc.triangles_landscape.push_back(tri(e));
+    for (const auto& f : v.edge_fans) vc.edge_fans.push_back({f.real_particle_index(), f.edge_start_index(), 0, f.num_edges()});
+    for (const auto& f : v.edge_fans_landscape)
+        vc.edge_fans_landscape.push_back({f.real_particle_index(), f.edge_start_index(), f.vcp_start_index(), f.num_edges()});
+    for (const auto& f : v.triangle_fans) vc.triangle_fans.push_back({f.real_particle_index(), 0, f.vcp_start_index(), f.num_triangles()});
+    for (const auto& f : v.triangle_fans_landscape)
+        vc.triangle_fans_landscape.push_back({f.real_particle_index(), f.triangle_start_index(), f.vcp_start_index(), f.num_triangles()});
+    vc.edge_fan_indices = v.edge_fan_indices;
+    vc.triangle_fan_indices = v.triangle_fan_indices;
+    vc.edge_fan_indices_landscape = v.edge_fan_indices_landscape;
+    vc.triangle_fan_indices_landscape = v.triangle_fan_indices_landscape;
+}
+
+// `collidables`: the file's shared objects; a sim cloth's per-instance ones are copies of them.
+Result<hcl::SimClothData> sim_cloth(const fb::SimClothDataT& st, const std::vector<hcl::Collidable>& collidables) {
+    hcl::SimClothData s;
+    s.version = st.version;
+    s.name = st.name;
+    if (const auto& si = st.simulation_info) {
+        s.simulation_info.gravity = v4(si->gravity.get());
+        s.simulation_info.global_damping_per_second = si->global_damping_per_second;
+        s.simulation_info.collision_tolerance = si->collision_tolerance;
+        s.simulation_info.sub_steps = si->sub_steps;
+        s.simulation_info.pinch_detection_enabled = si->pinch_detection_enabled;
+        s.simulation_info.landscape_collision_enabled = si->landscape_collision_enabled;
+        s.simulation_info.transfer_motion_enabled = si->transfer_motion_enabled;
+    }
+    for (const auto& p : st.particle_datas) s.particles.push_back({p.mass(), p.inv_mass(), p.radius(), p.friction()});
+    s.fixed_particles = st.fixed_particles;
+    s.do_normals = st.do_normals;
+    s.sim_op_ids = st.sim_op_ids;
+    for (const auto& p : st.sim_cloth_poses) s.poses.push_back({0, p->name, v4s(p->positions)});
+    for (const auto& c : st.static_constraint_sets) s.static_constraint_sets.push_back(constraint(*c));
+    for (const auto& c : st.anti_pinch_constraint_sets) s.anti_pinch_constraint_sets.push_back(constraint(*c));
+    if (const auto& m = st.collidable_transform_map) {
+        s.collidable_transform_map.transform_set_index = m->transform_set_index;
+        s.collidable_transform_map.transform_indices = m->transform_indices;
+        s.collidable_transform_map.offsets = m4s(m->offsets);
+    }
+    for (uint32_t ci : st.collidables) {
+        if (ci >= collidables.size())
+            return make_error("drcloth.collidables", "sim cloth '" + st.name + "' names collidable " + std::to_string(ci) + " of " + std::to_string(collidables.size()));
+        s.per_instance_collidables.push_back(collidables[ci]);
+    }
+    s.max_particle_radius = st.max_particle_radius;
+    s.static_collision_masks = st.static_collision_masks;
+    s.total_mass = st.total_mass;
+    if (st.transfer_motion_data) transfer_motion(*st.transfer_motion_data, s);
+    s.transfer_motion_enabled = st.transfer_motion_enabled;
+    s.landscape_collision_enabled = st.landscape_collision_enabled;
+    if (st.landscape_collision_data) landscape_collision(*st.landscape_collision_data, s);
+    s.num_landscape_collidable_particles = st.num_landscape_collidable_particles;
+    s.triangle_indices = st.triangle_indices;
+    s.triangle_flips = st.triangle_flips;
+    s.pinch_detection_enabled = st.pinch_detection_enabled;
+    s.per_particle_pinch_detection_enabled = st.per_particle_pinch_detection_enabled_flags;
+    for (const auto& p : st.collidable_pinching_datas)
+        s.collidable_pinching_datas.push_back({p->pinch_detection_enabled, p->pinch_detection_priority, p->pinch_detection_radius});
+    s.min_pinched_particle_index = st.min_pinched_particle_index;
+    s.max_pinched_particle_index = st.max_pinched_particle_index;
+    s.max_collision_pairs = st.max_collision_pairs;
+    if (st.virtual_collision_points_data) virtual_collision_points(*st.virtual_collision_points_data, s.virtual_collision_points);
+    return s;
+}
+
+Result<hcl::ClothData> cloth_data(const fb::ClothDataT& cdt, const std::vector<hcl::Collidable>& collidables,
+                                  std::vector<std::vector<std::string>>* bone_names) {
+    hcl::ClothData cd;
+    cd.name = cdt.name;
+    cd.target_platform = cdt.target_platform;
+    for (const auto& ts : cdt.transform_set_definitions) {
+        cd.transform_sets.push_back({0, ts->name, ts->type, ts->num_transforms});
+        if (bone_names) bone_names->push_back(ts->bone_names);
+    }
+    for (const auto& bt : cdt.buffer_definitions) cd.buffers.push_back(buffer_definition(*bt));
+    for (const auto& st : cdt.sim_cloth_datas) {
+        auto s = sim_cloth(*st, collidables);
+        if (!s) return std::move(s).error();
+        cd.sim_cloths.push_back(std::move(*s));
+    }
+    // A .drcloth keeps no source items: number operators from 1 (0 marks an empty slot, as in hcl).
+    for (const auto& ot : cdt.operators) {
+        cd.operators.push_back(operator_of(*ot));
+        if (ot->data.type != fb::OperatorData::NONE) cd.operators.back().item = uint32_t(cd.operators.size());
+    }
+    for (const auto& st : cdt.cloth_state_datas) {
+        hcl::ClothState s;
+        s.name = st->name;
+        s.operators = st->operators;
+        for (const auto& a : st->used_buffers) s.used_buffers.push_back(access(a));
+        for (const auto& a : st->used_transform_sets) s.used_transform_sets.push_back(taccess(a));
+        s.used_sim_cloths = st->used_sim_cloths;
+        cd.states.push_back(std::move(s));
+    }
+    return cd;
+}
+
 }  // namespace
 
 Result<Bytes> unwrap_zstd(Bytes bytes, std::vector<uint8_t>& storage) {
@@ -448,162 +618,9 @@ Result<hcl::ClothContainer> drcloth_to_hcl(Bytes bytes, std::vector<std::vector<
         out.collidables.push_back(collidables[ci]);
     }
     for (const auto& cdt : file->cloth_datas) {
-        hcl::ClothData cd;
-        cd.name = cdt->name;
-        cd.target_platform = cdt->target_platform;
-        for (const auto& ts : cdt->transform_set_definitions) {
-            cd.transform_sets.push_back({0, ts->name, ts->type, ts->num_transforms});
-            if (bone_names) bone_names->push_back(ts->bone_names);
-        }
-        for (const auto& bt : cdt->buffer_definitions) {
-            hcl::BufferDefinition b;
-            b.class_name = bt->class_name;
-            b.name = bt->name;
-            b.type = bt->type;
-            b.sub_type = bt->sub_type;
-            b.num_vertices = bt->num_vertices;
-            b.num_triangles = bt->num_triangles;
-            if (bt->buffer_layout) {
-                for (size_t e = 0; e < 4; ++e) {
-                    auto el = bt->buffer_layout->elements()->Get(flatbuffers::uoffset_t(e));
-                    b.layout.elements[e] = {el->vector_conversion(), el->vector_size(), el->slot_id(), el->slot_start()};
-                    auto sl = bt->buffer_layout->slots()->Get(flatbuffers::uoffset_t(e));
-                    b.layout.slots[e] = {sl->flags(), sl->stride()};
-                }
-                b.layout.num_slots = bt->buffer_layout->num_slots();
-                b.layout.triangle_format = bt->buffer_layout->triangle_format();
-            }
-            b.triangle_indices = bt->triangle_indices;
-            b.store_normals = bt->store_normals;
-            b.store_tangents_and_bitangents = bt->store_tangents_and_bi_tangents;
-            b.shadow_positions = bt->shadow_positions;
-            b.shadow_normals = bt->shadow_normals;
-            b.shadow_tangents = bt->shadow_tangents;
-            b.shadow_bitangents = bt->shadow_bi_tangents;
-            cd.buffers.push_back(std::move(b));
-        }
-        for (const auto& st : cdt->sim_cloth_datas) {
-            hcl::SimClothData s;
-            s.version = st->version;
-            s.name = st->name;
-            if (const auto& si = st->simulation_info) {
-                s.simulation_info.gravity = v4(si->gravity.get());
-                s.simulation_info.global_damping_per_second = si->global_damping_per_second;
-                s.simulation_info.collision_tolerance = si->collision_tolerance;
-                s.simulation_info.sub_steps = si->sub_steps;
-                s.simulation_info.pinch_detection_enabled = si->pinch_detection_enabled;
-                s.simulation_info.landscape_collision_enabled = si->landscape_collision_enabled;
-                s.simulation_info.transfer_motion_enabled = si->transfer_motion_enabled;
-            }
-            for (const auto& p : st->particle_datas) s.particles.push_back({p.mass(), p.inv_mass(), p.radius(), p.friction()});
-            s.fixed_particles = st->fixed_particles;
-            s.do_normals = st->do_normals;
-            s.sim_op_ids = st->sim_op_ids;
-            for (const auto& p : st->sim_cloth_poses) s.poses.push_back({0, p->name, v4s(p->positions)});
-            for (const auto& c : st->static_constraint_sets) s.static_constraint_sets.push_back(constraint(*c));
-            for (const auto& c : st->anti_pinch_constraint_sets) s.anti_pinch_constraint_sets.push_back(constraint(*c));
-            if (const auto& m = st->collidable_transform_map) {
-                s.collidable_transform_map.transform_set_index = m->transform_set_index;
-                s.collidable_transform_map.transform_indices = m->transform_indices;
-                s.collidable_transform_map.offsets = m4s(m->offsets);
-            }
-            for (uint32_t ci : st->collidables) {
-                if (ci >= collidables.size()) return make_error("drcloth.collidables", "sim cloth '" + st->name + "' names collidable " + std::to_string(ci) + " of " + std::to_string(collidables.size()));
-                s.per_instance_collidables.push_back(collidables[ci]);
-            }
-            s.max_particle_radius = st->max_particle_radius;
-            s.static_collision_masks = st->static_collision_masks;
-            s.total_mass = st->total_mass;
-            if (const auto& m = st->transfer_motion_data) {
-                auto& t = s.transfer_motion;
-                t.transform_set_index = m->transform_set_index;
-                t.transform_index = m->transform_index;
-                t.transfer_translation_motion = m->transfer_translation_motion;
-                t.transfer_rotation_motion = m->transfer_rotation_motion;
-                t.min_translation_speed = m->min_translation_speed;
-                t.max_translation_speed = m->max_translation_speed;
-                t.min_translation_blend = m->min_translation_blend;
-                t.max_translation_blend = m->max_translation_blend;
-                t.min_rotation_speed = m->min_rotation_speed;
-                t.max_rotation_speed = m->max_rotation_speed;
-                t.min_rotation_blend = m->min_rotation_blend;
-                t.max_rotation_blend = m->max_rotation_blend;
-            }
-            s.transfer_motion_enabled = st->transfer_motion_enabled;
-            s.landscape_collision_enabled = st->landscape_collision_enabled;
-            if (const auto& l = st->landscape_collision_data) {
-                auto& d = s.landscape_collision;
-                d.landscape_radius = l->landscape_radius;
-                d.enable_stuck_particle_detection = l->enable_stuck_particle_detection;
-                d.stuck_particles_stretch_factor_sq = l->stuck_particles_stretch_factor_sq;
-                d.pinch_detection_enabled = l->pinch_detection_enabled;
-                d.pinch_detection_priority = l->pinch_detection_priority;
-                d.pinch_detection_radius = l->pinch_detection_radius;
-                d.collision_tolerance = l->collision_tolerance;
-            }
-            s.num_landscape_collidable_particles = st->num_landscape_collidable_particles;
-            s.triangle_indices = st->triangle_indices;
-            s.triangle_flips = st->triangle_flips;
-            s.pinch_detection_enabled = st->pinch_detection_enabled;
-            s.per_particle_pinch_detection_enabled = st->per_particle_pinch_detection_enabled_flags;
-            for (const auto& p : st->collidable_pinching_datas)
-                s.collidable_pinching_datas.push_back({p->pinch_detection_enabled, p->pinch_detection_priority, p->pinch_detection_radius});
-            s.min_pinched_particle_index = st->min_pinched_particle_index;
-            s.max_pinched_particle_index = st->max_pinched_particle_index;
-            s.max_collision_pairs = st->max_collision_pairs;
-            if (const auto& v = st->virtual_collision_points_data) {
-                auto& vc = s.virtual_collision_points;
-                for (const auto& b : v->blocks) vc.blocks.push_back({b.safe_displacement_radius(), b.starting_vcp_index(), b.num_vcps()});
-                vc.num_vc_points = v->num_vc_points;
-                vc.landscape_particles_block_index = v->landscape_particles_block_index;
-                vc.num_landscape_vc_points = v->num_landscape_vc_points;
-                vc.edge_barycentrics_dictionary = v->edge_barycentrics_dictionary;
-                for (const auto& e : v->edge_dictionary_entries)
-                    vc.edge_dictionary_entries.push_back({e.starting_barycentric_index(), e.num_barycentrics()});
-                for (const auto& p : v->triangle_barycentrics_dictionary) vc.triangle_barycentrics_dictionary.push_back({p.u(), p.v()});
-                for (const auto& e : v->triangle_dictionary_entries)
-                    vc.triangle_dictionary_entries.push_back({e.starting_barycentric_index(), e.num_barycentrics()});
-                for (const auto& e : v->edges) vc.edges.push_back({e.opposite_real_particle_index(), e.barycentric_dictionary_index()});
-                for (const auto& e : v->edges_landscape)
-                    vc.edges_landscape.push_back({e.opposite_real_particle_index(), e.barycentric_dictionary_index()});
-                auto tri = [](const fb::TriangleFanSection& e) {
-                    hcl::VirtualCollisionPoints::TriangleFanSection t;
-                    t.opposite_real_particle_indices = {e.opposite_real_particle_indices()->Get(0), e.opposite_real_particle_indices()->Get(1)};
-                    t.barycentric_dictionary_index = e.barycentric_dictionary_index();
-                    return t;
-                };
-                for (const auto& e : v->triangles) vc.triangles.push_back(tri(e));
-                for (const auto& e : v->triangles_landscape) vc.triangles_landscape.push_back(tri(e));
-                for (const auto& f : v->edge_fans) vc.edge_fans.push_back({f.real_particle_index(), f.edge_start_index(), 0, f.num_edges()});
-                for (const auto& f : v->edge_fans_landscape)
-                    vc.edge_fans_landscape.push_back({f.real_particle_index(), f.edge_start_index(), f.vcp_start_index(), f.num_edges()});
-                for (const auto& f : v->triangle_fans)
-                    vc.triangle_fans.push_back({f.real_particle_index(), 0, f.vcp_start_index(), f.num_triangles()});
-                for (const auto& f : v->triangle_fans_landscape)
-                    vc.triangle_fans_landscape.push_back(
-                        {f.real_particle_index(), f.triangle_start_index(), f.vcp_start_index(), f.num_triangles()});
-                vc.edge_fan_indices = v->edge_fan_indices;
-                vc.triangle_fan_indices = v->triangle_fan_indices;
-                vc.edge_fan_indices_landscape = v->edge_fan_indices_landscape;
-                vc.triangle_fan_indices_landscape = v->triangle_fan_indices_landscape;
-            }
-            cd.sim_cloths.push_back(std::move(s));
-        }
-        // A .drcloth keeps no source items: number operators from 1 (0 marks an empty slot, as in hcl).
-        for (const auto& ot : cdt->operators) {
-            cd.operators.push_back(operator_of(*ot));
-            if (ot->data.type != fb::OperatorData::NONE) cd.operators.back().item = uint32_t(cd.operators.size());
-        }
-        for (const auto& st : cdt->cloth_state_datas) {
-            hcl::ClothState s;
-            s.name = st->name;
-            s.operators = st->operators;
-            for (const auto& a : st->used_buffers) s.used_buffers.push_back(access(a));
-            for (const auto& a : st->used_transform_sets) s.used_transform_sets.push_back(taccess(a));
-            s.used_sim_cloths = st->used_sim_cloths;
-            cd.states.push_back(std::move(s));
-        }
-        out.cloth_datas.push_back(std::move(cd));
+        auto cd = cloth_data(*cdt, collidables, bone_names);
+        if (!cd) return std::move(cd).error();
+        out.cloth_datas.push_back(std::move(*cd));
     }
     return out;
 }

@@ -1032,33 +1032,30 @@ struct PixelPasses {
 
 using KeptPixelSteps = image_detail::KeptBuffer<uint32_t>;  // per thread, see kept_buffer.h
 
-void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, uint32_t second, std::vector<uint8_t>& out,
-              FastDeflateCpu cpu = FastDeflateCpu::automatic) {
-    uint32_t dist[2] = {first, second};
-    for (auto& d : dist)
-        if (d > 32768) d = 0;
-    if (!dist[0]) std::swap(dist[0], dist[1]);
-    const size_t d0 = dist[0], d1 = dist[1];
-    const size_t unit = std::max<size_t>(1, layout.unit);
-    cpu = effective_cpu(cpu);
-
-    // Pass 1: matches, literal runs and the histogram.
+// Where pass 1 left its steps: pixel rows (PNG rows of RGB or RGBA pixels with the previous
+// pixel as the first distance) keep 32-bit pixel steps, anything else Pass1's byte steps.
+struct Matches {
     Pass1 p1;
-    thread_local KeptSteps kept_steps;
-    thread_local KeptPixelSteps kept_pixel_steps;
-    // PNG rows of RGB or RGBA pixels with the previous pixel as the first distance: pixel masks.
-    const bool pixel_rows = layout.stride < size && layout.lead == 1 && (unit == 3 || unit == 4) && d0 == unit &&
-                            (d1 == 0 || d1 == layout.stride) && (layout.stride - 1) % unit == 0 && size % layout.stride == 0;
-    const size_t rows = size / layout.stride;
+    bool pixel_rows = false;
+    size_t rows = 0;
     uint32_t* pixel_steps = nullptr;
     uint32_t* pixel_second = nullptr;
-    if (pixel_rows) {
+};
+
+// Pass 1: matches, literal runs and the histogram, with the finder for the layout and unit.
+void find_all_matches(const uint8_t* data, size_t size, Layout layout, size_t d0, size_t d1, size_t unit, FastDeflateCpu cpu, KeptSteps& kept_steps,
+                      KeptPixelSteps& kept_pixel_steps, Matches& m) {
+    Pass1& p1 = m.p1;
+    m.pixel_rows = layout.stride < size && layout.lead == 1 && (unit == 3 || unit == 4) && d0 == unit && (d1 == 0 || d1 == layout.stride) &&
+                   (layout.stride - 1) % unit == 0 && size % layout.stride == 0;
+    m.rows = size / layout.stride;
+    if (m.pixel_rows) {
         const PixelMaskBuilders builders = pixel_mask_builders(cpu);
-        pixel_steps = kept_pixel_steps.get(rows * ((layout.stride - 1) / unit) + 1);
+        m.pixel_steps = kept_pixel_steps.get(m.rows * ((layout.stride - 1) / unit) + 1);
         if (unit == 3)
-            PixelPasses<3>::find_for(cpu)(data, rows, layout.stride, d1, builders.rgb, p1, pixel_steps, pixel_second);
+            PixelPasses<3>::find_for(cpu)(data, m.rows, layout.stride, d1, builders.rgb, p1, m.pixel_steps, m.pixel_second);
         else
-            PixelPasses<4>::find_for(cpu)(data, rows, layout.stride, d1, builders.rgba, p1, pixel_steps, pixel_second);
+            PixelPasses<4>::find_for(cpu)(data, m.rows, layout.stride, d1, builders.rgba, p1, m.pixel_steps, m.pixel_second);
     } else if (p1.steps = kept_steps.get(size / unit + 1); layout.stride < size) {  // image rows: the bit masks (whole-stream rows would need size / 4 bytes of bits)
         switch (unit) {
             case 1: find_matches_masked<1>(data, size, layout, d0, d1, p1); break;
@@ -1074,35 +1071,35 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
             default: find_matches<0>(data, size, layout, d0, d1, p1); break;
         }
     }
-    uint32_t* lit_freq = p1.lit_freq;
-    uint32_t dist_freq[k_dist_symbols] = {};
-    const uint64_t extra_bits = p1.extra_bits;
-    const uint64_t* dist_uses = p1.dist_uses;
-    lit_freq[256] = 1;
+}
 
-    int dist_code[2] = {d0 ? dist_code_of(uint32_t(d0)) : 0, d1 ? dist_code_of(uint32_t(d1)) : 0};
-    for (int k = 0; k < 2; ++k) dist_freq[dist_code[k]] += uint32_t(std::min<uint64_t>(dist_uses[k], UINT32_MAX));
+struct Rle {
+    uint8_t symbol, extra;
+};
 
-    uint8_t lit_len[k_litlen_symbols], dist_len[k_dist_symbols];
-    build_lengths(lit_freq, k_litlen_symbols, 14, lit_len);  // 14: four literals per word
-    build_lengths(dist_freq, k_dist_symbols, 15, dist_len);
-
-    // The code lengths, run-length coded (16: repeat the previous 3..6 times, 17: 3..10 zeros,
-    // 18: 11..138 zeros).
-    int hlit = k_litlen_symbols;
-    while (hlit > 257 && !lit_len[hlit - 1]) --hlit;
-    int hdist = k_dist_symbols;
-    while (hdist > 1 && !dist_len[hdist - 1]) --hdist;
-    uint8_t all[k_litlen_symbols + k_dist_symbols];
-    std::memcpy(all, lit_len, size_t(hlit));
-    std::memcpy(all + hlit, dist_len, size_t(hdist));
-    const int total = hlit + hdist;
-    struct Rle {
-        uint8_t symbol, extra;
-    };
+// The dynamic block's codes: lengths of the literal/length, distance and code-length alphabets,
+// the run-length coded lengths, and the distance codes of the two distances.
+struct BlockCodes {
+    int dist_code[2];
+    uint8_t lit_len[k_litlen_symbols], dist_len[k_dist_symbols], cl_len[k_codelen_symbols];
+    int hlit, hdist, hclen;
     Rle rle[k_litlen_symbols + k_dist_symbols];
     int nrle = 0;
-    uint32_t cl_freq[k_codelen_symbols] = {};
+};
+
+// The code lengths, run-length coded (16: repeat the previous 3..6 times, 17: 3..10 zeros,
+// 18: 11..138 zeros).
+void run_length_code(BlockCodes& b) {
+    b.hlit = k_litlen_symbols;
+    while (b.hlit > 257 && !b.lit_len[b.hlit - 1]) --b.hlit;
+    b.hdist = k_dist_symbols;
+    while (b.hdist > 1 && !b.dist_len[b.hdist - 1]) --b.hdist;
+    uint8_t all[k_litlen_symbols + k_dist_symbols];
+    std::memcpy(all, b.lit_len, size_t(b.hlit));
+    std::memcpy(all + b.hlit, b.dist_len, size_t(b.hdist));
+    const int total = b.hlit + b.hdist;
+    Rle* rle = b.rle;
+    int nrle = 0;
     for (int k = 0; k < total;) {
         const uint8_t l = all[k];
         int run = 1;
@@ -1129,112 +1126,173 @@ void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, u
         }
         while (run-- > 0) rle[nrle++] = {l, 0};
     }
-    for (int k = 0; k < nrle; ++k) ++cl_freq[rle[k].symbol];
-    uint8_t cl_len[k_codelen_symbols];
-    build_lengths(cl_freq, k_codelen_symbols, 7, cl_len);
-    int hclen = k_codelen_symbols;
-    while (hclen > 4 && !cl_len[k_codelen_order[hclen - 1]]) --hclen;
+    b.nrle = nrle;
+}
 
-    // The exact size of the dynamic block, to choose it or stored blocks.
-    static constexpr uint8_t k_rle_extra[3] = {2, 3, 7};
-    uint64_t bits = 3 + 5 + 5 + 4 + 3 * uint64_t(hclen);
-    for (int k = 0; k < nrle; ++k) bits += cl_len[rle[k].symbol] + (rle[k].symbol >= 16 ? k_rle_extra[rle[k].symbol - 16] : 0);
-    for (int s = 0; s < k_litlen_symbols; ++s) bits += uint64_t(lit_freq[s]) * lit_len[s];
-    bits += extra_bits;
-    for (int k = 0; k < 2; ++k)
-        bits += dist_uses[k] * (uint64_t(dist_len[dist_code[k]]) + k_dist_extra[dist_code[k]]);
-    const size_t dynamic_bytes = size_t((bits + 7) / 8);
+// Huffman lengths from pass 1's histogram (the end-of-block symbol counted once), then the
+// code-length code of their run-length coding.
+void build_block_codes(Pass1& p1, size_t d0, size_t d1, BlockCodes& b) {
+    uint32_t* lit_freq = p1.lit_freq;
+    uint32_t dist_freq[k_dist_symbols] = {};
+    lit_freq[256] = 1;
+    b.dist_code[0] = d0 ? dist_code_of(uint32_t(d0)) : 0;
+    b.dist_code[1] = d1 ? dist_code_of(uint32_t(d1)) : 0;
+    for (int k = 0; k < 2; ++k) dist_freq[b.dist_code[k]] += uint32_t(std::min<uint64_t>(p1.dist_uses[k], UINT32_MAX));
+    build_lengths(lit_freq, k_litlen_symbols, 14, b.lit_len);  // 14: four literals per word
+    build_lengths(dist_freq, k_dist_symbols, 15, b.dist_len);
+    run_length_code(b);
+    uint32_t cl_freq[k_codelen_symbols] = {};
+    for (int k = 0; k < b.nrle; ++k) ++cl_freq[b.rle[k].symbol];
+    build_lengths(cl_freq, k_codelen_symbols, 7, b.cl_len);
+    b.hclen = k_codelen_symbols;
+    while (b.hclen > 4 && !b.cl_len[k_codelen_order[b.hclen - 1]]) --b.hclen;
+}
+
+constexpr uint8_t k_rle_extra[3] = {2, 3, 7};  // extra bits of code-length symbols 16, 17, 18
+
+// The exact size of the dynamic block in bytes, to choose it or stored blocks.
+size_t dynamic_block_bytes(const Pass1& p1, const BlockCodes& b) {
+    uint64_t bits = 3 + 5 + 5 + 4 + 3 * uint64_t(b.hclen);
+    for (int k = 0; k < b.nrle; ++k) bits += b.cl_len[b.rle[k].symbol] + (b.rle[k].symbol >= 16 ? k_rle_extra[b.rle[k].symbol - 16] : 0);
+    for (int s = 0; s < k_litlen_symbols; ++s) bits += uint64_t(p1.lit_freq[s]) * b.lit_len[s];
+    bits += p1.extra_bits;
+    for (int k = 0; k < 2; ++k) bits += p1.dist_uses[k] * (uint64_t(b.dist_len[b.dist_code[k]]) + k_dist_extra[b.dist_code[k]]);
+    return size_t((bits + 7) / 8);
+}
+
+// The block header: BFINAL, BTYPE, the alphabet sizes, the code-length code and the run-length
+// coded lengths.
+void write_block_header(const BlockCodes& b, const uint16_t* cl_code, BitWriter& w) {
+    w.put(1 | (2 << 1), 3);  // BFINAL, BTYPE 10 (dynamic)
+    w.put(uint64_t(b.hlit - 257), 5);
+    w.put(uint64_t(b.hdist - 1), 5);
+    w.put(uint64_t(b.hclen - 4), 4);
+    w.flush();
+    for (int k = 0; k < b.hclen; ++k) {
+        w.put(b.cl_len[k_codelen_order[k]], 3);
+        w.flush();
+    }
+    for (int k = 0; k < b.nrle; ++k) {
+        const int s = b.rle[k].symbol;
+        w.put(cl_code[s], b.cl_len[s]);
+        if (s >= 16) w.put(b.rle[k].extra, k_rle_extra[s - 16]);
+        w.flush();
+    }
+}
+
+// Every match as one word per (distance, length): the length code, its extra bits, the
+// distance code and its extra bits (at most 14 + 5 + 15 + 13 bits). Slot 0 (a literal pixel) is
+// the empty word that advances by one unit.
+void build_symbol_words(const BlockCodes& b, const uint16_t* lit_code, const uint16_t* dist_codes, size_t unit, size_t d0, size_t d1, SymbolWords& words) {
+    for (int c = 0; c < 256; ++c) {
+        words.lit_code[c] = lit_code[c];
+        words.lit_bits[c] = b.lit_len[c];
+    }
+    words.match_word[0] = 0;
+    words.match_bits[0] = 0;
+    words.match_advance[0] = uint16_t(unit);
+    words.match_length[0] = 0;
+    for (int k = 0; k < 2; ++k) {
+        const int c = b.dist_code[k];
+        const uint32_t d = k ? uint32_t(d1) : uint32_t(d0);
+        const uint64_t tail = dist_codes[c] | uint64_t(d - k_dist_base[c]) << b.dist_len[c];
+        const int tail_bits = b.dist_len[c] + k_dist_extra[c];
+        for (int len = 0; len <= k_max_match; ++len) {
+            const size_t slot = 1 + size_t(k) * (k_max_match + 1) + size_t(len);
+            if (len < 3) {  // never recorded
+                words.match_word[slot] = 0;
+                words.match_bits[slot] = 0;
+                words.match_advance[slot] = uint16_t(unit);
+                words.match_length[slot] = 0;
+                continue;
+            }
+            const LengthCode& lc = k_length_codes[size_t(len)];
+            const int head = b.lit_len[lc.symbol] + lc.extra_bits;
+            words.match_word[slot] = lit_code[lc.symbol] | uint64_t(lc.extra_value) << b.lit_len[lc.symbol] | tail << head;
+            words.match_bits[slot] = uint8_t(head + tail_bits);
+            words.match_advance[slot] = uint16_t(len);
+            words.match_length[slot] = uint16_t(len);
+        }
+    }
+}
+
+// Pass 2: the steps of both halves as symbol words, with the writer for the layout and unit.
+uint8_t* write_all_steps(const uint8_t* data, size_t size, Layout layout, size_t d0, size_t unit, FastDeflateCpu cpu, const Matches& m,
+                         const SymbolWords& words, uint8_t* o, uint64_t& buf, int& used) {
+    const Pass1& p1 = m.p1;
+    if (m.pixel_rows) {
+        const size_t top_rows = p1.split / layout.stride;
+        const auto write = unit == 3 ? PixelPasses<3>::write_for(cpu) : PixelPasses<4>::write_for(cpu);
+        o = write(data, 0, top_rows, layout.stride, words, m.pixel_steps, o, buf, used);
+        o = write(data, top_rows, m.rows, layout.stride, words, m.pixel_second, o, buf, used);
+    } else switch (unit) {
+        case 1: o = write_steps<1>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                 o = write_steps<1>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+        case 3: o = write_steps<3>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                 o = write_steps<3>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+        case 4: o = write_steps<4>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                 o = write_steps<4>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+        default: o = write_steps<0>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
+                 o = write_steps<0>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
+    }
+    return o;
+}
+
+// The one dynamic block, `dynamic_bytes` long, appended to `out`.
+void write_dynamic_block(const uint8_t* data, size_t size, Layout layout, size_t d0, size_t d1, size_t unit, FastDeflateCpu cpu, const Matches& m,
+                         const BlockCodes& b, size_t dynamic_bytes, std::vector<uint8_t>& out) {
+    uint16_t lit_code[k_litlen_symbols], dist_codes[k_dist_symbols], cl_code[k_codelen_symbols];
+    build_codes(b.lit_len, k_litlen_symbols, lit_code);
+    build_codes(b.dist_len, k_dist_symbols, dist_codes);
+    build_codes(b.cl_len, k_codelen_symbols, cl_code);
+    const size_t start = out.size();
+    out.resize(start + dynamic_bytes + 16);  // 8 bytes of slack for the word stores
+    BitWriter w(out.data() + start);
+    write_block_header(b, cl_code, w);
+    SymbolWords words;
+    build_symbol_words(b, lit_code, dist_codes, unit, d0, d1, words);
+    uint8_t* o = w.release_flushed();
+    uint64_t buf = 0;
+    int used = 0;
+    w.take_pending(buf, used);
+    o = write_all_steps(data, size, layout, d0, unit, cpu, m, words, o, buf, used);
+    buf |= uint64_t(lit_code[256]) << used;
+    used += b.lit_len[256];
+    w.resume(o, buf, used);
+    uint8_t* end = w.finish();
+    // The size was computed from the same lengths; a difference is a bug here, and more
+    // than the 16 bytes of slack would have written past the buffer.
+    if (size_t(end - (out.data() + start)) != dynamic_bytes) std::abort();
+    out.resize(size_t(end - out.data()));
+}
+
+// A zlib stream of one block: pass 1 finds the matches of the (at most two) distances, the
+// block is dynamic unless stored blocks are smaller, pass 2 writes the steps.
+void compress(const uint8_t* data, size_t size, Layout layout, uint32_t first, uint32_t second, std::vector<uint8_t>& out,
+              FastDeflateCpu cpu = FastDeflateCpu::automatic) {
+    uint32_t dist[2] = {first, second};
+    for (auto& d : dist)
+        if (d > 32768) d = 0;
+    if (!dist[0]) std::swap(dist[0], dist[1]);
+    const size_t d0 = dist[0], d1 = dist[1];
+    const size_t unit = std::max<size_t>(1, layout.unit);
+    cpu = effective_cpu(cpu);
+
+    thread_local KeptSteps kept_steps;
+    thread_local KeptPixelSteps kept_pixel_steps;
+    Matches m;
+    find_all_matches(data, size, layout, d0, d1, unit, cpu, kept_steps, kept_pixel_steps, m);
+    BlockCodes b;
+    build_block_codes(m.p1, d0, d1, b);
+    const size_t dynamic_bytes = dynamic_block_bytes(m.p1, b);
     const size_t stored_bytes = size + 5 * std::max<size_t>(1, (size + 65534) / 65535);
 
     out.push_back(0x78);  // deflate, 32 KiB window
     out.push_back(0x01);  // fastest; (0x78 * 256 + 0x01) % 31 == 0
-    if (stored_bytes <= dynamic_bytes) {
+    if (stored_bytes <= dynamic_bytes)
         put_stored(data, size, out);
-    } else {
-        uint16_t lit_code[k_litlen_symbols], dist_codes[k_dist_symbols], cl_code[k_codelen_symbols];
-        build_codes(lit_len, k_litlen_symbols, lit_code);
-        build_codes(dist_len, k_dist_symbols, dist_codes);
-        build_codes(cl_len, k_codelen_symbols, cl_code);
-        const size_t start = out.size();
-        out.resize(start + dynamic_bytes + 16);  // 8 bytes of slack for the word stores
-        BitWriter w(out.data() + start);
-        w.put(1 | (2 << 1), 3);  // BFINAL, BTYPE 10 (dynamic)
-        w.put(uint64_t(hlit - 257), 5);
-        w.put(uint64_t(hdist - 1), 5);
-        w.put(uint64_t(hclen - 4), 4);
-        w.flush();
-        for (int k = 0; k < hclen; ++k) {
-            w.put(cl_len[k_codelen_order[k]], 3);
-            w.flush();
-        }
-        for (int k = 0; k < nrle; ++k) {
-            const int s = rle[k].symbol;
-            w.put(cl_code[s], cl_len[s]);
-            if (s >= 16) w.put(rle[k].extra, k_rle_extra[s - 16]);
-            w.flush();
-        }
-        SymbolWords words;
-        for (int c = 0; c < 256; ++c) {
-            words.lit_code[c] = lit_code[c];
-            words.lit_bits[c] = lit_len[c];
-        }
-        // Every match as one word per (distance, length): the length code, its extra bits, the
-        // distance code and its extra bits (at most 14 + 5 + 15 + 13 bits). Slot 0 (a literal
-        // pixel) is the empty word that advances by one unit.
-        words.match_word[0] = 0;
-        words.match_bits[0] = 0;
-        words.match_advance[0] = uint16_t(unit);
-        words.match_length[0] = 0;
-        for (int k = 0; k < 2; ++k) {
-            const int c = dist_code[k];
-            const uint32_t d = k ? uint32_t(d1) : uint32_t(d0);
-            const uint64_t tail = dist_codes[c] | uint64_t(d - k_dist_base[c]) << dist_len[c];
-            const int tail_bits = dist_len[c] + k_dist_extra[c];
-            for (int len = 0; len <= k_max_match; ++len) {
-                const size_t slot = 1 + size_t(k) * (k_max_match + 1) + size_t(len);
-                if (len < 3) {  // never recorded
-                    words.match_word[slot] = 0;
-                    words.match_bits[slot] = 0;
-                    words.match_advance[slot] = uint16_t(unit);
-                    words.match_length[slot] = 0;
-                    continue;
-                }
-                const LengthCode& lc = k_length_codes[size_t(len)];
-                const int head = lit_len[lc.symbol] + lc.extra_bits;
-                words.match_word[slot] = lit_code[lc.symbol] | uint64_t(lc.extra_value) << lit_len[lc.symbol] | tail << head;
-                words.match_bits[slot] = uint8_t(head + tail_bits);
-                words.match_advance[slot] = uint16_t(len);
-                words.match_length[slot] = uint16_t(len);
-            }
-        }
-        uint8_t* o = w.release_flushed();
-        uint64_t buf = 0;
-        int used = 0;
-        w.take_pending(buf, used);
-        if (pixel_rows) {
-            const size_t top_rows = p1.split / layout.stride;
-            const auto write = unit == 3 ? PixelPasses<3>::write_for(cpu) : PixelPasses<4>::write_for(cpu);
-            o = write(data, 0, top_rows, layout.stride, words, pixel_steps, o, buf, used);
-            o = write(data, top_rows, rows, layout.stride, words, pixel_second, o, buf, used);
-        } else switch (unit) {
-            case 1: o = write_steps<1>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
-                     o = write_steps<1>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
-            case 3: o = write_steps<3>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
-                     o = write_steps<3>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
-            case 4: o = write_steps<4>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
-                     o = write_steps<4>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
-            default: o = write_steps<0>(data, size, 0, p1.split, layout, d0, words, p1.steps, o, buf, used);
-                     o = write_steps<0>(data, size, p1.split, size, layout, d0, words, p1.second, o, buf, used); break;
-        }
-        buf |= uint64_t(lit_code[256]) << used;
-        used += lit_len[256];
-        w.resume(o, buf, used);
-        uint8_t* end = w.finish();
-        // The size was computed from the same lengths; a difference is a bug here, and more
-        // than the 16 bytes of slack would have written past the buffer.
-        if (size_t(end - (out.data() + start)) != dynamic_bytes) std::abort();
-        out.resize(size_t(end - out.data()));
-    }
+    else
+        write_dynamic_block(data, size, layout, d0, d1, unit, cpu, m, b, dynamic_bytes, out);
     kept_steps.done();
     kept_pixel_steps.done();
     const uint32_t adler = uint32_t(libdeflate_adler32(1, data, size));

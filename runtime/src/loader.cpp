@@ -150,400 +150,468 @@ bool read_locals(Loader& L, const fb::LocalBlocks* lb, DeformOp& op) {
     return true;
 }
 
+// What every operator reader checks its indices against: the cloth's buffers and sim cloths
+// (read before the operators) and its transform set.
+struct OpScope {
+    Loader& L;
+    ClothModel& m;
+    uint32_t transform_count;
+
+    bool buffer(uint32_t i, const char* field) { return L.index(i, uint32_t(m.buffers.size()), field); }
+    // One transform set per cloth data in every game file; the runtime runs that one.
+    bool transform_set(uint32_t i, const char* field) { return L.index(i, transform_count ? 1 : 0, field); }
+};
+
+// Appends a loaded operator to the model's array of its kind; the operator names it by index.
+template <class T>
+bool emit(Operator& out, OpKind kind, std::vector<T>& list, T op) {
+    out.kind = kind;
+    out.payload = uint32_t(list.size());
+    list.push_back(std::move(op));
+    return true;
+}
+
+bool load_simulate(OpScope& c, const fb::SimulateOperator* s, Operator& out) {
+    if (!c.L.index(s->sim_cloth_index(), c.m.sims.size(), "sim_cloth_index")) return false;
+    if (size_of(s->configs()) == 0) return c.L.fail(DRAPE_RESULT_BAD_DATA, "simulate operator without a config");
+    return emit(out, OpKind::simulate, c.m.simulates, SimulateOp{s->sim_cloth_index(), 0});
+}
+
+// Also marks the particles it sets as pinned in their sim cloth.
+bool load_move_particles(OpScope& c, const fb::MoveParticlesOperator* s, Operator& out) {
+    Loader& L = c.L;
+    ClothModel& m = c.m;
+    if (!L.index(s->sim_cloth_index(), m.sims.size(), "sim_cloth_index") || !c.buffer(s->ref_buffer_index(), "ref_buffer_index")) return false;
+    MoveParticlesOp mp;
+    mp.sim = s->sim_cloth_index();
+    mp.ref_buffer = s->ref_buffer_index();
+    const uint32_t nv = m.buffers[mp.ref_buffer].num_vertices, np = m.sims[mp.sim].particle_count;
+    for (size_t i = 0; i < size_of(s->vertex_particle_pairs()); ++i) {
+        const auto* p = s->vertex_particle_pairs()->Get(uint32_t(i));
+        if (!L.index(p->vertex_index(), nv, "vertex_particle_pairs.vertex_index", i) ||
+            !L.index(p->particle_index(), np, "vertex_particle_pairs.particle_index", i))
+            return false;
+        mp.vertices.push_back(p->vertex_index());
+        mp.particles.push_back(p->particle_index());
+        m.sims[mp.sim].pinned[p->particle_index()] = 1;
+    }
+    return emit(out, OpKind::move_particles, m.moves, std::move(mp));
+}
+
+bool load_copy_vertices(OpScope& c, const fb::CopyVerticesOperator* s, Operator& out) {
+    const std::vector<BufferDef>& b = c.m.buffers;
+    if (!c.buffer(s->input_buffer_index(), "input_buffer_index") || !c.buffer(s->output_buffer_index(), "output_buffer_index")) return false;
+    CopyOp op{s->input_buffer_index(), s->output_buffer_index(), s->number_of_vertices(), s->start_vertex_in(), s->start_vertex_out(), s->copy_normals()};
+    const uint64_t in_end = uint64_t(op.start_in) + op.count, out_end = uint64_t(op.start_out) + op.count;
+    if (in_end > b[op.input_buffer].num_vertices || out_end > b[op.output_buffer].num_vertices)
+        return c.L.fail(DRAPE_RESULT_BAD_INDEX, "copy of %u vertices from %u to %u leaves its buffers (%u, %u vertices)", op.count, op.start_in,
+                        op.start_out, b[op.input_buffer].num_vertices, b[op.output_buffer].num_vertices);
+    return emit(out, OpKind::copy_vertices, c.m.copies, op);
+}
+
+// Gather all: one input vertex per output vertex, negative for none (those are not gathered).
+bool read_gather_all(OpScope& c, const fb::GatherAllVerticesOperator* s, GatherOp& g) {
+    g.input_buffer = s->input_buffer_index(), g.output_buffer = s->output_buffer_index(), g.normals = s->gather_normals();
+    if (!c.buffer(g.input_buffer, "input_buffer_index") || !c.buffer(g.output_buffer, "output_buffer_index")) return false;
+    const uint32_t in_vertices = c.m.buffers[g.input_buffer].num_vertices, out_vertices = c.m.buffers[g.output_buffer].num_vertices;
+    const auto* v = s->vertex_input_from_vertex_output();
+    if (size_of(v) > out_vertices)
+        return c.L.fail(DRAPE_RESULT_BAD_INDEX, "vertex_input_from_vertex_output has %zu entries, the output buffer %u vertices", size_of(v), out_vertices);
+    for (size_t i = 0; i < size_of(v); ++i) {
+        const int16_t iv = v->Get(uint32_t(i));
+        if (iv < 0) continue;
+        if (!c.L.index(uint32_t(iv), in_vertices, "vertex_input_from_vertex_output", i)) return false;
+        g.inputs.push_back(uint16_t(iv));
+        g.outputs.push_back(uint16_t(i));
+    }
+    return true;
+}
+
+// Gather some: explicit (input, output) vertex pairs.
+bool read_gather_some(OpScope& c, const fb::GatherSomeVerticesOperator* s, GatherOp& g) {
+    g.input_buffer = s->input_buffer_index(), g.output_buffer = s->output_buffer_index(), g.normals = s->gather_normals();
+    if (!c.buffer(g.input_buffer, "input_buffer_index") || !c.buffer(g.output_buffer, "output_buffer_index")) return false;
+    const uint32_t in_vertices = c.m.buffers[g.input_buffer].num_vertices, out_vertices = c.m.buffers[g.output_buffer].num_vertices;
+    for (size_t i = 0; i < size_of(s->vertex_pairs()); ++i) {
+        const auto* p = s->vertex_pairs()->Get(uint32_t(i));
+        if (!c.L.index(p->index_input(), in_vertices, "vertex_pairs.index_input", i) ||
+            !c.L.index(p->index_output(), out_vertices, "vertex_pairs.index_output", i))
+            return false;
+        g.inputs.push_back(p->index_input());
+        g.outputs.push_back(p->index_output());
+    }
+    return true;
+}
+
+bool load_gather(OpScope& c, const fb::Operator* o, Operator& out) {
+    GatherOp g;
+    const bool all = o->data_type() == fb::OperatorData::GatherAllVerticesOperator;
+    if (!(all ? read_gather_all(c, o->data_as_GatherAllVerticesOperator(), g) : read_gather_some(c, o->data_as_GatherSomeVerticesOperator(), g)))
+        return false;
+    return emit(out, all ? OpKind::gather_all : OpKind::gather_some, c.m.gathers, std::move(g));
+}
+
+bool load_convert(OpScope& c, const fb::Operator* o, Operator& out) {
+    const bool input = o->data_type() == fb::OperatorData::InputConvertOperator;
+    uint32_t user, shadow;
+    if (input) {
+        const auto* s = o->data_as_InputConvertOperator();
+        user = s->user_buffer_index(), shadow = s->shadow_buffer_index();
+    } else {
+        const auto* s = o->data_as_OutputConvertOperator();
+        user = s->user_buffer_index(), shadow = s->shadow_buffer_index();
+    }
+    if (!c.buffer(user, "user_buffer_index") || !c.buffer(shadow, "shadow_buffer_index")) return false;
+    // As for a state's redirection (load_states): a shadow has its buffer's vertex count.
+    const std::vector<BufferDef>& b = c.m.buffers;
+    if (b[user].num_vertices != b[shadow].num_vertices)
+        return c.L.fail(DRAPE_RESULT_BAD_DATA, "shadow buffer %u holds %u vertices, the user buffer %u it shadows %u", shadow, b[shadow].num_vertices, user,
+                        b[user].num_vertices);
+    return emit(out, input ? OpKind::input_convert : OpKind::output_convert, c.m.converts, input ? ConvertOp{user, shadow} : ConvertOp{shadow, user});
+}
+
+// The fields both vertex-frame operators store under the same names.
+template <class S>
+void read_frames_common(const S* s, VertexFramesOp& f) {
+    f.buffer = s->buffer_index();
+    f.num_normal_ids = s->num_unique_normal_ids();
+    f.normals = s->update_normals();
+    f.tangents = s->update_tangents();
+    f.bitangents = s->update_bi_tangents();
+    if (s->triangle_flips()) f.triangle_flips.assign(s->triangle_flips()->begin(), s->triangle_flips()->end());
+    if (s->reference_vertices()) f.reference_vertices.assign(s->reference_vertices()->begin(), s->reference_vertices()->end());
+    if (s->tangent_edge_cos_angle()) f.tangent_cos.assign(s->tangent_edge_cos_angle()->begin(), s->tangent_edge_cos_angle()->end());
+    if (s->tangent_edge_sin_angle()) f.tangent_sin.assign(s->tangent_edge_sin_angle()->begin(), s->tangent_edge_sin_angle()->end());
+    if (s->bi_tangent_flip()) f.bitangent_flip.assign(s->bi_tangent_flip()->begin(), s->bi_tangent_flip()->end());
+}
+
+void read_frames_all(const fb::UpdateAllVertexFramesOperator* s, VertexFramesOp& f) {
+    read_frames_common(s, f);
+    if (s->vert_to_normal_id()) f.vert_to_normal_id.assign(s->vert_to_normal_id()->begin(), s->vert_to_normal_id()->end());
+}
+
+void read_frames_some(const fb::UpdateSomeVertexFramesOperator* s, VertexFramesOp& f) {
+    read_frames_common(s, f);
+    f.some = true;
+    for (size_t i = 0; i < size_of(s->involved_triangles()); ++i) {
+        const auto* t = s->involved_triangles()->Get(uint32_t(i));
+        f.triangles.push_back(t->a()), f.triangles.push_back(t->b()), f.triangles.push_back(t->c());
+    }
+    if (s->involved_vertices()) f.involved_vertices.assign(s->involved_vertices()->begin(), s->involved_vertices()->end());
+    if (s->involved_vertex_to_normal_id()) f.involved_to_normal_id.assign(s->involved_vertex_to_normal_id()->begin(), s->involved_vertex_to_normal_id()->end());
+    if (s->selection_vertex_to_involved_vertex())
+        f.selection.assign(s->selection_vertex_to_involved_vertex()->begin(), s->selection_vertex_to_involved_vertex()->end());
+}
+
+// The normal-id count the arrays need (the stored num_unique_normal_ids is not trusted: drape's
+// 2.0 exporter does not always fill it; every id is a u16, so the count is at most 65536).
+// Update all without vert_to_normal_id: each vertex its own id.
+bool count_normal_ids_all(OpScope& c, uint32_t nv, VertexFramesOp& f) {
+    if (!f.vert_to_normal_id.empty() && f.vert_to_normal_id.size() != nv)
+        return c.L.fail(DRAPE_RESULT_BAD_DATA, "vert_to_normal_id has %zu entries, the buffer %u vertices", f.vert_to_normal_id.size(), nv);
+    uint32_t ids = 0;
+    for (uint16_t id : f.vert_to_normal_id) ids = std::max(ids, uint32_t(id) + 1);
+    f.num_normal_ids = f.vert_to_normal_id.empty() ? nv : ids;
+    c.m.max_normal_ids = std::max(c.m.max_normal_ids, f.num_normal_ids);
+    return true;
+}
+
+// Update some: ids per involved vertex (none stored: each involved vertex its own id); the
+// triangles and the selection index the involved vertices.
+bool count_normal_ids_some(OpScope& c, uint32_t nv, VertexFramesOp& f) {
+    Loader& L = c.L;
+    const uint32_t ni = uint32_t(f.involved_vertices.size());
+    if (f.involved_to_normal_id.empty())
+        for (uint32_t i = 0; i < ni; ++i) f.involved_to_normal_id.push_back(uint16_t(i));
+    if (f.involved_to_normal_id.size() != ni)
+        return L.fail(DRAPE_RESULT_BAD_DATA, "involved_vertex_to_normal_id has %zu entries for %u involved vertices", f.involved_to_normal_id.size(), ni);
+    uint32_t ids = 0;
+    for (size_t i = 0; i < ni; ++i) {
+        if (!L.index(f.involved_vertices[i], nv, "involved_vertices", i)) return false;
+        ids = std::max(ids, uint32_t(f.involved_to_normal_id[i]) + 1);
+    }
+    f.num_normal_ids = ids;
+    for (size_t i = 0; i < f.triangles.size(); ++i)
+        if (!L.index(f.triangles[i], ni, "involved_triangles (corner)", i)) return false;
+    for (size_t i = 0; i < f.selection.size(); ++i)
+        if (!L.index(f.selection[i], ni, "selection_vertex_to_involved_vertex", i)) return false;
+    c.m.max_normal_ids = std::max(c.m.max_normal_ids, f.num_normal_ids);
+    return true;
+}
+
+bool load_vertex_frames(OpScope& c, const fb::Operator* o, Operator& out) {
+    VertexFramesOp f;
+    const bool all = o->data_type() == fb::OperatorData::UpdateAllVertexFramesOperator;
+    if (all)
+        read_frames_all(o->data_as_UpdateAllVertexFramesOperator(), f);
+    else
+        read_frames_some(o->data_as_UpdateSomeVertexFramesOperator(), f);
+    if (!c.buffer(f.buffer, "buffer_index")) return false;
+    const uint32_t nv = c.m.buffers[f.buffer].num_vertices;
+    if (!(all ? count_normal_ids_all(c, nv, f) : count_normal_ids_some(c, nv, f))) return false;
+    for (size_t i = 0; i < f.reference_vertices.size(); ++i)
+        if (!c.L.index(f.reference_vertices[i], nv, "reference_vertices", i)) return false;
+    const size_t frames = all ? nv : f.selection.size();
+    // Tangents need a reference vertex and an angle per frame entry; without them only normals.
+    if (f.reference_vertices.size() < frames || f.tangent_cos.size() < frames || f.tangent_sin.size() < frames) f.tangents = false;
+    if (f.bitangent_flip.size() < frames) f.bitangents = false;
+    return emit(out, all ? OpKind::update_all_vertex_frames : OpKind::update_some_vertex_frames, c.m.frames, std::move(f));
+}
+
+bool load_simple_bone_deform(OpScope& c, const fb::SimpleMeshBoneDeformOperator* s, Operator& out) {
+    Loader& L = c.L;
+    SimpleBoneDeformOp d;
+    d.input_buffer = s->input_buffer_index();
+    d.transform_set = s->output_transform_set_index();
+    if (!c.buffer(d.input_buffer, "input_buffer_index") || !c.transform_set(d.transform_set, "output_transform_set_index")) return false;
+    const uint32_t tris = triangle_capacity(c.m.buffers[d.input_buffer]);
+    const size_t np = size_of(s->triangle_bone_pairs());
+    if (size_of(s->local_bone_transforms()) != np)
+        return L.fail(DRAPE_RESULT_BAD_DATA, "%zu triangle bone pairs, %zu local bone transforms", np, size_of(s->local_bone_transforms()));
+    for (size_t i = 0; i < np; ++i) {
+        const auto* p = s->triangle_bone_pairs()->Get(uint32_t(i));
+        // Byte offsets as the game stores them: 64 bytes per matrix, 6 bytes per triangle.
+        if (p->bone_offset() % 64 || p->triangle_offset() % 6)
+            return L.fail(DRAPE_RESULT_BAD_DATA, "triangle_bone_pairs[%zu]: offsets %u, %u are not whole matrices / triangles", i, unsigned(p->bone_offset()),
+                          unsigned(p->triangle_offset()));
+        const uint32_t bone = p->bone_offset() / 64u, tri = p->triangle_offset() / 6u;
+        if (!L.index(bone, c.transform_count, "triangle_bone_pairs.bone_offset / 64", i) || !L.index(tri, tris, "triangle_bone_pairs.triangle_offset / 6", i))
+            return false;
+        d.bones.push_back(uint16_t(bone));
+        d.triangles.push_back(uint16_t(tri));
+        d.local.push_back(mat(*s->local_bone_transforms()->Get(uint32_t(i))));
+        c.m.driven_bones.push_back(bone);
+    }
+    return emit(out, OpKind::simple_mesh_bone_deform, c.m.simple_bone_deforms, std::move(d));
+}
+
+// triangle_bone_start_for_bone: per transform of the set, its first pair (ascending); a
+// transform with no pairs (start == next start) is not written. Leaves first_pair with 2 entries
+// per driven bone, its pairs' [start, end).
+bool read_bone_pair_ranges(OpScope& c, const flatbuffers::Vector<uint16_t>* st, size_t np, MeshBoneDeformOp& d) {
+    const size_t nbones = size_of(st);
+    if (nbones > c.transform_count)
+        return c.L.fail(DRAPE_RESULT_BAD_INDEX, "triangle_bone_start_for_bone has %zu entries for %u transforms", nbones, c.transform_count);
+    for (size_t b = 0; b < nbones; ++b) {
+        const uint32_t first = st->Get(uint32_t(b));
+        const uint32_t end = b + 1 < nbones ? st->Get(uint32_t(b + 1)) : uint32_t(np);
+        if (first > end || end > np) return c.L.fail(DRAPE_RESULT_BAD_INDEX, "triangle_bone_start_for_bone[%zu] = %u (next %u, %zu pairs)", b, first, end, np);
+        if (first == end) continue;
+        d.bones.push_back(uint16_t(b));
+        d.first_pair.push_back(first);
+        c.m.driven_bones.push_back(uint32_t(b));
+    }
+    std::vector<uint32_t> range;
+    for (size_t k = 0; k < d.bones.size(); ++k) {
+        const uint32_t b = d.bones[k];
+        range.push_back(d.first_pair[k]);
+        range.push_back(b + 1 < nbones ? st->Get(b + 1) : uint32_t(np));
+    }
+    d.first_pair = std::move(range);
+    return true;
+}
+
+bool load_mesh_bone_deform(OpScope& c, const fb::MeshBoneDeformOperator* s, Operator& out) {
+    MeshBoneDeformOp d;
+    d.input_buffer = s->input_buffer_index();
+    d.transform_set = s->output_transform_set_index();
+    if (!c.buffer(d.input_buffer, "input_buffer_index") || !c.transform_set(d.transform_set, "output_transform_set_index")) return false;
+    const uint32_t tris = triangle_capacity(c.m.buffers[d.input_buffer]);
+    const size_t np = size_of(s->triangle_bone_pairs());
+    for (size_t i = 0; i < np; ++i) {
+        const auto* p = s->triangle_bone_pairs()->Get(uint32_t(i));
+        if (!c.L.index(p->triangle_index(), tris, "triangle_bone_pairs.triangle_index", i)) return false;
+        d.pair_triangle.push_back(p->triangle_index());
+        d.pair_weight.push_back(p->weight());
+        d.pair_local.push_back(mat(p->local_bone_transform()));
+    }
+    if (!read_bone_pair_ranges(c, s->triangle_bone_start_for_bone(), np, d)) return false;
+    return emit(out, OpKind::mesh_bone_deform, c.m.mesh_bone_deforms, std::move(d));
+}
+
+// What the four block deformers (skins and mesh-mesh deforms, object and bone space) store
+// beside their own fields: the deformer, the local vectors and the subset the bone indices name.
+struct DeformSource {
+    const fb::Deformer* deformer = nullptr;
+    const fb::LocalBlocks* local = nullptr;
+    const flatbuffers::Vector<uint16_t>* subset = nullptr;
+};
+
+// The deformer's blocks and local vectors, once the subset is known; the scratch for composite
+// matrices grows to the largest subset.
+bool read_deform_blocks(OpScope& c, const DeformSource& src, bool object_space, DeformOp& d) {
+    if (!read_deformer(c.L, src.deformer, object_space, c.m.buffers[d.output_buffer].num_vertices, uint32_t(d.subset.size()), d) ||
+        !read_locals(c.L, src.local, d))
+        return false;
+    c.m.max_subset = std::max(c.m.max_subset, uint32_t(d.subset.size()));
+    return true;
+}
+
+bool read_object_space_skin(OpScope& c, const fb::ObjectSpaceSkinOperator* s, DeformOp& d, DeformSource& src) {
+    d.output_buffer = s->output_buffer_index(), d.transform_set = s->transform_set_index(), d.streams = channel_streams(s->channels());
+    src = {s->deformer(), s->local(), s->transform_subset()};
+    const size_t nbind = size_of(s->bone_from_skin_mesh_transforms());
+    if (size_of(src.subset) && nbind != size_of(src.subset))
+        return c.L.fail(DRAPE_RESULT_BAD_DATA, "%zu inverse binds for %zu transforms of the subset", nbind, size_of(src.subset));
+    for (size_t i = 0; i < nbind; ++i) d.binds.push_back(mat(*s->bone_from_skin_mesh_transforms()->Get(uint32_t(i))));
+    return true;
+}
+
+void read_bone_space_skin(const fb::BoneSpaceSkinOperator* s, DeformOp& d, DeformSource& src) {
+    d.output_buffer = s->output_buffer_index(), d.transform_set = s->transform_set_index(), d.streams = channel_streams(s->channels());
+    src = {s->deformer(), s->local(), s->transform_subset()};
+}
+
+bool load_skin(OpScope& c, const fb::Operator* o, Operator& out) {
+    Loader& L = c.L;
+    const bool object_space = o->data_type() == fb::OperatorData::ObjectSpaceSkinOperator;
+    DeformOp d;
+    DeformSource src;
+    if (object_space) {
+        if (!read_object_space_skin(c, o->data_as_ObjectSpaceSkinOperator(), d, src)) return false;
+    } else {
+        read_bone_space_skin(o->data_as_BoneSpaceSkinOperator(), d, src);
+    }
+    if (!c.buffer(d.output_buffer, "output_buffer_index") || !c.transform_set(d.transform_set, "transform_set_index")) return false;
+    for (size_t i = 0; i < size_of(src.subset); ++i) {
+        if (!L.index(src.subset->Get(uint32_t(i)), c.transform_count, "transform_subset", i)) return false;
+        d.subset.push_back(src.subset->Get(uint32_t(i)));
+    }
+    if (d.subset.empty() && !d.binds.empty()) {
+        // No subset stored: the inverse binds are those of transforms 0..n-1.
+        if (d.binds.size() > c.transform_count) return L.fail(DRAPE_RESULT_BAD_INDEX, "%zu inverse binds, %u transforms", d.binds.size(), c.transform_count);
+        for (size_t i = 0; i < d.binds.size(); ++i) d.subset.push_back(uint16_t(i));
+    }
+    if (!read_deform_blocks(c, src, object_space, d)) return false;
+    return emit(out, object_space ? OpKind::object_space_skin : OpKind::bone_space_skin, c.m.deforms, std::move(d));
+}
+
+bool read_object_space_mesh_mesh(OpScope& c, const fb::ObjectSpaceMeshMeshDeformOperator* s, DeformOp& d, DeformSource& src) {
+    d.input_buffer = s->input_buffer_index(), d.output_buffer = s->output_buffer_index(), d.streams = channel_streams(s->channels());
+    d.scale_normal_behaviour = s->scale_normal_behaviour();
+    src = {s->deformer(), s->local(), s->input_triangles_subset()};
+    const size_t nbind = size_of(s->triangle_from_mesh_transforms());
+    if (size_of(src.subset) && nbind != size_of(src.subset))
+        return c.L.fail(DRAPE_RESULT_BAD_DATA, "%zu triangle-from-mesh transforms for %zu triangles of the subset", nbind, size_of(src.subset));
+    for (size_t i = 0; i < nbind; ++i) d.binds.push_back(mat(*s->triangle_from_mesh_transforms()->Get(uint32_t(i))));
+    return true;
+}
+
+void read_bone_space_mesh_mesh(const fb::BoneSpaceMeshMeshDeformOperator* s, DeformOp& d, DeformSource& src) {
+    d.input_buffer = s->input_buffer_index(), d.output_buffer = s->output_buffer_index(), d.streams = channel_streams(s->channels());
+    d.scale_normal_behaviour = s->scale_normal_behaviour();
+    src = {s->deformer(), s->local(), s->input_triangles_subset()};
+}
+
+bool load_mesh_mesh_deform(OpScope& c, const fb::Operator* o, Operator& out) {
+    Loader& L = c.L;
+    const bool object_space = o->data_type() == fb::OperatorData::ObjectSpaceMeshMeshDeformOperator;
+    DeformOp d;
+    DeformSource src;
+    if (object_space) {
+        if (!read_object_space_mesh_mesh(c, o->data_as_ObjectSpaceMeshMeshDeformOperator(), d, src)) return false;
+    } else {
+        read_bone_space_mesh_mesh(o->data_as_BoneSpaceMeshMeshDeformOperator(), d, src);
+    }
+    if (!c.buffer(d.input_buffer, "input_buffer_index") || !c.buffer(d.output_buffer, "output_buffer_index")) return false;
+    const uint32_t tris = triangle_capacity(c.m.buffers[d.input_buffer]);
+    for (size_t i = 0; i < size_of(src.subset); ++i) {
+        if (!L.index(src.subset->Get(uint32_t(i)), tris, "input_triangles_subset", i)) return false;
+        d.subset.push_back(src.subset->Get(uint32_t(i)));
+    }
+    if (d.subset.empty()) {
+        // No subset stored: the deformer's bone indices name the input buffer's triangles
+        // (HD_M_3005: 16 triangle-from-mesh transforms for its 16 sim triangles).
+        const size_t n = object_space ? d.binds.size() : tris;
+        if (n > tris) return L.fail(DRAPE_RESULT_BAD_INDEX, "%zu triangle-from-mesh transforms, the input buffer has %u triangles", n, tris);
+        for (size_t i = 0; i < n; ++i) d.subset.push_back(uint16_t(i));
+    }
+    if (!read_deform_blocks(c, src, object_space, d)) return false;
+    return emit(out, object_space ? OpKind::object_space_mesh_mesh_deform : OpKind::bone_space_mesh_mesh_deform, c.m.deforms, std::move(d));
+}
+
+// The range [start_vertex, end_vertex] (inclusive) of the output buffer; the starts hold one
+// entry per vertex of it plus one (every BB and DS3 operator of the corpus), ascending.
+bool read_vertex_pair_starts(OpScope& c, const fb::MeshMeshDeformOperator* s, uint32_t nv, size_t np, MeshMeshDeform2014Op& d) {
+    Loader& L = c.L;
+    const uint32_t start = s->start_vertex(), end = s->end_vertex();
+    const auto* starts = s->triangle_vertex_start_for_vertex();
+    if (start > end) return L.fail(DRAPE_RESULT_BAD_DATA, "start_vertex %u after end_vertex %u", start, end);
+    if (!L.index(end, nv, "end_vertex")) return false;
+    if (size_of(starts) != size_t(end - start) + 2)
+        return L.fail(DRAPE_RESULT_BAD_DATA, "triangle_vertex_start_for_vertex has %zu entries for vertices %u..%u (needs %u)", size_of(starts), start, end,
+                      end - start + 2);
+    d.start_vertex = start;
+    for (size_t i = 0; i < size_of(starts); ++i) {
+        const uint32_t f = starts->Get(uint32_t(i));
+        if (f > np) return L.fail(DRAPE_RESULT_BAD_INDEX, "triangle_vertex_start_for_vertex[%zu] = %u, above the %zu pairs", i, f, np);
+        if (i > 0 && f < d.first_pair.back()) return L.fail(DRAPE_RESULT_BAD_DATA, "triangle_vertex_start_for_vertex[%zu] = %u, below the entry before it", i, f);
+        d.first_pair.push_back(f);
+    }
+    return true;
+}
+
+// Each pair's triangle, through the input triangle subset when there is one.
+bool read_triangle_vertex_pairs(OpScope& c, const fb::MeshMeshDeformOperator* s, uint32_t tris, MeshMeshDeform2014Op& d) {
+    const auto* subset = s->input_triangles_subset();
+    const auto* pairs = s->triangle_vertex_pairs();
+    for (size_t i = 0; i < size_of(pairs); ++i) {
+        const auto* p = pairs->Get(uint32_t(i));
+        uint32_t t = p->triangle_index();
+        if (size_of(subset)) {
+            if (!c.L.index(t, size_of(subset), "triangle_vertex_pairs.triangle_index (into input_triangles_subset)", i)) return false;
+            t = subset->Get(t);
+        } else if (!c.L.index(t, tris, "triangle_vertex_pairs.triangle_index", i)) {
+            return false;
+        }
+        d.triangle.push_back(uint16_t(t));
+        d.weight.push_back(p->weight());
+        const fb::Vec4& lp = p->local_position();
+        const fb::Vec4& ln = p->local_normal();
+        d.local_p.insert(d.local_p.end(), {lp.x(), lp.y(), lp.z()});
+        d.local_n.insert(d.local_n.end(), {ln.x(), ln.y(), ln.z()});
+    }
+    return true;
+}
+
+bool load_mesh_mesh_2014(OpScope& c, const fb::MeshMeshDeformOperator* s, Operator& out) {
+    MeshMeshDeform2014Op d;
+    d.input_buffer = s->input_buffer_index(), d.output_buffer = s->output_buffer_index();
+    d.normals = s->deform_normals();
+    if (!c.buffer(d.input_buffer, "input_buffer_index") || !c.buffer(d.output_buffer, "output_buffer_index")) return false;
+    const uint32_t tris = triangle_capacity(c.m.buffers[d.input_buffer]);
+    const uint32_t nv = c.m.buffers[d.output_buffer].num_vertices;
+    const auto* subset = s->input_triangles_subset();
+    for (size_t i = 0; i < size_of(subset); ++i)
+        if (!c.L.index(subset->Get(uint32_t(i)), tris, "input_triangles_subset", i)) return false;
+    const size_t np = size_of(s->triangle_vertex_pairs());
+    // An empty operator writes nothing.
+    if (size_of(s->triangle_vertex_start_for_vertex()) != 0 || np != 0) {
+        if (!read_vertex_pair_starts(c, s, nv, np, d) || !read_triangle_vertex_pairs(c, s, tris, d)) return false;
+    }
+    return emit(out, OpKind::mesh_mesh_deform_2014, c.m.mesh_mesh_2014, std::move(d));
+}
+
+// One reader per operator kind; each checks every index it stores against what it indexes.
 bool load_operator(Loader& L, const fb::Operator* o, ClothModel& m, Operator& out, uint32_t transform_count) {
-    const uint32_t nb = uint32_t(m.buffers.size()), ns = uint32_t(m.sims.size());
-    auto buffer = [&](uint32_t i, const char* field) { return L.index(i, nb, field); };
-    auto transform_set = [&](uint32_t i, const char* field) {
-        // One transform set per cloth data in every game file; the runtime runs that one.
-        return L.index(i, transform_count ? 1 : 0, field);
-    };
+    OpScope c{L, m, transform_count};
     switch (o->data_type()) {
-        case fb::OperatorData::SimulateOperator: {
-            const auto* s = o->data_as_SimulateOperator();
-            if (!L.index(s->sim_cloth_index(), ns, "sim_cloth_index")) return false;
-            if (size_of(s->configs()) == 0) return L.fail(DRAPE_RESULT_BAD_DATA, "simulate operator without a config");
-            out.kind = OpKind::simulate;
-            out.payload = uint32_t(m.simulates.size());
-            m.simulates.push_back({s->sim_cloth_index(), 0});
-            return true;
-        }
-        case fb::OperatorData::MoveParticlesOperator: {
-            const auto* s = o->data_as_MoveParticlesOperator();
-            if (!L.index(s->sim_cloth_index(), ns, "sim_cloth_index") || !buffer(s->ref_buffer_index(), "ref_buffer_index")) return false;
-            MoveParticlesOp mp;
-            mp.sim = s->sim_cloth_index();
-            mp.ref_buffer = s->ref_buffer_index();
-            const uint32_t nv = m.buffers[mp.ref_buffer].num_vertices, np = m.sims[mp.sim].particle_count;
-            for (size_t i = 0; i < size_of(s->vertex_particle_pairs()); ++i) {
-                const auto* p = s->vertex_particle_pairs()->Get(uint32_t(i));
-                if (!L.index(p->vertex_index(), nv, "vertex_particle_pairs.vertex_index", i) ||
-                    !L.index(p->particle_index(), np, "vertex_particle_pairs.particle_index", i))
-                    return false;
-                mp.vertices.push_back(p->vertex_index());
-                mp.particles.push_back(p->particle_index());
-                m.sims[mp.sim].pinned[p->particle_index()] = 1;
-            }
-            out.kind = OpKind::move_particles;
-            out.payload = uint32_t(m.moves.size());
-            m.moves.push_back(std::move(mp));
-            return true;
-        }
-        case fb::OperatorData::CopyVerticesOperator: {
-            const auto* s = o->data_as_CopyVerticesOperator();
-            if (!buffer(s->input_buffer_index(), "input_buffer_index") || !buffer(s->output_buffer_index(), "output_buffer_index")) return false;
-            CopyOp c{s->input_buffer_index(), s->output_buffer_index(), s->number_of_vertices(), s->start_vertex_in(), s->start_vertex_out(), s->copy_normals()};
-            const uint64_t in_end = uint64_t(c.start_in) + c.count, out_end = uint64_t(c.start_out) + c.count;
-            if (in_end > m.buffers[c.input_buffer].num_vertices || out_end > m.buffers[c.output_buffer].num_vertices)
-                return L.fail(DRAPE_RESULT_BAD_INDEX, "copy of %u vertices from %u to %u leaves its buffers (%u, %u vertices)", c.count, c.start_in,
-                              c.start_out, m.buffers[c.input_buffer].num_vertices, m.buffers[c.output_buffer].num_vertices);
-            out.kind = OpKind::copy_vertices;
-            out.payload = uint32_t(m.copies.size());
-            m.copies.push_back(c);
-            return true;
-        }
+        case fb::OperatorData::SimulateOperator: return load_simulate(c, o->data_as_SimulateOperator(), out);
+        case fb::OperatorData::MoveParticlesOperator: return load_move_particles(c, o->data_as_MoveParticlesOperator(), out);
+        case fb::OperatorData::CopyVerticesOperator: return load_copy_vertices(c, o->data_as_CopyVerticesOperator(), out);
         case fb::OperatorData::GatherAllVerticesOperator:
-        case fb::OperatorData::GatherSomeVerticesOperator: {
-            GatherOp g;
-            const bool all = o->data_type() == fb::OperatorData::GatherAllVerticesOperator;
-            uint32_t in_b, out_b;
-            if (all) {
-                const auto* s = o->data_as_GatherAllVerticesOperator();
-                in_b = s->input_buffer_index(), out_b = s->output_buffer_index(), g.normals = s->gather_normals();
-                if (!buffer(in_b, "input_buffer_index") || !buffer(out_b, "output_buffer_index")) return false;
-                const auto* v = s->vertex_input_from_vertex_output();
-                if (size_of(v) > m.buffers[out_b].num_vertices)
-                    return L.fail(DRAPE_RESULT_BAD_INDEX, "vertex_input_from_vertex_output has %zu entries, the output buffer %u vertices", size_of(v),
-                                  m.buffers[out_b].num_vertices);
-                for (size_t i = 0; i < size_of(v); ++i) {
-                    const int16_t iv = v->Get(uint32_t(i));
-                    if (iv < 0) continue;
-                    if (!L.index(uint32_t(iv), m.buffers[in_b].num_vertices, "vertex_input_from_vertex_output", i)) return false;
-                    g.inputs.push_back(uint16_t(iv));
-                    g.outputs.push_back(uint16_t(i));
-                }
-            } else {
-                const auto* s = o->data_as_GatherSomeVerticesOperator();
-                in_b = s->input_buffer_index(), out_b = s->output_buffer_index(), g.normals = s->gather_normals();
-                if (!buffer(in_b, "input_buffer_index") || !buffer(out_b, "output_buffer_index")) return false;
-                for (size_t i = 0; i < size_of(s->vertex_pairs()); ++i) {
-                    const auto* p = s->vertex_pairs()->Get(uint32_t(i));
-                    if (!L.index(p->index_input(), m.buffers[in_b].num_vertices, "vertex_pairs.index_input", i) ||
-                        !L.index(p->index_output(), m.buffers[out_b].num_vertices, "vertex_pairs.index_output", i))
-                        return false;
-                    g.inputs.push_back(p->index_input());
-                    g.outputs.push_back(p->index_output());
-                }
-            }
-            g.input_buffer = in_b, g.output_buffer = out_b;
-            out.kind = all ? OpKind::gather_all : OpKind::gather_some;
-            out.payload = uint32_t(m.gathers.size());
-            m.gathers.push_back(std::move(g));
-            return true;
-        }
+        case fb::OperatorData::GatherSomeVerticesOperator: return load_gather(c, o, out);
         case fb::OperatorData::InputConvertOperator:
-        case fb::OperatorData::OutputConvertOperator: {
-            const bool input = o->data_type() == fb::OperatorData::InputConvertOperator;
-            uint32_t user, shadow;
-            if (input) {
-                const auto* s = o->data_as_InputConvertOperator();
-                user = s->user_buffer_index(), shadow = s->shadow_buffer_index();
-            } else {
-                const auto* s = o->data_as_OutputConvertOperator();
-                user = s->user_buffer_index(), shadow = s->shadow_buffer_index();
-            }
-            if (!buffer(user, "user_buffer_index") || !buffer(shadow, "shadow_buffer_index")) return false;
-            // As for a state's redirection (below): a shadow has its buffer's vertex count.
-            if (m.buffers[user].num_vertices != m.buffers[shadow].num_vertices)
-                return L.fail(DRAPE_RESULT_BAD_DATA, "shadow buffer %u holds %u vertices, the user buffer %u it shadows %u", shadow,
-                              m.buffers[shadow].num_vertices, user, m.buffers[user].num_vertices);
-            out.kind = input ? OpKind::input_convert : OpKind::output_convert;
-            out.payload = uint32_t(m.converts.size());
-            m.converts.push_back(input ? ConvertOp{user, shadow} : ConvertOp{shadow, user});
-            return true;
-        }
+        case fb::OperatorData::OutputConvertOperator: return load_convert(c, o, out);
         case fb::OperatorData::UpdateAllVertexFramesOperator:
-        case fb::OperatorData::UpdateSomeVertexFramesOperator: {
-            VertexFramesOp f;
-            const bool all = o->data_type() == fb::OperatorData::UpdateAllVertexFramesOperator;
-            auto common = [&](auto* s) {
-                f.buffer = s->buffer_index();
-                f.num_normal_ids = s->num_unique_normal_ids();
-                f.normals = s->update_normals();
-                f.tangents = s->update_tangents();
-                f.bitangents = s->update_bi_tangents();
-                if (s->triangle_flips()) f.triangle_flips.assign(s->triangle_flips()->begin(), s->triangle_flips()->end());
-                if (s->reference_vertices()) f.reference_vertices.assign(s->reference_vertices()->begin(), s->reference_vertices()->end());
-                if (s->tangent_edge_cos_angle()) f.tangent_cos.assign(s->tangent_edge_cos_angle()->begin(), s->tangent_edge_cos_angle()->end());
-                if (s->tangent_edge_sin_angle()) f.tangent_sin.assign(s->tangent_edge_sin_angle()->begin(), s->tangent_edge_sin_angle()->end());
-                if (s->bi_tangent_flip()) f.bitangent_flip.assign(s->bi_tangent_flip()->begin(), s->bi_tangent_flip()->end());
-            };
-            if (all) {
-                const auto* s = o->data_as_UpdateAllVertexFramesOperator();
-                common(s);
-                if (s->vert_to_normal_id()) f.vert_to_normal_id.assign(s->vert_to_normal_id()->begin(), s->vert_to_normal_id()->end());
-            } else {
-                const auto* s = o->data_as_UpdateSomeVertexFramesOperator();
-                common(s);
-                f.some = true;
-                for (size_t i = 0; i < size_of(s->involved_triangles()); ++i) {
-                    const auto* t = s->involved_triangles()->Get(uint32_t(i));
-                    f.triangles.push_back(t->a()), f.triangles.push_back(t->b()), f.triangles.push_back(t->c());
-                }
-                if (s->involved_vertices()) f.involved_vertices.assign(s->involved_vertices()->begin(), s->involved_vertices()->end());
-                if (s->involved_vertex_to_normal_id()) f.involved_to_normal_id.assign(s->involved_vertex_to_normal_id()->begin(), s->involved_vertex_to_normal_id()->end());
-                if (s->selection_vertex_to_involved_vertex())
-                    f.selection.assign(s->selection_vertex_to_involved_vertex()->begin(), s->selection_vertex_to_involved_vertex()->end());
-            }
-            if (!buffer(f.buffer, "buffer_index")) return false;
-            const uint32_t nv = m.buffers[f.buffer].num_vertices;
-            // The normal-id count the arrays need (the stored num_unique_normal_ids is not trusted:
-            // drape's 2.0 exporter does not always fill it; every id is a u16, so the count is at
-            // most 65536). Update all without vert_to_normal_id: each vertex its own id.
-            if (all) {
-                if (!f.vert_to_normal_id.empty() && f.vert_to_normal_id.size() != nv)
-                    return L.fail(DRAPE_RESULT_BAD_DATA, "vert_to_normal_id has %zu entries, the buffer %u vertices", f.vert_to_normal_id.size(), nv);
-                uint32_t ids = 0;
-                for (uint16_t id : f.vert_to_normal_id) ids = std::max(ids, uint32_t(id) + 1);
-                f.num_normal_ids = f.vert_to_normal_id.empty() ? nv : ids;
-                m.max_normal_ids = std::max(m.max_normal_ids, f.num_normal_ids);
-            } else {
-                const uint32_t ni = uint32_t(f.involved_vertices.size());
-                if (f.involved_to_normal_id.empty())  // none stored: each involved vertex its own id
-                    for (uint32_t i = 0; i < ni; ++i) f.involved_to_normal_id.push_back(uint16_t(i));
-                if (f.involved_to_normal_id.size() != ni)
-                    return L.fail(DRAPE_RESULT_BAD_DATA, "involved_vertex_to_normal_id has %zu entries for %u involved vertices", f.involved_to_normal_id.size(), ni);
-                uint32_t ids = 0;
-                for (size_t i = 0; i < ni; ++i) {
-                    if (!L.index(f.involved_vertices[i], nv, "involved_vertices", i)) return false;
-                    ids = std::max(ids, uint32_t(f.involved_to_normal_id[i]) + 1);
-                }
-                f.num_normal_ids = ids;
-                for (size_t i = 0; i < f.triangles.size(); ++i)
-                    if (!L.index(f.triangles[i], ni, "involved_triangles (corner)", i)) return false;
-                for (size_t i = 0; i < f.selection.size(); ++i)
-                    if (!L.index(f.selection[i], ni, "selection_vertex_to_involved_vertex", i)) return false;
-                m.max_normal_ids = std::max(m.max_normal_ids, f.num_normal_ids);
-            }
-            for (size_t i = 0; i < f.reference_vertices.size(); ++i)
-                if (!L.index(f.reference_vertices[i], nv, "reference_vertices", i)) return false;
-            const size_t frames = all ? nv : f.selection.size();
-            // Tangents need a reference vertex and an angle per frame entry; without them only normals.
-            if (f.reference_vertices.size() < frames || f.tangent_cos.size() < frames || f.tangent_sin.size() < frames) f.tangents = false;
-            if (f.bitangent_flip.size() < frames) f.bitangents = false;
-            out.kind = all ? OpKind::update_all_vertex_frames : OpKind::update_some_vertex_frames;
-            out.payload = uint32_t(m.frames.size());
-            m.frames.push_back(std::move(f));
-            return true;
-        }
-        case fb::OperatorData::SimpleMeshBoneDeformOperator: {
-            const auto* s = o->data_as_SimpleMeshBoneDeformOperator();
-            SimpleBoneDeformOp d;
-            d.input_buffer = s->input_buffer_index();
-            d.transform_set = s->output_transform_set_index();
-            if (!buffer(d.input_buffer, "input_buffer_index") || !transform_set(d.transform_set, "output_transform_set_index")) return false;
-            const uint32_t tris = triangle_capacity(m.buffers[d.input_buffer]);
-            const size_t np = size_of(s->triangle_bone_pairs());
-            if (size_of(s->local_bone_transforms()) != np)
-                return L.fail(DRAPE_RESULT_BAD_DATA, "%zu triangle bone pairs, %zu local bone transforms", np, size_of(s->local_bone_transforms()));
-            for (size_t i = 0; i < np; ++i) {
-                const auto* p = s->triangle_bone_pairs()->Get(uint32_t(i));
-                // Byte offsets as the game stores them: 64 bytes per matrix, 6 bytes per triangle.
-                if (p->bone_offset() % 64 || p->triangle_offset() % 6)
-                    return L.fail(DRAPE_RESULT_BAD_DATA, "triangle_bone_pairs[%zu]: offsets %u, %u are not whole matrices / triangles", i,
-                                  unsigned(p->bone_offset()), unsigned(p->triangle_offset()));
-                const uint32_t bone = p->bone_offset() / 64u, tri = p->triangle_offset() / 6u;
-                if (!L.index(bone, transform_count, "triangle_bone_pairs.bone_offset / 64", i) || !L.index(tri, tris, "triangle_bone_pairs.triangle_offset / 6", i))
-                    return false;
-                d.bones.push_back(uint16_t(bone));
-                d.triangles.push_back(uint16_t(tri));
-                d.local.push_back(mat(*s->local_bone_transforms()->Get(uint32_t(i))));
-                m.driven_bones.push_back(bone);
-            }
-            out.kind = OpKind::simple_mesh_bone_deform;
-            out.payload = uint32_t(m.simple_bone_deforms.size());
-            m.simple_bone_deforms.push_back(std::move(d));
-            return true;
-        }
-        case fb::OperatorData::MeshBoneDeformOperator: {
-            const auto* s = o->data_as_MeshBoneDeformOperator();
-            MeshBoneDeformOp d;
-            d.input_buffer = s->input_buffer_index();
-            d.transform_set = s->output_transform_set_index();
-            if (!buffer(d.input_buffer, "input_buffer_index") || !transform_set(d.transform_set, "output_transform_set_index")) return false;
-            const uint32_t tris = triangle_capacity(m.buffers[d.input_buffer]);
-            const size_t np = size_of(s->triangle_bone_pairs());
-            for (size_t i = 0; i < np; ++i) {
-                const auto* p = s->triangle_bone_pairs()->Get(uint32_t(i));
-                if (!L.index(p->triangle_index(), tris, "triangle_bone_pairs.triangle_index", i)) return false;
-                d.pair_triangle.push_back(p->triangle_index());
-                d.pair_weight.push_back(p->weight());
-                d.pair_local.push_back(mat(p->local_bone_transform()));
-            }
-            // triangle_bone_start_for_bone: per transform of the set, its first pair (ascending);
-            // a transform with no pairs (start == next start) is not written.
-            const auto* st = s->triangle_bone_start_for_bone();
-            const size_t nbones = size_of(st);
-            if (nbones > transform_count) return L.fail(DRAPE_RESULT_BAD_INDEX, "triangle_bone_start_for_bone has %zu entries for %u transforms", nbones, transform_count);
-            for (size_t b = 0; b < nbones; ++b) {
-                const uint32_t first = st->Get(uint32_t(b));
-                const uint32_t end = b + 1 < nbones ? st->Get(uint32_t(b + 1)) : uint32_t(np);
-                if (first > end || end > np) return L.fail(DRAPE_RESULT_BAD_INDEX, "triangle_bone_start_for_bone[%zu] = %u (next %u, %zu pairs)", b, first, end, np);
-                if (first == end) continue;
-                d.bones.push_back(uint16_t(b));
-                d.first_pair.push_back(first);
-                m.driven_bones.push_back(uint32_t(b));
-            }
-            // first_pair: 2 per driven bone, its pairs' [start, end).
-            std::vector<uint32_t> range;
-            for (size_t k = 0; k < d.bones.size(); ++k) {
-                const uint32_t b = d.bones[k];
-                range.push_back(d.first_pair[k]);
-                range.push_back(b + 1 < nbones ? st->Get(b + 1) : uint32_t(np));
-            }
-            d.first_pair = std::move(range);
-            out.kind = OpKind::mesh_bone_deform;
-            out.payload = uint32_t(m.mesh_bone_deforms.size());
-            m.mesh_bone_deforms.push_back(std::move(d));
-            return true;
-        }
+        case fb::OperatorData::UpdateSomeVertexFramesOperator: return load_vertex_frames(c, o, out);
+        case fb::OperatorData::SimpleMeshBoneDeformOperator: return load_simple_bone_deform(c, o->data_as_SimpleMeshBoneDeformOperator(), out);
+        case fb::OperatorData::MeshBoneDeformOperator: return load_mesh_bone_deform(c, o->data_as_MeshBoneDeformOperator(), out);
         case fb::OperatorData::ObjectSpaceSkinOperator:
-        case fb::OperatorData::BoneSpaceSkinOperator: {
-            const bool object_space = o->data_type() == fb::OperatorData::ObjectSpaceSkinOperator;
-            DeformOp d;
-            const fb::Deformer* df;
-            const fb::LocalBlocks* lb;
-            const flatbuffers::Vector<uint16_t>* subset;
-            if (object_space) {
-                const auto* s = o->data_as_ObjectSpaceSkinOperator();
-                d.output_buffer = s->output_buffer_index(), d.transform_set = s->transform_set_index(), d.streams = channel_streams(s->channels());
-                df = s->deformer(), lb = s->local(), subset = s->transform_subset();
-                const size_t nbind = size_of(s->bone_from_skin_mesh_transforms());
-                if (size_of(subset) && nbind != size_of(subset))
-                    return L.fail(DRAPE_RESULT_BAD_DATA, "%zu inverse binds for %zu transforms of the subset", nbind, size_of(subset));
-                for (size_t i = 0; i < nbind; ++i) d.binds.push_back(mat(*s->bone_from_skin_mesh_transforms()->Get(uint32_t(i))));
-            } else {
-                const auto* s = o->data_as_BoneSpaceSkinOperator();
-                d.output_buffer = s->output_buffer_index(), d.transform_set = s->transform_set_index(), d.streams = channel_streams(s->channels());
-                df = s->deformer(), lb = s->local(), subset = s->transform_subset();
-            }
-            if (!buffer(d.output_buffer, "output_buffer_index") || !transform_set(d.transform_set, "transform_set_index")) return false;
-            for (size_t i = 0; i < size_of(subset); ++i) {
-                if (!L.index(subset->Get(uint32_t(i)), transform_count, "transform_subset", i)) return false;
-                d.subset.push_back(subset->Get(uint32_t(i)));
-            }
-            if (d.subset.empty() && !d.binds.empty()) {
-                // No subset stored: the inverse binds are those of transforms 0..n-1.
-                if (d.binds.size() > transform_count) return L.fail(DRAPE_RESULT_BAD_INDEX, "%zu inverse binds, %u transforms", d.binds.size(), transform_count);
-                for (size_t i = 0; i < d.binds.size(); ++i) d.subset.push_back(uint16_t(i));
-            }
-            if (!read_deformer(L, df, object_space, m.buffers[d.output_buffer].num_vertices, uint32_t(d.subset.size()), d) || !read_locals(L, lb, d))
-                return false;
-            m.max_subset = std::max(m.max_subset, uint32_t(d.subset.size()));
-            out.kind = object_space ? OpKind::object_space_skin : OpKind::bone_space_skin;
-            out.payload = uint32_t(m.deforms.size());
-            m.deforms.push_back(std::move(d));
-            return true;
-        }
+        case fb::OperatorData::BoneSpaceSkinOperator: return load_skin(c, o, out);
         case fb::OperatorData::ObjectSpaceMeshMeshDeformOperator:
-        case fb::OperatorData::BoneSpaceMeshMeshDeformOperator: {
-            const bool object_space = o->data_type() == fb::OperatorData::ObjectSpaceMeshMeshDeformOperator;
-            DeformOp d;
-            const fb::Deformer* df;
-            const fb::LocalBlocks* lb;
-            const flatbuffers::Vector<uint16_t>* subset;
-            if (object_space) {
-                const auto* s = o->data_as_ObjectSpaceMeshMeshDeformOperator();
-                d.input_buffer = s->input_buffer_index(), d.output_buffer = s->output_buffer_index(), d.streams = channel_streams(s->channels());
-                d.scale_normal_behaviour = s->scale_normal_behaviour();
-                df = s->deformer(), lb = s->local(), subset = s->input_triangles_subset();
-                const size_t nbind = size_of(s->triangle_from_mesh_transforms());
-                if (size_of(subset) && nbind != size_of(subset))
-                    return L.fail(DRAPE_RESULT_BAD_DATA, "%zu triangle-from-mesh transforms for %zu triangles of the subset", nbind, size_of(subset));
-                for (size_t i = 0; i < nbind; ++i) d.binds.push_back(mat(*s->triangle_from_mesh_transforms()->Get(uint32_t(i))));
-            } else {
-                const auto* s = o->data_as_BoneSpaceMeshMeshDeformOperator();
-                d.input_buffer = s->input_buffer_index(), d.output_buffer = s->output_buffer_index(), d.streams = channel_streams(s->channels());
-                d.scale_normal_behaviour = s->scale_normal_behaviour();
-                df = s->deformer(), lb = s->local(), subset = s->input_triangles_subset();
-            }
-            if (!buffer(d.input_buffer, "input_buffer_index") || !buffer(d.output_buffer, "output_buffer_index")) return false;
-            const uint32_t tris = triangle_capacity(m.buffers[d.input_buffer]);
-            for (size_t i = 0; i < size_of(subset); ++i) {
-                if (!L.index(subset->Get(uint32_t(i)), tris, "input_triangles_subset", i)) return false;
-                d.subset.push_back(subset->Get(uint32_t(i)));
-            }
-            if (d.subset.empty()) {
-                // No subset stored: the deformer's bone indices name the input buffer's triangles
-                // (HD_M_3005: 16 triangle-from-mesh transforms for its 16 sim triangles).
-                const size_t n = object_space ? d.binds.size() : tris;
-                if (n > tris) return L.fail(DRAPE_RESULT_BAD_INDEX, "%zu triangle-from-mesh transforms, the input buffer has %u triangles", n, tris);
-                for (size_t i = 0; i < n; ++i) d.subset.push_back(uint16_t(i));
-            }
-            if (!read_deformer(L, df, object_space, m.buffers[d.output_buffer].num_vertices, uint32_t(d.subset.size()), d) || !read_locals(L, lb, d))
-                return false;
-            m.max_subset = std::max(m.max_subset, uint32_t(d.subset.size()));
-            out.kind = object_space ? OpKind::object_space_mesh_mesh_deform : OpKind::bone_space_mesh_mesh_deform;
-            out.payload = uint32_t(m.deforms.size());
-            m.deforms.push_back(std::move(d));
-            return true;
-        }
-        case fb::OperatorData::MeshMeshDeformOperator: {
-            const auto* s = o->data_as_MeshMeshDeformOperator();
-            MeshMeshDeform2014Op d;
-            d.input_buffer = s->input_buffer_index(), d.output_buffer = s->output_buffer_index();
-            d.normals = s->deform_normals();
-            if (!buffer(d.input_buffer, "input_buffer_index") || !buffer(d.output_buffer, "output_buffer_index")) return false;
-            const uint32_t tris = triangle_capacity(m.buffers[d.input_buffer]);
-            const uint32_t nv = m.buffers[d.output_buffer].num_vertices;
-            const auto* subset = s->input_triangles_subset();
-            for (size_t i = 0; i < size_of(subset); ++i)
-                if (!L.index(subset->Get(uint32_t(i)), tris, "input_triangles_subset", i)) return false;
-            // The range [start_vertex, end_vertex] (inclusive) of the output buffer; the starts hold
-            // one entry per vertex of it plus one (every BB and DS3 operator of the corpus).
-            const uint32_t start = s->start_vertex(), end = s->end_vertex();
-            const auto* starts = s->triangle_vertex_start_for_vertex();
-            const auto* pairs = s->triangle_vertex_pairs();
-            const size_t np = size_of(pairs);
-            if (size_of(starts) == 0 && np == 0) {  // an empty operator writes nothing
-                out.kind = OpKind::mesh_mesh_deform_2014;
-                out.payload = uint32_t(m.mesh_mesh_2014.size());
-                m.mesh_mesh_2014.push_back(std::move(d));
-                return true;
-            }
-            if (start > end) return L.fail(DRAPE_RESULT_BAD_DATA, "start_vertex %u after end_vertex %u", start, end);
-            if (!L.index(end, nv, "end_vertex")) return false;
-            if (size_of(starts) != size_t(end - start) + 2)
-                return L.fail(DRAPE_RESULT_BAD_DATA, "triangle_vertex_start_for_vertex has %zu entries for vertices %u..%u (needs %u)", size_of(starts), start, end,
-                              end - start + 2);
-            d.start_vertex = start;
-            for (size_t i = 0; i < size_of(starts); ++i) {
-                const uint32_t f = starts->Get(uint32_t(i));
-                if (f > np) return L.fail(DRAPE_RESULT_BAD_INDEX, "triangle_vertex_start_for_vertex[%zu] = %u, above the %zu pairs", i, f, np);
-                if (i > 0 && f < d.first_pair.back())
-                    return L.fail(DRAPE_RESULT_BAD_DATA, "triangle_vertex_start_for_vertex[%zu] = %u, below the entry before it", i, f);
-                d.first_pair.push_back(f);
-            }
-            for (size_t i = 0; i < np; ++i) {
-                const auto* p = pairs->Get(uint32_t(i));
-                uint32_t t = p->triangle_index();
-                if (size_of(subset)) {
-                    if (!L.index(t, size_of(subset), "triangle_vertex_pairs.triangle_index (into input_triangles_subset)", i)) return false;
-                    t = subset->Get(t);
-                } else if (!L.index(t, tris, "triangle_vertex_pairs.triangle_index", i)) {
-                    return false;
-                }
-                d.triangle.push_back(uint16_t(t));
-                d.weight.push_back(p->weight());
-                const fb::Vec4& lp = p->local_position();
-                const fb::Vec4& ln = p->local_normal();
-                d.local_p.insert(d.local_p.end(), {lp.x(), lp.y(), lp.z()});
-                d.local_n.insert(d.local_n.end(), {ln.x(), ln.y(), ln.z()});
-            }
-            out.kind = OpKind::mesh_mesh_deform_2014;
-            out.payload = uint32_t(m.mesh_mesh_2014.size());
-            m.mesh_mesh_2014.push_back(std::move(d));
-            return true;
-        }
+        case fb::OperatorData::BoneSpaceMeshMeshDeformOperator: return load_mesh_mesh_deform(c, o, out);
+        case fb::OperatorData::MeshMeshDeformOperator: return load_mesh_mesh_2014(c, o->data_as_MeshMeshDeformOperator(), out);
         default:
             // Unknown classes, empty slots: not run (listed by drape check).
             out.kind = OpKind::unsupported;
@@ -596,8 +664,8 @@ bool load_collidables(Loader& L, const fb::ClothFile& root, const fb::ClothData*
     return true;
 }
 
-bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
-    m.name = str(cd->name());
+// The first transform set (the one the runtime runs): its size, bone names and reference pose.
+bool load_transform_set(Loader& L, const fb::ClothData* cd, ClothModel& m) {
     uint32_t transform_count = 0;
     if (size_of(cd->transform_set_definitions()) > 0) {
         const auto* ts = cd->transform_set_definitions()->Get(0);
@@ -612,6 +680,10 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
         for (size_t i = 0; i < rest; ++i) m.rest_pose.push_back(mat(*ts->reference_pose()->Get(uint32_t(i))));
     }
     m.transform_count = transform_count;
+    return true;
+}
+
+bool load_buffers(Loader& L, const fb::ClothData* cd, ClothModel& m) {
     for (size_t b = 0; b < size_of(cd->buffer_definitions()); ++b) {
         const auto* d = cd->buffer_definitions()->Get(uint32_t(b));
         BufferDef bd;
@@ -631,70 +703,80 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
         }
         m.buffers.push_back(std::move(bd));
     }
-    for (size_t s = 0; s < size_of(cd->sim_cloth_datas()); ++s) {
-        const auto* sd = cd->sim_cloth_datas()->Get(uint32_t(s));
-        SimCloth sc;
-        sc.name = str(sd->name());
-        sc.particle_count = uint32_t(size_of(sd->particle_datas()));
-        if (sc.particle_count > 65536) return L.fail(DRAPE_RESULT_BAD_DATA, "sim_cloth_datas[%zu]: %u particles", s, sc.particle_count);
-        sc.rest_x.assign(sc.particle_count, 0), sc.rest_y.assign(sc.particle_count, 0), sc.rest_z.assign(sc.particle_count, 0);
-        if (size_of(sd->sim_cloth_poses()) && sd->sim_cloth_poses()->Get(0)->positions()) {
-            const auto* pos = sd->sim_cloth_poses()->Get(0)->positions();
-            for (uint32_t i = 0; i < sc.particle_count && i < pos->size(); ++i)
-                sc.rest_x[i] = pos->Get(i)->x(), sc.rest_y[i] = pos->Get(i)->y(), sc.rest_z[i] = pos->Get(i)->z();
-        }
-        sc.pinned.assign(sc.particle_count, 0);
-        for (size_t i = 0; i < size_of(sd->fixed_particles()); ++i) {
-            const uint16_t p = sd->fixed_particles()->Get(uint32_t(i));
-            if (!L.index(p, sc.particle_count, "fixed_particles", i)) return false;
-            sc.fixed.push_back(p);
-        }
-        // Each particle's reference vertex (for reset): from the first local-range or transition set.
-        sc.reference_vertex.assign(sc.particle_count, 0xFFFF);
-        for (size_t k = 0; k < size_of(sd->static_constraint_sets()) && sc.reference_buffer == UINT32_MAX; ++k) {
-            const auto* cs = sd->static_constraint_sets()->Get(uint32_t(k));
-            if (const auto* lr = cs->data_as_LocalRangeSet()) {
-                if (!L.index(lr->reference_mesh_buffer_index(), m.buffers.size(), "local range reference_mesh_buffer_index")) return false;
-                const uint32_t nv = m.buffers[lr->reference_mesh_buffer_index()].num_vertices;
-                for (size_t i = 0; i < size_of(lr->local_constraints()); ++i) {
-                    const auto* c = lr->local_constraints()->Get(uint32_t(i));
-                    if (!L.index(c->particle_index(), sc.particle_count, "local_constraints.particle_index", i) ||
-                        !L.index(c->reference_vertex(), nv, "local_constraints.reference_vertex", i))
-                        return false;
-                    sc.reference_vertex[c->particle_index()] = c->reference_vertex();
-                }
-                sc.reference_buffer = lr->reference_mesh_buffer_index();
-            } else if (const auto* tr = cs->data_as_TransitionSet()) {
-                if (!L.index(tr->reference_mesh_buffer_index(), m.buffers.size(), "transition reference_mesh_buffer_index")) return false;
-                const uint32_t nv = m.buffers[tr->reference_mesh_buffer_index()].num_vertices;
-                for (size_t i = 0; i < size_of(tr->per_particle_data()); ++i) {
-                    const auto* c = tr->per_particle_data()->Get(uint32_t(i));
-                    if (!L.index(c->particle_index(), sc.particle_count, "per_particle_data.particle_index", i) ||
-                        !L.index(c->reference_vertex(), nv, "per_particle_data.reference_vertex", i))
-                        return false;
-                    sc.reference_vertex[c->particle_index()] = c->reference_vertex();
-                }
-                sc.reference_buffer = tr->reference_mesh_buffer_index();
-            }
-        }
-        for (size_t b = 0; b < m.buffers.size(); ++b)
-            if (m.buffers[b].kind == BufferKind::display) {
-                sc.root_buffer = uint32_t(b);
-                break;
-            }
-        const auto* tri = sd->triangle_indices();
-        if (size_of(tri) % 3) return L.fail(DRAPE_RESULT_BAD_DATA, "sim_cloth_datas[%zu].triangle_indices: %zu, not whole triangles", s, size_of(tri));
-        for (size_t i = 0; i < size_of(tri); ++i) {
-            if (!L.index(tri->Get(uint32_t(i)), sc.particle_count, "sim triangle_indices", i)) return false;
-            sc.triangles.push_back(tri->Get(uint32_t(i)));
-        }
-        m.sims.push_back(std::move(sc));
+    return true;
+}
+
+// One constraint set's particle -> reference vertex pairs (local range constraints and
+// transition data store them under the same names).
+template <class Set, class Pairs>
+bool read_reference_pairs(Loader& L, const ClothModel& m, const Set* set, const Pairs* pairs, const char* buffer_field, const char* particle_field,
+                          const char* vertex_field, SimCloth& sc) {
+    if (!L.index(set->reference_mesh_buffer_index(), m.buffers.size(), buffer_field)) return false;
+    const uint32_t nv = m.buffers[set->reference_mesh_buffer_index()].num_vertices;
+    for (size_t i = 0; i < size_of(pairs); ++i) {
+        const auto* c = pairs->Get(uint32_t(i));
+        if (!L.index(c->particle_index(), sc.particle_count, particle_field, i) || !L.index(c->reference_vertex(), nv, vertex_field, i)) return false;
+        sc.reference_vertex[c->particle_index()] = c->reference_vertex();
     }
-    // The sim cloths' own buffers (type 1 positions, type 2 previous positions: the census of docs/havok-cloth.md
-    // of every file has them with the particle count and the sim's triangle count), and buffers
-    // without stored triangles that have a sim cloth's vertex and triangle counts (a display
-    // buffer drawn from the simulated mesh), take the sim cloth's triangles; the engine may
-    // still set a display buffer's own (drape_instance_set_buffer_triangles).
+    sc.reference_buffer = set->reference_mesh_buffer_index();
+    return true;
+}
+
+// Each particle's reference vertex (for reset): from the first local-range or transition set.
+bool load_reference_vertices(Loader& L, const ClothModel& m, const fb::SimClothData* sd, SimCloth& sc) {
+    sc.reference_vertex.assign(sc.particle_count, 0xFFFF);
+    for (size_t k = 0; k < size_of(sd->static_constraint_sets()) && sc.reference_buffer == UINT32_MAX; ++k) {
+        const auto* cs = sd->static_constraint_sets()->Get(uint32_t(k));
+        if (const auto* lr = cs->data_as_LocalRangeSet()) {
+            if (!read_reference_pairs(L, m, lr, lr->local_constraints(), "local range reference_mesh_buffer_index", "local_constraints.particle_index",
+                                      "local_constraints.reference_vertex", sc))
+                return false;
+        } else if (const auto* tr = cs->data_as_TransitionSet()) {
+            if (!read_reference_pairs(L, m, tr, tr->per_particle_data(), "transition reference_mesh_buffer_index", "per_particle_data.particle_index",
+                                      "per_particle_data.reference_vertex", sc))
+                return false;
+        }
+    }
+    return true;
+}
+
+bool load_sim_cloth(Loader& L, const fb::SimClothData* sd, size_t s, const ClothModel& m, SimCloth& sc) {
+    sc.name = str(sd->name());
+    sc.particle_count = uint32_t(size_of(sd->particle_datas()));
+    if (sc.particle_count > 65536) return L.fail(DRAPE_RESULT_BAD_DATA, "sim_cloth_datas[%zu]: %u particles", s, sc.particle_count);
+    sc.rest_x.assign(sc.particle_count, 0), sc.rest_y.assign(sc.particle_count, 0), sc.rest_z.assign(sc.particle_count, 0);
+    if (size_of(sd->sim_cloth_poses()) && sd->sim_cloth_poses()->Get(0)->positions()) {
+        const auto* pos = sd->sim_cloth_poses()->Get(0)->positions();
+        for (uint32_t i = 0; i < sc.particle_count && i < pos->size(); ++i)
+            sc.rest_x[i] = pos->Get(i)->x(), sc.rest_y[i] = pos->Get(i)->y(), sc.rest_z[i] = pos->Get(i)->z();
+    }
+    sc.pinned.assign(sc.particle_count, 0);
+    for (size_t i = 0; i < size_of(sd->fixed_particles()); ++i) {
+        const uint16_t p = sd->fixed_particles()->Get(uint32_t(i));
+        if (!L.index(p, sc.particle_count, "fixed_particles", i)) return false;
+        sc.fixed.push_back(p);
+    }
+    if (!load_reference_vertices(L, m, sd, sc)) return false;
+    for (size_t b = 0; b < m.buffers.size(); ++b)
+        if (m.buffers[b].kind == BufferKind::display) {
+            sc.root_buffer = uint32_t(b);
+            break;
+        }
+    const auto* tri = sd->triangle_indices();
+    if (size_of(tri) % 3) return L.fail(DRAPE_RESULT_BAD_DATA, "sim_cloth_datas[%zu].triangle_indices: %zu, not whole triangles", s, size_of(tri));
+    for (size_t i = 0; i < size_of(tri); ++i) {
+        if (!L.index(tri->Get(uint32_t(i)), sc.particle_count, "sim triangle_indices", i)) return false;
+        sc.triangles.push_back(tri->Get(uint32_t(i)));
+    }
+    return true;
+}
+
+// The sim cloths' own buffers (type 1 positions, type 2 previous positions: the census of
+// docs/havok-cloth.md of every file has them with the particle count and the sim's triangle
+// count), and buffers without stored triangles that have a sim cloth's vertex and triangle counts
+// (a display buffer drawn from the simulated mesh), take the sim cloth's triangles; the engine
+// may still set a display buffer's own (drape_instance_set_buffer_triangles).
+void bind_sim_buffers(ClothModel& m) {
     for (BufferDef& b : m.buffers) {
         for (size_t s = 0; s < m.sims.size(); ++s) {
             const SimCloth& sc = m.sims[s];
@@ -713,8 +795,10 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
             }
         }
     }
-    const size_t nops = size_of(cd->operators());
-    for (size_t i = 0; i < nops; ++i) {
+}
+
+bool load_operators(Loader& L, const fb::ClothData* cd, ClothModel& m) {
+    for (size_t i = 0; i < size_of(cd->operators()); ++i) {
         const auto* o = cd->operators()->Get(uint32_t(i));
         Operator op;
         op.name = str(o->name());
@@ -722,10 +806,15 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
         std::snprintf(where, sizeof where, " operators[%zu] '%.60s'", i, op.name.c_str());
         const size_t keep = L.where.size();
         L.where += where;
-        if (!load_operator(L, o, m, op, transform_count)) return false;
+        if (!load_operator(L, o, m, op, m.transform_count)) return false;
         L.where.resize(keep);
         m.operators.push_back(std::move(op));
     }
+    return true;
+}
+
+bool load_states(Loader& L, const fb::ClothData* cd, ClothModel& m) {
+    const size_t nops = size_of(cd->operators());
     for (size_t s = 0; s < size_of(cd->cloth_state_datas()); ++s) {
         const auto* st = cd->cloth_state_datas()->Get(uint32_t(s));
         State state;
@@ -754,8 +843,12 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
         }
         m.states.push_back(std::move(state));
     }
-    // The display skins of each input conversion (ConvertOp::display_skins): the `_Skin` state's
-    // skins of its user buffer, when the shadow holds every vertex they write.
+    return true;
+}
+
+// The display skins of each input conversion (ConvertOp::display_skins): the `_Skin` state's
+// skins of its user buffer, when the shadow holds every vertex they write.
+void link_display_skins(ClothModel& m) {
     for (const State& st : m.states) {
         if (st.name != "_Skin") continue;
         for (const Operator& op : m.operators) {
@@ -770,6 +863,21 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
             }
         }
     }
+}
+
+// In the file's order: the transform set, the buffers, the sim cloths (which index the buffers),
+// the operators (which index both), the states (which index the operators).
+bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
+    m.name = str(cd->name());
+    if (!load_transform_set(L, cd, m) || !load_buffers(L, cd, m)) return false;
+    for (size_t s = 0; s < size_of(cd->sim_cloth_datas()); ++s) {
+        SimCloth sc;
+        if (!load_sim_cloth(L, cd->sim_cloth_datas()->Get(uint32_t(s)), s, m, sc)) return false;
+        m.sims.push_back(std::move(sc));
+    }
+    bind_sim_buffers(m);
+    if (!load_operators(L, cd, m) || !load_states(L, cd, m)) return false;
+    link_display_skins(m);
     std::sort(m.driven_bones.begin(), m.driven_bones.end());
     m.driven_bones.erase(std::unique(m.driven_bones.begin(), m.driven_bones.end()), m.driven_bones.end());
     return true;

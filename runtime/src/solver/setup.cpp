@@ -416,11 +416,9 @@ Shape make_shape(const ShapeDesc& s, Arena& a) {
     return r;
 }
 
-// Lays out (and, when not measuring, fills) the whole setup. Returns false when out of room.
-bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
-    const bool fill = !a.measuring();
+// The per-particle arrays, padded to whole lanes, and the cloth's scalars; filled when not measuring.
+void layout_particles(const SimClothDesc& d, Arena& a, Setup& s, uint32_t padded, bool fill) {
     const uint32_t n = d.particle_count;
-    const uint32_t padded = (n + 1 + 3) & ~3u;  // at least one spare particle: the lane filler of link batches
     s.particle_count = n;
     s.padded_count = padded;
     s.inv_mass = a.take<float>(padded);
@@ -439,230 +437,191 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
     s.do_normals = d.do_normals;
     s.transform_count = d.transform_count;
     s.buffer_count = d.buffer_count;
-    if (fill) {
-        float total = d.total_mass;
-        if (!(total > 0)) {
-            total = 0;
-            for (uint32_t i = 0; i < n; ++i) total += d.particles[i].mass;
-        }
-        const float inv_total = total > 0 ? 1.0f / total : 0.0f;
-        for (uint32_t i = 0; i < n; ++i) {
-            const ParticleDesc& p = d.particles[i];
-            s.inv_mass[i] = p.inv_mass;
-            s.mass_share[i] = p.mass * inv_total;
-            s.radius[i] = p.radius;
-            s.friction[i] = p.friction < 0 ? 0.0f : (p.friction > 1 ? 1.0f : p.friction);
-            s.collision_mask[i] = d.collision_masks ? d.collision_masks[i] : ~0u;
-            s.dynamic_mask[i] = p.inv_mass > 0 ? ~0u : 0u;
-            s.rest_positions[i] = d.rest_positions[i];
-        }
-        // The largest |radius|, or -1 when some radius is not finite (collision then tests every lane).
-        float max_abs = 0;
-        for (uint32_t i = 0; i < n && max_abs >= 0; ++i) {
-            const float r = std::fabs(d.particles[i].radius);
-            max_abs = !(r <= std::numeric_limits<float>::max()) ? -1.0f : (r > max_abs ? r : max_abs);
-        }
-        s.max_radius = max_abs;
+    if (!fill) return;
+    float total = d.total_mass;
+    if (!(total > 0)) {
+        total = 0;
+        for (uint32_t i = 0; i < n; ++i) total += d.particles[i].mass;
     }
-    s.triangle_count = d.triangle_index_count / 3;
-    s.triangles = a.take<uint32_t>(d.triangle_index_count);
-    if (fill)
-        for (uint32_t i = 0; i < d.triangle_index_count; ++i) s.triangles[i] = d.triangle_indices[i];
+    const float inv_total = total > 0 ? 1.0f / total : 0.0f;
+    for (uint32_t i = 0; i < n; ++i) {
+        const ParticleDesc& p = d.particles[i];
+        s.inv_mass[i] = p.inv_mass;
+        s.mass_share[i] = p.mass * inv_total;
+        s.radius[i] = p.radius;
+        s.friction[i] = p.friction < 0 ? 0.0f : (p.friction > 1 ? 1.0f : p.friction);
+        s.collision_mask[i] = d.collision_masks ? d.collision_masks[i] : ~0u;
+        s.dynamic_mask[i] = p.inv_mass > 0 ? ~0u : 0u;
+        s.rest_positions[i] = d.rest_positions[i];
+    }
+    // The largest |radius|, or -1 when some radius is not finite (collision then tests every lane).
+    float max_abs = 0;
+    for (uint32_t i = 0; i < n && max_abs >= 0; ++i) {
+        const float r = std::fabs(d.particles[i].radius);
+        max_abs = !(r <= std::numeric_limits<float>::max()) ? -1.0f : (r > max_abs ? r : max_abs);
+    }
+    s.max_radius = max_abs;
+}
 
-    // Passes: runs of link sets merge into one scheduled pass.
-    const Execution ex{d};
-    const uint32_t max_passes = ex.count() + 1;
-    s.passes = a.take<Pass>(max_passes);
+// Whether execution entry i is a link set that continues the run of the entry before it.
+bool continues_link_run(const SimClothDesc& d, const Execution& ex, uint32_t i) {
+    return i > 0 && ex.at(i - 1) >= 0 && is_link_kind(d.constraint_sets[ex.at(i - 1)].kind);
+}
+
+// How many sets of each kind the execution order runs (a run of link sets counts once): the
+// sizes of the Setup's set arrays, taken before the sets themselves.
+struct SetCounts {
     uint32_t runs = 0, bends = 0, ranges = 0, transitions = 0, volumes = 0;
+};
+
+SetCounts count_sets(const SimClothDesc& d, const Execution& ex) {
+    SetCounts n;
     for (uint32_t i = 0; i < ex.count(); ++i) {
         const int32_t e = ex.at(i);
         if (e < 0) continue;
         const ConstraintKind k = d.constraint_sets[e].kind;
         if (is_link_kind(k)) {
-            const bool continues = i > 0 && ex.at(i - 1) >= 0 && is_link_kind(d.constraint_sets[ex.at(i - 1)].kind);
-            if (!continues) ++runs;
-        } else if (k == ConstraintKind::bend_stiffness) ++bends;
-        else if (k == ConstraintKind::local_range) ++ranges;
-        else if (k == ConstraintKind::transition) ++transitions;
-        else if (k == ConstraintKind::volume_mx) ++volumes;
+            if (!continues_link_run(d, ex, i)) ++n.runs;
+        } else if (k == ConstraintKind::bend_stiffness) ++n.bends;
+        else if (k == ConstraintKind::local_range) ++n.ranges;
+        else if (k == ConstraintKind::transition) ++n.transitions;
+        else if (k == ConstraintKind::volume_mx) ++n.volumes;
     }
-    s.link_runs = a.take<LinkSchedule>(runs);
-    s.bend_stiffness_sets = a.take<BendStiffnessSet>(bends);
-    s.local_range_sets = a.take<LocalRangeSet>(ranges);
-    s.transition_sets = a.take<TransitionSet>(transitions);
-    s.volume_sets = a.take<VolumeSet>(volumes);
-    uint32_t* last_level = a.take<uint32_t>(padded);  // schedule scratch (kept, as the others: they are small)
+    return n;
+}
 
-    uint32_t pass = 0, run = 0, bend = 0, range = 0, transition = 0, volume = 0;
-    auto add_pass = [&](PassKind k, uint32_t index) {
-        if (fill) s.passes[pass] = Pass{k, index};
-        ++pass;
-    };
-    for (uint32_t i = 0; i < ex.count(); ++i) {
-        const int32_t e = ex.at(i);
-        if (e < 0) {
-            add_pass(PassKind::collision, 0);
-            continue;
+// One run of link sets, execution entries [first, end): the sequential links, then (when
+// filling) their schedule and its packed batches. `last_level` is the schedule scratch per
+// particle, shared by the runs.
+void layout_link_run(const SimClothDesc& d, const Execution& ex, uint32_t first, uint32_t end, uint32_t total, Arena& a, const Setup& s,
+                     uint32_t* last_level, bool fill, LinkSchedule& ls) {
+    take_links(a, ls.sequential, total);
+    ls.sequential.count = total;
+    // Slots: a padded sixteen-lane batch holds at least 12 links, an eight-lane one at
+    // least 5, a four-lane one at least 2.
+    const uint32_t capacity = 2 * total + 16;
+    take_links(a, ls.links, capacity);
+    ls.level_batches4 = a.take<uint32_t>(total + 1);
+    ls.level_batches8 = a.take<uint32_t>(total + 1);
+    ls.level_batches16 = a.take<uint32_t>(total + 1);
+    ls.level_singles = a.take<uint32_t>(total + 1);
+    ls.packed = a.take<uint32_t>(8 * size_t(capacity));
+    ScheduleScratch sc;
+    sc.pred_count = a.take<uint32_t>(total + 1);
+    sc.next_a = a.take<uint32_t>(total + 1);
+    sc.next_b = a.take<uint32_t>(total + 1);
+    sc.height = a.take<uint32_t>(total + 1);
+    sc.heap = a.take<uint32_t>(total + 1);
+    sc.fifo_link = a.take<uint32_t>(total + 1);
+    sc.fifo_time = a.take<uint32_t>(total + 1);
+    sc.last = last_level;
+    if (!fill) return;
+    uint32_t at = 0;
+    for (uint32_t j = first; j < end; ++j) fill_set_links(d.constraint_sets[ex.at(j)], ls.sequential, at, s.inv_mass);
+    const uint32_t widest = d.link_batch_lanes ? d.link_batch_lanes : (widest_lanes() >= 16 ? 16u : 8u);
+    schedule_links(ls, s.padded_count, s.particle_count, sc, widest);
+    pack_schedule(ls);
+}
+
+// Bend stiffness: four weighted particles per constraint; the weighted inverse-mass sum is
+// computed once here, in the order the step would.
+void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s, bool fill, BendStiffnessSet& b) {
+    b.count = c.count;
+    b.particles = a.take<uint32_t>(4 * size_t(c.count));
+    b.weights = a.take<float>(4 * size_t(c.count));
+    b.stiffness = a.take<float>(c.count);
+    b.rest_curvature = a.take<float>(c.count);
+    b.inv_mass_sum = a.take<float>(c.count);
+    if (!fill) return;
+    for (uint32_t j = 0; j < c.count; ++j) {
+        const BendStiffnessDesc& k = c.bend_stiffness_links[j];
+        const uint32_t p[4] = {k.particle_a, k.particle_b, k.particle_c, k.particle_d};
+        const float w[4] = {k.weight_a, k.weight_b, k.weight_c, k.weight_d};
+        for (int q = 0; q < 4; ++q) {
+            b.particles[4 * j + q] = p[q];
+            b.weights[4 * j + q] = w[q];
         }
-        const ConstraintSetDesc& c = d.constraint_sets[e];
-        if (is_link_kind(c.kind)) {
-            if (i > 0 && ex.at(i - 1) >= 0 && is_link_kind(d.constraint_sets[ex.at(i - 1)].kind)) continue;  // joined below
-            uint32_t end = i, total = 0;
-            while (end < ex.count() && ex.at(end) >= 0 && is_link_kind(d.constraint_sets[ex.at(end)].kind))
-                total += link_count(d.constraint_sets[ex.at(end++)]);
-            LinkSchedule tmp;
-            LinkSchedule& ls = fill ? s.link_runs[run] : tmp;
-            take_links(a, ls.sequential, total);
-            ls.sequential.count = total;
-            // Slots: a padded sixteen-lane batch holds at least 12 links, an eight-lane one at
-            // least 5, a four-lane one at least 2.
-            const uint32_t capacity = 2 * total + 16;
-            take_links(a, ls.links, capacity);
-            ls.level_batches4 = a.take<uint32_t>(total + 1);
-            ls.level_batches8 = a.take<uint32_t>(total + 1);
-            ls.level_batches16 = a.take<uint32_t>(total + 1);
-            ls.level_singles = a.take<uint32_t>(total + 1);
-            ls.packed = a.take<uint32_t>(8 * size_t(capacity));
-            ScheduleScratch sc;
-            sc.pred_count = a.take<uint32_t>(total + 1);
-            sc.next_a = a.take<uint32_t>(total + 1);
-            sc.next_b = a.take<uint32_t>(total + 1);
-            sc.height = a.take<uint32_t>(total + 1);
-            sc.heap = a.take<uint32_t>(total + 1);
-            sc.fifo_link = a.take<uint32_t>(total + 1);
-            sc.fifo_time = a.take<uint32_t>(total + 1);
-            sc.last = last_level;
-            if (fill) {
-                uint32_t at = 0;
-                for (uint32_t j = i; j < end; ++j) fill_set_links(d.constraint_sets[ex.at(j)], ls.sequential, at, s.inv_mass);
-                const uint32_t widest = d.link_batch_lanes ? d.link_batch_lanes : (widest_lanes() >= 16 ? 16u : 8u);
-                schedule_links(ls, padded, n, sc, widest);
-                pack_schedule(ls);
-            }
-            add_pass(PassKind::links, run++);
-            continue;
-        }
-        switch (c.kind) {
-            case ConstraintKind::bend_stiffness: {
-                BendStiffnessSet tmp;
-                BendStiffnessSet& b = fill ? s.bend_stiffness_sets[bend] : tmp;
-                b.count = c.count;
-                b.particles = a.take<uint32_t>(4 * size_t(c.count));
-                b.weights = a.take<float>(4 * size_t(c.count));
-                b.stiffness = a.take<float>(c.count);
-                b.rest_curvature = a.take<float>(c.count);
-                b.inv_mass_sum = a.take<float>(c.count);
-                if (fill)
-                    for (uint32_t j = 0; j < c.count; ++j) {
-                        const BendStiffnessDesc& k = c.bend_stiffness_links[j];
-                        const uint32_t p[4] = {k.particle_a, k.particle_b, k.particle_c, k.particle_d};
-                        const float w[4] = {k.weight_a, k.weight_b, k.weight_c, k.weight_d};
-                        for (int q = 0; q < 4; ++q) {
-                            b.particles[4 * j + q] = p[q];
-                            b.weights[4 * j + q] = w[q];
-                        }
-                        float st = k.bend_stiffness;
-                        if (c.clamp_bend_stiffness) st = st < 0 ? 0.0f : (st > 1 ? 1.0f : st);
-                        b.stiffness[j] = st;
-                        b.rest_curvature[j] = k.rest_curvature;
-                        b.inv_mass_sum[j] = (((w[0] * w[0]) * s.inv_mass[p[0]] + (w[1] * w[1]) * s.inv_mass[p[1]]) +
-                                             (w[2] * w[2]) * s.inv_mass[p[2]]) +
-                                            (w[3] * w[3]) * s.inv_mass[p[3]];
-                    }
-                add_pass(PassKind::bend_stiffness, bend++);
-                break;
-            }
-            case ConstraintKind::local_range: {
-                LocalRangeSet tmp;
-                LocalRangeSet& r = fill ? s.local_range_sets[range] : tmp;
-                r.count = c.count;
-                r.particle = a.take<uint32_t>(c.count);
-                r.vertex = a.take<uint32_t>(c.count);
-                r.maximum_distance = a.take<float>(c.count);
-                r.max_normal_distance = a.take<float>(c.count);
-                r.min_normal_distance = a.take<float>(c.count);
-                r.stiffness = c.stiffness;
-                r.shape_type = c.shape_type;
-                r.apply_normal_component = c.apply_normal_component;
-                r.reference_buffer = c.reference_buffer;
-                if (fill)
-                    for (uint32_t j = 0; j < c.count; ++j) {
-                        const LocalRangeDesc& k = c.local_constraints[j];
-                        r.particle[j] = k.particle_index;
-                        r.vertex[j] = k.reference_vertex;
-                        r.maximum_distance[j] = k.maximum_distance;
-                        r.max_normal_distance[j] = k.max_normal_distance;
-                        r.min_normal_distance[j] = k.min_normal_distance;
-                    }
-                add_pass(PassKind::local_range, range++);
-                break;
-            }
-            case ConstraintKind::transition: {
-                TransitionSet tmp;
-                TransitionSet& t = fill ? s.transition_sets[transition] : tmp;
-                t.count = c.count;
-                t.particle = a.take<uint32_t>(c.count);
-                t.vertex = a.take<uint32_t>(c.count);
-                t.to_anim_delay = a.take<float>(c.count);
-                t.to_sim_delay = a.take<float>(c.count);
-                t.to_sim_max_distance = a.take<float>(c.count);
-                t.to_anim_period = c.to_anim_period;
-                t.to_anim_plus_delay_period = c.to_anim_plus_delay_period;
-                t.to_sim_period = c.to_sim_period;
-                t.to_sim_plus_delay_period = c.to_sim_plus_delay_period;
-                t.reference_buffer = c.reference_buffer;
-                t.state_index = transition;
-                if (fill)
-                    for (uint32_t j = 0; j < c.count; ++j) {
-                        const TransitionDesc& k = c.transition_particles[j];
-                        t.particle[j] = k.particle_index;
-                        t.vertex[j] = k.reference_vertex;
-                        t.to_anim_delay[j] = k.to_anim_delay;
-                        t.to_sim_delay[j] = k.to_sim_delay;
-                        t.to_sim_max_distance[j] = k.to_sim_max_distance;
-                    }
-                add_pass(PassKind::transition, transition++);
-                break;
-            }
-            case ConstraintKind::volume_mx: {
-                VolumeSet tmp;
-                VolumeSet& v = fill ? s.volume_sets[volume] : tmp;
-                v.frame_count = c.frame_count;
-                v.apply_count = c.apply_count;
-                v.frame_vectors = a.take<Float4>(c.frame_count);
-                v.frame_particles = a.take<uint32_t>(c.frame_count);
-                v.frame_weights = a.take<float>(c.frame_count);
-                v.apply_vectors = a.take<Float4>(c.apply_count);
-                v.apply_particles = a.take<uint32_t>(c.apply_count);
-                v.apply_stiffness = a.take<float>(c.apply_count);
-                v.state_index = volume;
-                if (fill) {
-                    for (uint32_t j = 0; j < c.frame_count; ++j) {
-                        v.frame_vectors[j] = c.frame_datas[j].frame_vector;
-                        v.frame_particles[j] = c.frame_datas[j].particle_index;
-                        v.frame_weights[j] = c.frame_datas[j].weight_or_stiffness;
-                    }
-                    for (uint32_t j = 0; j < c.apply_count; ++j) {
-                        v.apply_vectors[j] = c.apply_datas[j].frame_vector;
-                        v.apply_particles[j] = c.apply_datas[j].particle_index;
-                        v.apply_stiffness[j] = c.apply_datas[j].weight_or_stiffness;
-                    }
-                }
-                add_pass(PassKind::volume_mx, volume++);
-                break;
-            }
-            default:
-                break;
-        }
+        float st = k.bend_stiffness;
+        if (c.clamp_bend_stiffness) st = st < 0 ? 0.0f : (st > 1 ? 1.0f : st);
+        b.stiffness[j] = st;
+        b.rest_curvature[j] = k.rest_curvature;
+        b.inv_mass_sum[j] = (((w[0] * w[0]) * s.inv_mass[p[0]] + (w[1] * w[1]) * s.inv_mass[p[1]]) + (w[2] * w[2]) * s.inv_mass[p[2]]) +
+                            (w[3] * w[3]) * s.inv_mass[p[3]];
     }
-    if (!ex.has_collision()) add_pass(PassKind::collision, 0);
-    s.pass_count = pass;
-    s.link_run_count = runs;
-    s.bend_stiffness_set_count = bends;
-    s.local_range_set_count = ranges;
-    s.transition_set_count = transitions;
-    s.volume_set_count = volumes;
+}
 
+void layout_local_range(const ConstraintSetDesc& c, Arena& a, bool fill, LocalRangeSet& r) {
+    r.count = c.count;
+    r.particle = a.take<uint32_t>(c.count);
+    r.vertex = a.take<uint32_t>(c.count);
+    r.maximum_distance = a.take<float>(c.count);
+    r.max_normal_distance = a.take<float>(c.count);
+    r.min_normal_distance = a.take<float>(c.count);
+    r.stiffness = c.stiffness;
+    r.shape_type = c.shape_type;
+    r.apply_normal_component = c.apply_normal_component;
+    r.reference_buffer = c.reference_buffer;
+    if (!fill) return;
+    for (uint32_t j = 0; j < c.count; ++j) {
+        const LocalRangeDesc& k = c.local_constraints[j];
+        r.particle[j] = k.particle_index;
+        r.vertex[j] = k.reference_vertex;
+        r.maximum_distance[j] = k.maximum_distance;
+        r.max_normal_distance[j] = k.max_normal_distance;
+        r.min_normal_distance[j] = k.min_normal_distance;
+    }
+}
+
+// `state_index`: the set's slot in an instance's per-transition-set state.
+void layout_transition(const ConstraintSetDesc& c, Arena& a, uint32_t state_index, bool fill, TransitionSet& t) {
+    t.count = c.count;
+    t.particle = a.take<uint32_t>(c.count);
+    t.vertex = a.take<uint32_t>(c.count);
+    t.to_anim_delay = a.take<float>(c.count);
+    t.to_sim_delay = a.take<float>(c.count);
+    t.to_sim_max_distance = a.take<float>(c.count);
+    t.to_anim_period = c.to_anim_period;
+    t.to_anim_plus_delay_period = c.to_anim_plus_delay_period;
+    t.to_sim_period = c.to_sim_period;
+    t.to_sim_plus_delay_period = c.to_sim_plus_delay_period;
+    t.reference_buffer = c.reference_buffer;
+    t.state_index = state_index;
+    if (!fill) return;
+    for (uint32_t j = 0; j < c.count; ++j) {
+        const TransitionDesc& k = c.transition_particles[j];
+        t.particle[j] = k.particle_index;
+        t.vertex[j] = k.reference_vertex;
+        t.to_anim_delay[j] = k.to_anim_delay;
+        t.to_sim_delay[j] = k.to_sim_delay;
+        t.to_sim_max_distance[j] = k.to_sim_max_distance;
+    }
+}
+
+// `state_index`: the set's slot in an instance's per-volume-set state.
+void layout_volume(const ConstraintSetDesc& c, Arena& a, uint32_t state_index, bool fill, VolumeSet& v) {
+    v.frame_count = c.frame_count;
+    v.apply_count = c.apply_count;
+    v.frame_vectors = a.take<Float4>(c.frame_count);
+    v.frame_particles = a.take<uint32_t>(c.frame_count);
+    v.frame_weights = a.take<float>(c.frame_count);
+    v.apply_vectors = a.take<Float4>(c.apply_count);
+    v.apply_particles = a.take<uint32_t>(c.apply_count);
+    v.apply_stiffness = a.take<float>(c.apply_count);
+    v.state_index = state_index;
+    if (!fill) return;
+    for (uint32_t j = 0; j < c.frame_count; ++j) {
+        v.frame_vectors[j] = c.frame_datas[j].frame_vector;
+        v.frame_particles[j] = c.frame_datas[j].particle_index;
+        v.frame_weights[j] = c.frame_datas[j].weight_or_stiffness;
+    }
+    for (uint32_t j = 0; j < c.apply_count; ++j) {
+        v.apply_vectors[j] = c.apply_datas[j].frame_vector;
+        v.apply_particles[j] = c.apply_datas[j].particle_index;
+        v.apply_stiffness[j] = c.apply_datas[j].weight_or_stiffness;
+    }
+}
+
+void layout_collidables(const SimClothDesc& d, Arena& a, Setup& s, bool fill) {
     s.collidable_count = d.collidable_count;
     s.collidables = a.take<Collidable>(d.collidable_count);
     for (uint32_t i = 0; i < d.collidable_count; ++i) {
@@ -679,6 +638,95 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
             o.enabled = c.enabled;
         }
     }
+}
+
+// The passes in execution order (runs of link sets merge into one scheduled pass), each set's
+// arrays taken as its pass comes. When measuring, the sets are laid out into a local and dropped:
+// only the arena's size counts.
+void layout_passes(const SimClothDesc& d, Arena& a, Setup& s, bool fill) {
+    const Execution ex{d};
+    const uint32_t max_passes = ex.count() + 1;
+    s.passes = a.take<Pass>(max_passes);
+    const SetCounts counts = count_sets(d, ex);
+    s.link_runs = a.take<LinkSchedule>(counts.runs);
+    s.bend_stiffness_sets = a.take<BendStiffnessSet>(counts.bends);
+    s.local_range_sets = a.take<LocalRangeSet>(counts.ranges);
+    s.transition_sets = a.take<TransitionSet>(counts.transitions);
+    s.volume_sets = a.take<VolumeSet>(counts.volumes);
+    uint32_t* last_level = a.take<uint32_t>(s.padded_count);  // schedule scratch (kept, as the others: they are small)
+
+    uint32_t pass = 0, run = 0, bend = 0, range = 0, transition = 0, volume = 0;
+    auto add_pass = [&](PassKind k, uint32_t index) {
+        if (fill) s.passes[pass] = Pass{k, index};
+        ++pass;
+    };
+    for (uint32_t i = 0; i < ex.count(); ++i) {
+        const int32_t e = ex.at(i);
+        if (e < 0) {
+            add_pass(PassKind::collision, 0);
+            continue;
+        }
+        const ConstraintSetDesc& c = d.constraint_sets[e];
+        if (is_link_kind(c.kind)) {
+            if (continues_link_run(d, ex, i)) continue;  // joined below
+            uint32_t end = i, total = 0;
+            while (end < ex.count() && ex.at(end) >= 0 && is_link_kind(d.constraint_sets[ex.at(end)].kind))
+                total += link_count(d.constraint_sets[ex.at(end++)]);
+            LinkSchedule tmp;
+            layout_link_run(d, ex, i, end, total, a, s, last_level, fill, fill ? s.link_runs[run] : tmp);
+            add_pass(PassKind::links, run++);
+            continue;
+        }
+        switch (c.kind) {
+            case ConstraintKind::bend_stiffness: {
+                BendStiffnessSet tmp;
+                layout_bend_stiffness(c, a, s, fill, fill ? s.bend_stiffness_sets[bend] : tmp);
+                add_pass(PassKind::bend_stiffness, bend++);
+                break;
+            }
+            case ConstraintKind::local_range: {
+                LocalRangeSet tmp;
+                layout_local_range(c, a, fill, fill ? s.local_range_sets[range] : tmp);
+                add_pass(PassKind::local_range, range++);
+                break;
+            }
+            case ConstraintKind::transition: {
+                TransitionSet tmp;
+                layout_transition(c, a, transition, fill, fill ? s.transition_sets[transition] : tmp);
+                add_pass(PassKind::transition, transition++);
+                break;
+            }
+            case ConstraintKind::volume_mx: {
+                VolumeSet tmp;
+                layout_volume(c, a, volume, fill, fill ? s.volume_sets[volume] : tmp);
+                add_pass(PassKind::volume_mx, volume++);
+                break;
+            }
+            default:
+                break;
+        }
+    }
+    if (!ex.has_collision()) add_pass(PassKind::collision, 0);
+    s.pass_count = pass;
+    s.link_run_count = counts.runs;
+    s.bend_stiffness_set_count = counts.bends;
+    s.local_range_set_count = counts.ranges;
+    s.transition_set_count = counts.transitions;
+    s.volume_set_count = counts.volumes;
+}
+
+// Lays out (and, when not measuring, fills) the whole setup, in the arena's order: particles,
+// triangles, passes and their sets, collidables. Returns false when out of room.
+bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
+    const bool fill = !a.measuring();
+    const uint32_t padded = (d.particle_count + 1 + 3) & ~3u;  // at least one spare particle: the lane filler of link batches
+    layout_particles(d, a, s, padded, fill);
+    s.triangle_count = d.triangle_index_count / 3;
+    s.triangles = a.take<uint32_t>(d.triangle_index_count);
+    if (fill)
+        for (uint32_t i = 0; i < d.triangle_index_count; ++i) s.triangles[i] = d.triangle_indices[i];
+    layout_passes(d, a, s, fill);
+    layout_collidables(d, a, s, fill);
     return !a.overflowed();
 }
 
