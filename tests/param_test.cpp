@@ -275,7 +275,7 @@ TEST_CASE("param: the display-mask rule of row ids and model names") {
     CHECK_FALSE(npc_row_of_character(Game::elden_ring, 50010000, 5000));
     CHECK_FALSE(npc_row_of_character(Game::elden_ring, -1, 0));
     CHECK(npc_row_of_character(Game::sekiro, 10100000, 1010));
-    CHECK(npc_row_of_character(Game::dark_souls_3, 143000, 1430));  // seed 003: c1430's hollow is row 143000
+    CHECK(npc_row_of_character(Game::dark_souls_3, 143000, 1430));  // c1430's hollow is row 143000 (docs/params.md)
     CHECK_FALSE(npc_row_of_character(Game::dark_souls_3, 143000, 14));
     CHECK(character_number("c5000") == 5000u);
     CHECK(character_number("C4361_cloth") == 4361u);

@@ -264,7 +264,7 @@ TEST_CASE("tae: the name table says which games it knows each name for") {
     CHECK(std::string(tae::event_name(96, tae::Game::ds3)) == "SpawnOneShotFFX");
 }
 
-// Seed 003's bug: TAEs matched to clips by the first two digits put a234.tae's events on the
+// The bug docs/animation.md#events records: TAEs matched to clips by the first two digits put a234.tae's events on the
 // Longsword's a023_* clips. Here a binder holds a23.tae and a234.tae, each with entry 100, and
 // clips a023_000100 and a234_000100: each TAE's events land on its own clip only.
 TEST_CASE("tae: events land on the clips of their own category only") {

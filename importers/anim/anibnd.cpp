@@ -116,7 +116,7 @@ Result<ClipSet> read_clip_set(Bytes data, std::string_view name, const dcx::Deco
 }
 
 // The TAE's category (tae::category_of) makes XXX of the whole id, never a prefix of the member
-// name (seed 003: matching by the first two digits put a234.tae's events on a023_* clips).
+// name (docs/animation.md#events: matching by the first two digits put a234.tae's events on a023_* clips).
 size_t attach_events(std::vector<Clip>& clips, const std::vector<TaeMember>& taes) {
     std::unordered_map<std::string, size_t> by_name;
     for (size_t i = 0; i < clips.size(); ++i) by_name.emplace(clips[i].name, i);

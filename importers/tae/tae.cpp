@@ -258,7 +258,7 @@ Result<Tae> read_tae(Bytes data) {
     return t;
 }
 
-// Seed 003's names (DSAnimStudio's) for DS3. A name is also claimed for Sekiro or Elden Ring
+// The common names (DSAnimStudio's, docs/animation.md#events) for DS3. A name is also claimed for Sekiro or Elden Ring
 // where the type occurs in that game's corpus TAEs with the same parameter length as in DS3's;
 // elsewhere the table says nothing for that game.
 namespace {

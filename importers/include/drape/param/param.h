@@ -158,7 +158,7 @@ Result<std::vector<uint8_t>> decrypt_regulation(Bytes data, RegulationKey* key_o
 // Whether NpcParam row `row_id` is one of character cNNNN's. Elden Ring, Nightreign and Sekiro
 // number a character's rows NNNN * 10000 + k (k < 10000): id / 10000 is the character number,
 // as every row of the corpus tables shows. Dark Souls III numbers them NNNN * 100 + k (c1430's
-// hollow is row 143000, seed 003; no DS3 table is in the corpus). docs/params.md.
+// hollow is row 143000; no DS3 table is in the corpus). docs/params.md.
 bool npc_row_of_character(Game game, int32_t row_id, uint32_t character);
 // The character number of a model name ("c5000" -> 5000), nullopt when it is not c + 4 digits.
 std::optional<uint32_t> character_number(std::string_view name);

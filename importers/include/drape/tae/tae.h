@@ -86,7 +86,7 @@ struct Entry {
     uint8_t flags[4] = {0, 0, 0, 0};  // kind 0: loops, imports motion, delay load, 0
     int32_t source_id = -1;     // as stored: kind 0 the i32 at +0x1C, kind 1 the i32 at +0x18; -1 none
     // True when the entry plays another clip's motion: kind 1, or kind 0 with the imports-motion
-    // flag and a source id (seed 003: LandLow a000_004290 <- a000_004200).
+    // flag and a source id (docs/animation.md#events: LandLow a000_004290 <- a000_004200).
     bool borrows_motion() const;
 };
 
@@ -105,7 +105,7 @@ bool is_tae(Bytes data);  // starts with "TAE "
 // Reads a whole TAE. Errors name the offset and field; nothing is allocated that the bytes do not hold.
 Result<Tae> read_tae(Bytes data);
 
-// The name of an event type as DSAnimStudio calls it (seed 003), for `game`; "" when the table
+// The name of an event type as DSAnimStudio calls it (docs/animation.md#events), for `game`; "" when the table
 // does not know the type for that game (Game::unknown: any game the table knows it for).
 const char* event_name(uint32_t type, Game game = Game::unknown);
 struct EventName {
