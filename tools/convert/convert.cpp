@@ -306,44 +306,78 @@ nlohmann::ordered_json Report::to_json() const {
     return j;
 }
 
-Report convert_folder(const fs::path& root, const fs::path& out, const Options& options, const Progress& progress) {
-    const auto t0 = std::chrono::steady_clock::now();
-    Report report;
-    std::error_code ec;
-    // The files to look at: a folder's files (recursively, through symbolic links), or one file
-    // with the other files of its folder as companions.
-    fs::path base = root;
+namespace {
+
+// What the walk of the input found: the items (files grouped by folder and name) and the
+// files the items share (material libraries, params, the player's anibnd).
+struct FolderScan {
+    fs::path base;  // what labels are relative to
     std::vector<fs::path> files;
-    std::string only_key;
+    std::vector<ItemInputs> work;
+    std::vector<fs::path> material_libraries, param_files;
+};
+
+// The files to look at: a folder's files (recursively, through symbolic links), or one file
+// with the other files of its folder as companions. `only_key` is set in the second case.
+std::vector<fs::path> input_files(const fs::path& root, fs::path& base, std::string& only_key, std::vector<std::string>& skipped) {
+    std::error_code ec;
+    std::vector<fs::path> files;
     if (fs::is_regular_file(root, ec)) {
         base = root.parent_path();
         only_key = lower(classify(root.filename().string()).key);
         for (const auto& de : fs::directory_iterator(base.empty() ? "." : base, ec))
             if (de.is_regular_file(ec)) files.push_back(de.path());
     } else {
-        files = folder_files(root, report.skipped);
+        files = folder_files(root, skipped);
     }
     std::sort(files.begin(), files.end());
-    // Group by (folder, key).
+    return files;
+}
+
+// One classified file into its item's inputs.
+void add_to_item(ItemInputs& g, const Classified& c, const fs::path& f) {
+    switch (c.role) {
+        case Classified::model:
+            if (!g.model.empty()) g.extra_models.push_back(f);
+            else g.model = f;
+            g.part = g.part || c.part;
+            break;
+        case Classified::anibnd:
+            if (c.main_anibnd && g.main_anibnd.empty()) g.main_anibnd = f;
+            else g.clip_anibnds.push_back(f);
+            break;
+        case Classified::texbnd: (c.high_res ? g.texbnd_high : g.texbnd_low) = f; break;
+        case Classified::tpf: g.tpfs.push_back(f); break;
+        case Classified::cloth: g.cloth_files.push_back(f); break;
+        default: break;
+    }
+}
+
+// The walk: files grouped by (folder, key) into items; textures of no model skipped.
+FolderScan scan_folder(const fs::path& root, const Options& options, std::vector<std::string>& skipped) {
+    FolderScan scan;
+    scan.base = root;
+    std::string only_key;
+    scan.files = input_files(root, scan.base, only_key, skipped);
+    const fs::path& base = scan.base;
     std::map<std::pair<std::string, std::string>, ItemInputs> groups;
-    std::vector<fs::path> material_libraries, param_files;
     fs::path player_anibnd;
-    for (const auto& f : files) {
+    for (const auto& f : scan.files) {
         const std::string rel = relative_label(f, base);
         const std::string folder = fs::path(rel).parent_path().generic_string();
         const std::string name = f.filename().string();
         Classified c = classify(name);
         if (lower(name) == "c0000.anibnd.dcx" && player_anibnd.empty()) player_anibnd = f;
         if (c.role == Classified::params) {
-            param_files.push_back(f);
+            scan.param_files.push_back(f);
             continue;
         }
         if (c.role == Classified::materials) {
-            material_libraries.push_back(f);
+            scan.material_libraries.push_back(f);
             continue;
         }
         if (c.role == Classified::none) {
-            report.skipped.push_back(rel + ": not a model, animation, texture or cloth file");
+            skipped.push_back(rel + ": not a model, animation, texture or cloth file");
             continue;
         }
         if (!only_key.empty() && lower(c.key) != only_key) continue;
@@ -352,89 +386,63 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
         if (g.name.empty()) g.name = c.key;
         g.folder = folder;
         g.base = base;
-        switch (c.role) {
-            case Classified::model:
-                if (!g.model.empty()) g.extra_models.push_back(f);
-                else g.model = f;
-                g.part = g.part || c.part;
-                break;
-            case Classified::anibnd:
-                if (c.main_anibnd && g.main_anibnd.empty()) g.main_anibnd = f;
-                else g.clip_anibnds.push_back(f);
-                break;
-            case Classified::texbnd: (c.high_res ? g.texbnd_high : g.texbnd_low) = f; break;
-            case Classified::tpf: g.tpfs.push_back(f); break;
-            case Classified::cloth: g.cloth_files.push_back(f); break;
-            default: break;
-        }
+        add_to_item(g, c, f);
     }
     // A folder without material/ or mtd/ inside (chr/ given alone, a single file): the game's
     // binders beside or above it.
-    if (material_libraries.empty() && !files.empty()) material_libraries = matbin::MaterialLibrary::binders_for(files.front());
-    std::vector<ItemInputs> work;
+    if (scan.material_libraries.empty() && !scan.files.empty())
+        scan.material_libraries = matbin::MaterialLibrary::binders_for(scan.files.front());
     for (auto& [k, g] : groups) {
         if (g.model.empty() && g.main_anibnd.empty() && g.cloth_files.empty() && g.clip_anibnds.empty()) {
-            for (const auto& t : g.tpfs) report.skipped.push_back(relative_label(t, base) + ": textures of no model");
-            if (!g.texbnd_high.empty()) report.skipped.push_back(relative_label(g.texbnd_high, base) + ": textures of no model");
-            if (!g.texbnd_low.empty()) report.skipped.push_back(relative_label(g.texbnd_low, base) + ": textures of no model");
+            for (const auto& t : g.tpfs) skipped.push_back(relative_label(t, base) + ": textures of no model");
+            if (!g.texbnd_high.empty()) skipped.push_back(relative_label(g.texbnd_high, base) + ": textures of no model");
+            if (!g.texbnd_low.empty()) skipped.push_back(relative_label(g.texbnd_low, base) + ": textures of no model");
             continue;
         }
         if (g.part && !player_anibnd.empty()) g.player_anibnd = player_anibnd;
-        g.material_libraries = material_libraries;
-        work.push_back(std::move(g));
+        g.material_libraries = scan.material_libraries;
+        scan.work.push_back(std::move(g));
     }
+    return scan;
+}
 
-    unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-    // Not capped by the item count: an item fans its textures and clips out on every thread.
-    report.jobs = jobs;
-    Options per_job = options;
-    per_job.dcx.jobs = 1;  // jobs x decoder threads never exceed the cores
-    report.items.resize(work.size());
-    std::mutex progress_mutex;
-    size_t done = 0;
-    SharedCache cache;
-    // The NpcParam the characters' display masks come from: read once, before the items.
-    if (const fs::path params = options.regulation.empty() ? find_params(param_files, base.empty() ? fs::path(".") : base) : options.regulation;
-        !params.empty())
-        cache.npc = load_npc_params(params, params.filename().string(), per_job.dcx);
+// The NpcParam the characters' display masks come from: read once, before the items.
+void load_display_params(const FolderScan& scan, const Options& options, const dcx::DecodeOptions& dcx, SharedCache& cache) {
+    const fs::path params =
+        options.regulation.empty() ? find_params(scan.param_files, scan.base.empty() ? fs::path(".") : scan.base) : options.regulation;
+    if (!params.empty())
+        cache.npc = load_npc_params(params, params.filename().string(), dcx);
     else
         cache.npc.status = "no regulation.bin or gameparam.parambnd.dcx in or above the input: every mesh shown";
-    report.regulation = cache.npc.status;
-    JobPool pool(jobs);
-    const auto materials_t0 = std::chrono::steady_clock::now();
-    // Only the definitions the items' FLVERs name are kept (the rest of the binders is dropped
-    // once indexed): a name pre-pass over the models, whose opened models the items then take.
-    std::vector<std::unique_ptr<OpenedModel>> opened;
-    std::vector<Result<std::vector<uint8_t>>> binders;
-    std::vector<std::string> names = open_models(work, material_libraries, per_job.dcx, options.opened_model_budget, pool, opened, binders);
-    const double prepass_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - materials_t0).count();
-    // Indexing the binders (their headers and kept members decoded) is the first task of the
-    // run below, beside the first items: they read their clips meanwhile and wait
-    // for it only before they resolve their materials.
-    double index_seconds = 0;
-    const auto index_materials = [&] {
-        const auto t = std::chrono::steady_clock::now();
-        try {
-            if (!material_libraries.empty()) cache.materials.keep_only(std::move(names));
-            for (size_t k = 0; k < material_libraries.size(); ++k) {
-                const fs::path& lib = material_libraries[k];
-                std::error_code e;
-                const std::string label = relative_label(lib, base);
-                Result<void> a = binders[k] ? cache.materials.add_bytes(std::move(*binders[k]), lib.filename().string(), per_job.dcx)
-                                            : Result<void>(binders[k].error());
-                binders[k] = std::vector<uint8_t>{};  // indexed: the binder's bytes are dropped
-                if (!a) report.skipped.push_back(label + ": " + a.error().to_string());
-            }
-        } catch (const std::exception& e) {
-            report.skipped.push_back(std::string("material library: internal error: ") + e.what());
+}
+
+// Indexes the material binders read by the pre-pass, keeping only the definitions `names`
+// lists; the binders' bytes are dropped as they are indexed. Returns the seconds it took.
+double index_materials(const FolderScan& scan, std::vector<std::string> names, std::vector<Result<std::vector<uint8_t>>>& binders,
+                       const dcx::DecodeOptions& dcx, SharedCache& cache, std::vector<std::string>& skipped) {
+    const auto t = std::chrono::steady_clock::now();
+    try {
+        if (!scan.material_libraries.empty()) cache.materials.keep_only(std::move(names));
+        for (size_t k = 0; k < scan.material_libraries.size(); ++k) {
+            const fs::path& lib = scan.material_libraries[k];
+            const std::string label = relative_label(lib, scan.base);
+            Result<void> a = binders[k] ? cache.materials.add_bytes(std::move(*binders[k]), lib.filename().string(), dcx)
+                                        : Result<void>(binders[k].error());
+            binders[k] = std::vector<uint8_t>{};  // indexed: the binder's bytes are dropped
+            if (!a) skipped.push_back(label + ": " + a.error().to_string());
         }
-        binders.clear();
-        index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-        cache.materials_indexed();  // whatever happened: the items must not wait forever
-    };
-    cache.materials_pending();
-    // The biggest items start first (their fan-out then finds the other threads idle sooner);
-    // results keep the folder order.
+    } catch (const std::exception& e) {
+        skipped.push_back(std::string("material library: internal error: ") + e.what());
+    }
+    binders.clear();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    cache.materials_indexed();  // whatever happened: the items must not wait forever
+    return seconds;
+}
+
+// The biggest items start first (their fan-out then finds the other threads idle sooner);
+// results keep the folder order.
+std::vector<size_t> largest_first(const std::vector<ItemInputs>& work) {
     std::vector<size_t> order(work.size());
     std::vector<uintmax_t> weight(work.size());
     auto size_of = [](const fs::path& p) -> uintmax_t {
@@ -448,34 +456,76 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
         for (const auto& p : work[i].clip_anibnds) weight[i] += size_of(p);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+    return order;
+}
+
+// One item converted and timed. A bad file never stops the batch: the readers report errors
+// as values, but what they cannot (an allocation refused for a hostile size, a task of the
+// item that threw on another thread) fails this item alone, with its one-line error.
+ItemResult convert_guarded(const ItemInputs& item, const fs::path& out, const Options& per_job, SharedCache& cache,
+                           std::unique_ptr<OpenedModel>& opened) {
+    const auto s = std::chrono::steady_clock::now();
+    ItemResult r;
+    try {
+        r = convert_item(item, out, per_job, cache, opened.get());
+    } catch (const std::exception& e) {
+        r = ItemResult{};
+        r.name = item.name;
+        r.folder = item.folder;
+        r.error = std::string("internal error: ") + e.what();
+    } catch (...) {
+        r = ItemResult{};
+        r.name = item.name;
+        r.folder = item.folder;
+        r.error = "internal error: an exception that is not a std::exception";
+    }
+    opened.reset();  // what the item left of its opened model
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
+    return r;
+}
+
+}  // namespace
+
+Report convert_folder(const fs::path& root, const fs::path& out, const Options& options, const Progress& progress) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Report report;
+    FolderScan scan = scan_folder(root, options, report.skipped);
+    std::vector<ItemInputs>& work = scan.work;
+
+    unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+    // Not capped by the item count: an item fans its textures and clips out on every thread.
+    report.jobs = jobs;
+    Options per_job = options;
+    per_job.dcx.jobs = 1;  // jobs x decoder threads never exceed the cores
+    report.items.resize(work.size());
+    std::mutex progress_mutex;
+    size_t done = 0;
+    SharedCache cache;
+    load_display_params(scan, options, per_job.dcx, cache);
+    report.regulation = cache.npc.status;
+    JobPool pool(jobs);
+    const auto materials_t0 = std::chrono::steady_clock::now();
+    // Only the definitions the items' FLVERs name are kept (the rest of the binders is dropped
+    // once indexed): a name pre-pass over the models, whose opened models the items then take.
+    std::vector<std::unique_ptr<OpenedModel>> opened;
+    std::vector<Result<std::vector<uint8_t>>> binders;
+    std::vector<std::string> names =
+        open_models(work, scan.material_libraries, per_job.dcx, options.opened_model_budget, pool, opened, binders);
+    const double prepass_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - materials_t0).count();
+    // Indexing the binders (their headers and kept members decoded) is the first task of the
+    // run below, beside the first items: they read their clips meanwhile and wait
+    // for it only before they resolve their materials.
+    double index_seconds = 0;
+    cache.materials_pending();
+    const std::vector<size_t> order = largest_first(work);
     cache.pool = &pool;
     pool.run_items(work.size() + 1, [&](size_t task) {
         if (task == 0) {  // started first, so no item waits for it before it runs
-            index_materials();
+            index_seconds = index_materials(scan, std::move(names), binders, per_job.dcx, cache, report.skipped);
             return;
         }
         const size_t i = order[task - 1];
-        const auto s = std::chrono::steady_clock::now();
-        ItemResult r;
-        // A bad file never stops the batch: the readers report errors as values, but what they
-        // cannot (an allocation refused for a hostile size, a task of the item that threw on
-        // another thread) fails this item alone, with its one-line error.
-        try {
-            r = convert_item(work[i], out, per_job, cache, opened[i].get());
-        } catch (const std::exception& e) {
-            r = ItemResult{};
-            r.name = work[i].name;
-            r.folder = work[i].folder;
-            r.error = std::string("internal error: ") + e.what();
-        } catch (...) {
-            r = ItemResult{};
-            r.name = work[i].name;
-            r.folder = work[i].folder;
-            r.error = "internal error: an exception that is not a std::exception";
-        }
-        opened[i].reset();  // what the item left of its opened model
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
-        report.items[i] = std::move(r);
+        report.items[i] = convert_guarded(work[i], out, per_job, cache, opened[i]);
         std::lock_guard<std::mutex> lock(progress_mutex);
         ++done;
         if (progress) progress({done, work.size(), &report.items[i]});
