@@ -258,21 +258,9 @@ bool all_finite(const std::vector<float>& v) {
     return true;
 }
 
-SampledClip sample_clip(const anim::Clip& decoded, const havok::Skeleton& skel, const AnimationGlbOptions& options, Mirror mirror) {
-    SampledClip out;
-    // Track parts the file's data cannot give (decoding left them at the identity) take the
-    // bone's reference pose, on a copy: the caller's clip stays as decoded. Each is said.
-    std::optional<anim::Clip> patched;
-    if (!decoded.undecoded.empty()) {
-        patched = decoded;
-        anim::use_reference_pose(*patched, skel);
-    }
-    const anim::Clip& clip = patched ? *patched : decoded;
-    for (const auto& n : clip.notes) out.warnings.push_back(clip.name + ": " + n);
-    for (const auto& u : clip.undecoded) out.warnings.push_back(anim::undecoded_message(clip, u, skel));
-    // Key times.
-    std::vector<float>& times = out.times;
-    const bool resample = options.sample_rate > 0 && clip.duration > 0;
+// The key times of a clip: its stored frames, or a resampling at options.sample_rate.
+std::vector<float> key_times(const anim::Clip& clip, const AnimationGlbOptions& options, bool resample) {
+    std::vector<float> times;
     if (resample) {
         const size_t n = size_t(std::min(std::floor(double(clip.duration) * options.sample_rate + 0.5), double(anim::k_max_frames))) + 1;
         for (size_t i = 0; i < n; ++i) times.push_back(std::min(float(double(i) / options.sample_rate), clip.duration));
@@ -283,144 +271,161 @@ SampledClip sample_clip(const anim::Clip& decoded, const havok::Skeleton& skel, 
         const float fd = clip.frame_duration > 0 ? clip.frame_duration : 1.0f / 30.0f;
         for (int32_t f = 0; f < std::max(clip.num_frames, 1); ++f) times.push_back(float(f) * fd);
     }
-    const size_t nt = size_t(std::max(clip.num_tracks, 0));
-    std::vector<anim::Transform> pose(nt);
-    auto& T = out.T;
-    auto& R = out.R;
-    auto& S = out.S;
-    T.resize(nt);
-    R.resize(nt);
-    S.resize(nt);
-    out.bones = anim::tracks_to_bones(clip, skel);
-    const auto& bones = out.bones;
-    const size_t nk = times.size();
-    // Channels whose curve is a stored constant (or identity) with the same bits in every block
-    // of a spline clip: anim::sample_frame returns the very same floats for them at every frame,
-    // so every key of the channel equals its first (what add_channel then writes as the one key).
-    // Only frame 0 of such a channel is converted and kept; three quarters of a game clip's
-    // channels are such. The frames are still sampled whole, so the other channels' keys are
-    // anim::sample_frame's as before.
-    std::vector<uint8_t> fixed(nt, 0);  // bit 0 translation, 1 rotation, 2 scale
-    if (!resample && clip.spline && !clip.spline->blocks.empty()) {
-        const auto& blocks = clip.spline->blocks;
-        for (size_t t = 0; t < nt; ++t) {
-            if (bones[t] < 0) continue;
-            bool in_every_block = true;
-            for (const auto& b : blocks) in_every_block = in_every_block && t < b.tracks.size();
-            if (!in_every_block) continue;
-            const anim::TrackCurves& first_block = blocks[0].tracks[t];
-            auto same_vector = [&](const anim::VectorCurve& c, const anim::VectorCurve& c0) {
-                return (!c.spline_mask || c.points.empty()) && std::memcmp(c.constant.data(), c0.constant.data(), sizeof c.constant) == 0;
-            };
-            bool ft = true, fr = true, fs = true;
-            for (const auto& b : blocks) {
-                const anim::TrackCurves& c = b.tracks[t];
-                ft = ft && same_vector(c.translation, first_block.translation);
-                fs = fs && same_vector(c.scale, first_block.scale);
-                fr = fr && (!c.rotation.is_spline || c.rotation.points.empty()) &&
-                     std::memcmp(c.rotation.constant.data(), first_block.rotation.constant.data(), sizeof c.rotation.constant) == 0;
-            }
-            fixed[t] = uint8_t((ft ? 1 : 0) | (fr ? 2 : 0) | (fs ? 4 : 0));
+    return times;
+}
+
+// Channels whose curve is a stored constant (or identity) with the same bits in every block
+// of a spline clip: anim::sample_frame returns the very same floats for them at every frame,
+// so every key of the channel equals its first (what add_channel then writes as the one key).
+// Only frame 0 of such a channel is converted and kept; three quarters of a game clip's
+// channels are such. The frames are still sampled whole, so the other channels' keys are
+// anim::sample_frame's as before. Per track: bit 0 translation, 1 rotation, 2 scale.
+std::vector<uint8_t> fixed_channels(const anim::Clip& clip, const std::vector<int32_t>& bones, size_t nt, bool resample) {
+    std::vector<uint8_t> fixed(nt, 0);
+    if (resample || !clip.spline || clip.spline->blocks.empty()) return fixed;
+    const auto& blocks = clip.spline->blocks;
+    for (size_t t = 0; t < nt; ++t) {
+        if (bones[t] < 0) continue;
+        bool in_every_block = true;
+        for (const auto& b : blocks) in_every_block = in_every_block && t < b.tracks.size();
+        if (!in_every_block) continue;
+        const anim::TrackCurves& first_block = blocks[0].tracks[t];
+        auto same_vector = [&](const anim::VectorCurve& c, const anim::VectorCurve& c0) {
+            return (!c.spline_mask || c.points.empty()) && std::memcmp(c.constant.data(), c0.constant.data(), sizeof c.constant) == 0;
+        };
+        bool ft = true, fr = true, fs = true;
+        for (const auto& b : blocks) {
+            const anim::TrackCurves& c = b.tracks[t];
+            ft = ft && same_vector(c.translation, first_block.translation);
+            fs = fs && same_vector(c.scale, first_block.scale);
+            fr = fr && (!c.rotation.is_spline || c.rotation.points.empty()) &&
+                 std::memcmp(c.rotation.constant.data(), first_block.rotation.constant.data(), sizeof c.rotation.constant) == 0;
+        }
+        fixed[t] = uint8_t((ft ? 1 : 0) | (fr ? 2 : 0) | (fs ? 4 : 0));
+    }
+    return fixed;
+}
+
+// Writes one key of a track, in glTF space, into the sampled clip's channels that take it
+// (a fixed channel takes frame 0's key only). The channels are sized up front so every key is
+// written in place.
+struct KeyWriter {
+    SampledClip& out;
+    const std::vector<uint8_t>& fixed;
+    const anim::Clip& clip;
+    const havok::Skeleton& skel;
+    Mirror mirror;
+    bool additive;  // additive clip baked onto the reference pose
+
+    void size_channels(size_t nk) {
+        for (size_t t = 0; t < fixed.size(); ++t) {
+            if (out.bones[t] < 0) continue;
+            out.T[t].resize(fixed[t] & 1 ? 3 : nk * 3);
+            out.R[t].resize(fixed[t] & 2 ? 4 : nk * 4);
+            out.S[t].resize(fixed[t] & 4 ? 3 : nk * 3);
         }
     }
-    for (size_t t = 0; t < nt; ++t) {  // every key written in place below (no push_back per value)
-        if (bones[t] < 0) continue;
-        T[t].resize(fixed[t] & 1 ? 3 : nk * 3);
-        R[t].resize(fixed[t] & 2 ? 4 : nk * 4);
-        S[t].resize(fixed[t] & 4 ? 3 : nk * 3);
-    }
-    const bool additive = clip.blend_hint != anim::BlendHint::normal && options.bake_additive;
-    if (clip.blend_hint != anim::BlendHint::normal)
-        out.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
-                               (additive ? " baked onto the reference pose" : " written as stored deltas"));
-    // One key of track t at key k from its transform x, into the channels that take it.
-    const auto write_key = [&](size_t t, size_t k, const anim::Transform& pose_t) {
+
+    void operator()(size_t t, size_t k, const anim::Transform& pose_t) const {
         const uint8_t keep = k == 0 ? 7 : uint8_t(~fixed[t] & 7);  // the channels that take this key
         if (!keep) return;
         anim::Transform x = pose_t;
-        if (additive && size_t(bones[t]) < skel.reference_pose.size())
-            x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(bones[t])]), x);
+        if (additive && size_t(out.bones[t]) < skel.reference_pose.size())
+            x = anim::apply_additive(clip.blend_hint, from_havok(skel.reference_pose[size_t(out.bones[t])]), x);
         if (keep & 1) {
             const V3 p = conv_t(mirror, x.translation);
-            float* tk = T[t].data() + k * 3;
+            float* tk = out.T[t].data() + k * 3;
             for (int c = 0; c < 3; ++c) tk[c] = float(p[size_t(c)]);
         }
         if (keep & 2) {
             Q q = conv_q(mirror, x.rotation);
-            float* rk = R[t].data() + k * 4;
+            float* rk = out.R[t].data() + k * 4;
             // Neighbouring keys in one hemisphere, as push_quat keeps them.
             if (k > 0 && rk[-4] * q[0] + rk[-3] * q[1] + rk[-2] * q[2] + rk[-1] * q[3] < 0)
                 for (auto& v : q) v = -v;
             for (int c = 0; c < 4; ++c) rk[c] = float(q[size_t(c)]);
         }
         if (keep & 4) {
-            float* sk = S[t].data() + k * 3;
+            float* sk = out.S[t].data() + k * 3;
             for (int c = 0; c < 3; ++c) sk[c] = x.scale[size_t(c)];
         }
-    };
-    // Spline clips at their stored frames: anim::sample_frame's block and local frame, and its
-    // anim::evaluate of each channel, for the channels a frame writes only (the fixed ones take
-    // frame 0's key; tracks that drive no bone are not written at all). One track at a time,
-    // each channel over the frames of a block at once (anim::evaluate_frames: the same values,
-    // the knot span carried from frame to frame); a track's keys depend on its own curves only,
-    // so the order of tracks does not change them.
-    const bool by_channel = !resample && clip.spline && !clip.spline->blocks.empty() && clip.spline->max_frames_per_block >= 2 && clip.num_frames > 0;
-    if (by_channel) {
-        const anim::SplineClip& sp = *clip.spline;
-        const int32_t per = sp.max_frames_per_block - 1;
-        const int32_t last_block = int32_t(sp.blocks.size()) - 1;
-        std::vector<anim::Vec3> tv, sv;
-        std::vector<anim::Quat> rv;
-        for (size_t t = 0; t < nt; ++t) {
-            if (bones[t] < 0) continue;
-            anim::Transform cur;  // the track's pose, as sample_frame leaves it from frame to frame
-            for (size_t k0 = 0; k0 < nk;) {
-                const int32_t frame = std::clamp(int32_t(k0), 0, clip.num_frames - 1);
-                const int32_t block = std::min<int32_t>(frame / per, last_block);
-                // The keys of this block: frame == k (nk == num_frames here).
-                const size_t k1 = block == last_block ? nk : std::min(nk, size_t(block + 1) * size_t(per));
-                const size_t count = k1 - k0;
-                const anim::SplineBlock& blk = sp.blocks[size_t(block)];
-                if (t >= blk.tracks.size()) {
-                    for (size_t k = k0; k < k1; ++k) write_key(t, k, cur = anim::Transform{});
-                    k0 = k1;
-                    continue;
-                }
-                const anim::TrackCurves& c = blk.tracks[t];
-                const float u0 = float(frame - block * per);
-                // A fixed channel is evaluated at frame 0 only; the others at every frame.
-                const bool all_t = !(fixed[t] & 1), all_r = !(fixed[t] & 2), all_s = !(fixed[t] & 4);
-                if (all_t) tv.resize(count), anim::evaluate_frames(c.translation, u0, count, tv.data());
-                if (all_r) rv.resize(count), anim::evaluate_frames(c.rotation, u0, count, rv.data());
-                if (all_s) sv.resize(count), anim::evaluate_frames(c.scale, u0, count, sv.data());
-                for (size_t k = k0; k < k1; ++k) {
-                    const size_t i = k - k0;
-                    if (all_t) cur.translation = tv[i];
-                    else if (k == 0) cur.translation = anim::evaluate(c.translation, u0);
-                    if (all_r) cur.rotation = rv[i];
-                    else if (k == 0) cur.rotation = anim::evaluate(c.rotation, u0);
-                    if (all_s) cur.scale = sv[i];
-                    else if (k == 0) cur.scale = anim::evaluate(c.scale, u0);
-                    write_key(t, k, cur);
-                }
+    }
+};
+
+// Spline clips at their stored frames: anim::sample_frame's block and local frame, and its
+// anim::evaluate of each channel, for the channels a frame writes only (the fixed ones take
+// frame 0's key; tracks that drive no bone are not written at all). One track at a time,
+// each channel over the frames of a block at once (anim::evaluate_frames: the same values,
+// the knot span carried from frame to frame); a track's keys depend on its own curves only,
+// so the order of tracks does not change them.
+void sample_spline_by_channel(const anim::Clip& clip, size_t nk, const KeyWriter& write_key) {
+    const anim::SplineClip& sp = *clip.spline;
+    const std::vector<int32_t>& bones = write_key.out.bones;
+    const std::vector<uint8_t>& fixed = write_key.fixed;
+    const int32_t per = sp.max_frames_per_block - 1;
+    const int32_t last_block = int32_t(sp.blocks.size()) - 1;
+    std::vector<anim::Vec3> tv, sv;
+    std::vector<anim::Quat> rv;
+    for (size_t t = 0; t < fixed.size(); ++t) {
+        if (bones[t] < 0) continue;
+        anim::Transform cur;  // the track's pose, as sample_frame leaves it from frame to frame
+        for (size_t k0 = 0; k0 < nk;) {
+            const int32_t frame = std::clamp(int32_t(k0), 0, clip.num_frames - 1);
+            const int32_t block = std::min<int32_t>(frame / per, last_block);
+            // The keys of this block: frame == k (nk == num_frames here).
+            const size_t k1 = block == last_block ? nk : std::min(nk, size_t(block + 1) * size_t(per));
+            const size_t count = k1 - k0;
+            const anim::SplineBlock& blk = sp.blocks[size_t(block)];
+            if (t >= blk.tracks.size()) {
+                for (size_t k = k0; k < k1; ++k) write_key(t, k, cur = anim::Transform{});
                 k0 = k1;
+                continue;
             }
-        }
-    } else {
-        for (size_t k = 0; k < nk; ++k) {
-            if (resample) anim::sample_time(clip, times[k], pose);
-            else anim::sample_frame(clip, int32_t(k), pose);
-            for (size_t t = 0; t < nt; ++t)
-                if (bones[t] >= 0) write_key(t, k, pose[t]);
+            const anim::TrackCurves& c = blk.tracks[t];
+            const float u0 = float(frame - block * per);
+            // A fixed channel is evaluated at frame 0 only; the others at every frame.
+            const bool all_t = !(fixed[t] & 1), all_r = !(fixed[t] & 2), all_s = !(fixed[t] & 4);
+            if (all_t) tv.resize(count), anim::evaluate_frames(c.translation, u0, count, tv.data());
+            if (all_r) rv.resize(count), anim::evaluate_frames(c.rotation, u0, count, rv.data());
+            if (all_s) sv.resize(count), anim::evaluate_frames(c.scale, u0, count, sv.data());
+            for (size_t k = k0; k < k1; ++k) {
+                const size_t i = k - k0;
+                if (all_t) cur.translation = tv[i];
+                else if (k == 0) cur.translation = anim::evaluate(c.translation, u0);
+                if (all_r) cur.rotation = rv[i];
+                else if (k == 0) cur.rotation = anim::evaluate(c.rotation, u0);
+                if (all_s) cur.scale = sv[i];
+                else if (k == 0) cur.scale = anim::evaluate(c.scale, u0);
+                write_key(t, k, cur);
+            }
+            k0 = k1;
         }
     }
-    // No NaN or infinity leaves here (glTF forbids them; the validator and importers refuse the
-    // file): decoding gives finite values only, but a sum can still overflow (an additive delta
-    // baked onto the reference pose). Such a channel holds the bone's reference pose (the
-    // identity delta when additive clips are written as stored), and the clip says so.
-    for (size_t t = 0; t < nt; ++t) {
-        if (bones[t] < 0) continue;
-        std::vector<float>* channel[3] = {&T[t], &R[t], &S[t]};
+}
+
+// Any clip, whole poses at each key time (anim::sample_time when resampling, else
+// anim::sample_frame at the stored frames).
+void sample_whole_poses(const anim::Clip& clip, const std::vector<float>& times, bool resample, const KeyWriter& write_key) {
+    const std::vector<int32_t>& bones = write_key.out.bones;
+    const size_t nt = write_key.fixed.size();
+    std::vector<anim::Transform> pose(nt);
+    for (size_t k = 0; k < times.size(); ++k) {
+        if (resample) anim::sample_time(clip, times[k], pose);
+        else anim::sample_frame(clip, int32_t(k), pose);
+        for (size_t t = 0; t < nt; ++t)
+            if (bones[t] >= 0) write_key(t, k, pose[t]);
+    }
+}
+
+// No NaN or infinity leaves here (glTF forbids them; the validator and importers refuse the
+// file): decoding gives finite values only, but a sum can still overflow (an additive delta
+// baked onto the reference pose). Such a channel holds the bone's reference pose (the
+// identity delta when additive clips are written as stored), and the clip says so.
+void replace_non_finite_channels(SampledClip& out, const anim::Clip& clip, const havok::Skeleton& skel, Mirror mirror, bool additive) {
+    const size_t nk = out.times.size();
+    for (size_t t = 0; t < out.T.size(); ++t) {
+        if (out.bones[t] < 0) continue;
+        std::vector<float>* channel[3] = {&out.T[t], &out.R[t], &out.S[t]};
         for (int part = 0; part < 3; ++part) {
             std::vector<float>& keys = *channel[part];
             if (all_finite(keys)) continue;
@@ -434,7 +439,7 @@ SampledClip sample_clip(const anim::Clip& decoded, const havok::Skeleton& skel, 
                     }
             if (keys.size() == comps) bad = nk;  // a channel kept as one key stands for every frame
             anim::Transform x;
-            const size_t bone = size_t(bones[t]);
+            const size_t bone = size_t(out.bones[t]);
             if ((clip.blend_hint == anim::BlendHint::normal || additive) && bone < skel.reference_pose.size()) {
                 x = from_havok(skel.reference_pose[bone]);
                 for (float& v : x.translation) v = std::isfinite(v) ? v : 0.0f;
@@ -454,12 +459,45 @@ SampledClip sample_clip(const anim::Clip& decoded, const havok::Skeleton& skel, 
                                                                                           : "; the identity delta is used instead"));
         }
     }
+}
+
+SampledClip sample_clip(const anim::Clip& decoded, const havok::Skeleton& skel, const AnimationGlbOptions& options, Mirror mirror) {
+    SampledClip out;
+    // Track parts the file's data cannot give (decoding left them at the identity) take the
+    // bone's reference pose, on a copy: the caller's clip stays as decoded. Each is said.
+    std::optional<anim::Clip> patched;
+    if (!decoded.undecoded.empty()) {
+        patched = decoded;
+        anim::use_reference_pose(*patched, skel);
+    }
+    const anim::Clip& clip = patched ? *patched : decoded;
+    for (const auto& n : clip.notes) out.warnings.push_back(clip.name + ": " + n);
+    for (const auto& u : clip.undecoded) out.warnings.push_back(anim::undecoded_message(clip, u, skel));
+    const bool resample = options.sample_rate > 0 && clip.duration > 0;
+    out.times = key_times(clip, options, resample);
+    const size_t nt = size_t(std::max(clip.num_tracks, 0));
+    out.T.resize(nt);
+    out.R.resize(nt);
+    out.S.resize(nt);
+    out.bones = anim::tracks_to_bones(clip, skel);
+    const size_t nk = out.times.size();
+    const std::vector<uint8_t> fixed = fixed_channels(clip, out.bones, nt, resample);
+    const bool additive = clip.blend_hint != anim::BlendHint::normal && options.bake_additive;
+    KeyWriter write_key{out, fixed, clip, skel, mirror, additive};
+    write_key.size_channels(nk);
+    if (clip.blend_hint != anim::BlendHint::normal)
+        out.warnings.push_back(clip.name + ": additive clip (blend hint " + std::to_string(int(clip.blend_hint)) + ")" +
+                               (additive ? " baked onto the reference pose" : " written as stored deltas"));
+    const bool by_channel = !resample && clip.spline && !clip.spline->blocks.empty() && clip.spline->max_frames_per_block >= 2 && clip.num_frames > 0;
+    if (by_channel) sample_spline_by_channel(clip, nk, write_key);
+    else sample_whole_poses(clip, out.times, resample, write_key);
+    replace_non_finite_channels(out, clip, skel, mirror, additive);
     // A constant channel keeps its one key (add_channel writes it so): checked here, on the
     // sampling threads, rather than in the serial commit.
     for (size_t t = 0; t < nt; ++t) {
-        if (constant(T[t], 3)) T[t].resize(std::min<size_t>(T[t].size(), 3));
-        if (constant(R[t], 4)) R[t].resize(std::min<size_t>(R[t].size(), 4));
-        if (constant(S[t], 3)) S[t].resize(std::min<size_t>(S[t].size(), 3));
+        if (constant(out.T[t], 3)) out.T[t].resize(std::min<size_t>(out.T[t].size(), 3));
+        if (constant(out.R[t], 4)) out.R[t].resize(std::min<size_t>(out.R[t].size(), 4));
+        if (constant(out.S[t], 3)) out.S[t].resize(std::min<size_t>(out.S[t].size(), 3));
     }
     return out;
 }
