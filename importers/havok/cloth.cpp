@@ -538,6 +538,77 @@ void read_local_blocks(const Value& op, LocalBlocks& out) {
     }
 }
 
+void read_simulate(ObjectReader& o, Operator& op) {
+    const Value& v = o.value();
+    op.sim_cloth_index = uint32_t(o.req("simClothIndex").as_int());
+    if (v.has("simulateOpConfigs")) {
+        op.configs = map_array<SimulateConfig>(v["simulateOpConfigs"], [](const Value& e) {
+            SimulateConfig c;
+            c.name = str(e, "name");
+            c.constraint_execution = ints<int32_t>(e["constraintExecution"]);
+            c.instance_collidables_used = ints<uint8_t>(e["instanceCollidablesUsed"]);
+            c.sub_steps = uint8_t(e["subSteps"].as_int());
+            c.number_of_solve_iterations = uint8_t(e["numberOfSolveIterations"].as_int());
+            c.use_all_instance_collidables = b(e, "useAllInstanceCollidables");
+            c.adapt_constraint_stiffness = b(e, "adaptConstraintStiffness");
+            return c;
+        });
+    } else {  // 2014: one configuration stored on the operator
+        SimulateConfig c;
+        c.constraint_execution = ints<int32_t>(o.req("constraintExecution"));
+        c.sub_steps = uint8_t(u32(v, "subSteps"));
+        c.number_of_solve_iterations = uint8_t(i32(v, "numberOfSolveIterations"));
+        c.adapt_constraint_stiffness = b(v, "adaptConstraintStiffness");
+        op.configs.push_back(std::move(c));
+    }
+}
+
+void read_vertex_frames(ObjectReader& o, Operator& op) {
+    const Value& v = o.value();
+    op.vert_to_normal_id = ints<uint16_t>(v["vertToNormalID"]);
+    op.involved_triangles = map_array<std::array<uint16_t, 3>>(v["involvedTriangles"], [](const Value& e) {
+        // The 2018 registry names the member `indices`; older class lists `vertexIndices`.
+        const Value vi = e.has("indices") ? e["indices"] : e["vertexIndices"];
+        return std::array<uint16_t, 3>{uint16_t(vi.at(0).as_int()), uint16_t(vi.at(1).as_int()), uint16_t(vi.at(2).as_int())};
+    });
+    op.involved_vertices = ints<uint16_t>(v["involvedVertices"]);
+    op.selection_vertex_to_involved_vertex = ints<uint16_t>(v["selectionVertexToInvolvedVertex"]);
+    op.involved_vertex_to_normal_id = ints<uint16_t>(v["involvedVertexToNormalID"]);
+    op.triangle_flips = ints<uint8_t>(v["triangleFlips"]);
+    op.reference_vertices = ints<uint16_t>(v["referenceVertices"]);
+    op.tangent_edge_cos_angle = floats(v["tangentEdgeCosAngle"]);
+    op.tangent_edge_sin_angle = floats(v["tangentEdgeSinAngle"]);
+    op.bitangent_flip = floats(v["biTangentFlip"]);
+    op.buffer_idx = uint32_t(o.req("bufferIdx").as_int());
+    op.num_unique_normal_ids = u32(v, "numUniqueNormalIDs");
+    op.update_normals = b(v, "updateNormals");
+    op.update_tangents = b(v, "updateTangents");
+    op.update_bitangents = b(v, "updateBiTangents");
+}
+
+void read_skin_or_mesh_deform(ObjectReader& o, Operator& op) {
+    const Value& v = o.value();
+    // skin and mesh-mesh deform, object or bone space
+    const bool object_space = op.class_name.find("ObjectSpace") != std::string::npos;
+    const bool skin = op.class_name.find("Skin") != std::string::npos;
+    if (skin) {
+        op.output_buffer_idx = uint32_t(o.req("outputBufferIndex").as_int());
+        op.transform_set_index = uint32_t(o.req("transformSetIndex").as_int());
+        op.transform_subset = ints<uint16_t>(o.req("transformSubset"));
+        if (object_space) op.bone_from_skin_mesh_transforms = mat4s(o.req("boneFromSkinMeshTransforms"));
+    } else {
+        op.input_buffer_idx = uint32_t(o.req("inputBufferIdx").as_int());
+        op.output_buffer_idx = uint32_t(o.req("outputBufferIdx").as_int());
+        op.scale_normal_behaviour = u32(v, "scaleNormalBehaviour");
+        op.input_triangles_subset = ints<uint16_t>(v["inputTrianglesSubset"]);
+        op.triangle_from_mesh_transforms = mat4s(v["triangleFromMeshTransforms"]);
+        op.custom_skin_deform = b(v, "customSkinDeform");
+    }
+    const Value d = object_space ? o.req("objectSpaceDeformer") : o.req("boneSpaceDeformer");
+    read_deformer(d, op.deformer, object_space);
+    read_local_blocks(v, op.local);
+}
+
 }  // namespace
 
 Result<Operator> read_operator(const File& f, uint32_t item) {
@@ -554,27 +625,7 @@ Result<Operator> read_operator(const File& f, uint32_t item) {
     op.used_transform_sets = map_array<TransformSetAccess>(v["usedTransformSets"], transform_set_access);
     switch (op.kind) {
         case OperatorKind::simulate: {
-            op.sim_cloth_index = uint32_t(o.req("simClothIndex").as_int());
-            if (v.has("simulateOpConfigs")) {
-                op.configs = map_array<SimulateConfig>(v["simulateOpConfigs"], [](const Value& e) {
-                    SimulateConfig c;
-                    c.name = str(e, "name");
-                    c.constraint_execution = ints<int32_t>(e["constraintExecution"]);
-                    c.instance_collidables_used = ints<uint8_t>(e["instanceCollidablesUsed"]);
-                    c.sub_steps = uint8_t(e["subSteps"].as_int());
-                    c.number_of_solve_iterations = uint8_t(e["numberOfSolveIterations"].as_int());
-                    c.use_all_instance_collidables = b(e, "useAllInstanceCollidables");
-                    c.adapt_constraint_stiffness = b(e, "adaptConstraintStiffness");
-                    return c;
-                });
-            } else {  // 2014: one configuration stored on the operator
-                SimulateConfig c;
-                c.constraint_execution = ints<int32_t>(o.req("constraintExecution"));
-                c.sub_steps = uint8_t(u32(v, "subSteps"));
-                c.number_of_solve_iterations = uint8_t(i32(v, "numberOfSolveIterations"));
-                c.adapt_constraint_stiffness = b(v, "adaptConstraintStiffness");
-                op.configs.push_back(std::move(c));
-            }
+            read_simulate(o, op);
             break;
         }
         case OperatorKind::move_particles:
@@ -617,25 +668,7 @@ Result<Operator> read_operator(const File& f, uint32_t item) {
         }
         case OperatorKind::update_all_vertex_frames:
         case OperatorKind::update_some_vertex_frames:
-            op.vert_to_normal_id = ints<uint16_t>(v["vertToNormalID"]);
-            op.involved_triangles = map_array<std::array<uint16_t, 3>>(v["involvedTriangles"], [](const Value& e) {
-                // The 2018 registry names the member `indices`; older class lists `vertexIndices`.
-                const Value vi = e.has("indices") ? e["indices"] : e["vertexIndices"];
-                return std::array<uint16_t, 3>{uint16_t(vi.at(0).as_int()), uint16_t(vi.at(1).as_int()), uint16_t(vi.at(2).as_int())};
-            });
-            op.involved_vertices = ints<uint16_t>(v["involvedVertices"]);
-            op.selection_vertex_to_involved_vertex = ints<uint16_t>(v["selectionVertexToInvolvedVertex"]);
-            op.involved_vertex_to_normal_id = ints<uint16_t>(v["involvedVertexToNormalID"]);
-            op.triangle_flips = ints<uint8_t>(v["triangleFlips"]);
-            op.reference_vertices = ints<uint16_t>(v["referenceVertices"]);
-            op.tangent_edge_cos_angle = floats(v["tangentEdgeCosAngle"]);
-            op.tangent_edge_sin_angle = floats(v["tangentEdgeSinAngle"]);
-            op.bitangent_flip = floats(v["biTangentFlip"]);
-            op.buffer_idx = uint32_t(o.req("bufferIdx").as_int());
-            op.num_unique_normal_ids = u32(v, "numUniqueNormalIDs");
-            op.update_normals = b(v, "updateNormals");
-            op.update_tangents = b(v, "updateTangents");
-            op.update_bitangents = b(v, "updateBiTangents");
+            read_vertex_frames(o, op);
             break;
         case OperatorKind::simple_mesh_bone_deform:
             op.input_buffer_idx = uint32_t(o.req("inputBufferIdx").as_int());
@@ -669,25 +702,7 @@ Result<Operator> read_operator(const File& f, uint32_t item) {
             break;
         case OperatorKind::other: break;
         default: {
-            // skin and mesh-mesh deform, object or bone space
-            const bool object_space = op.class_name.find("ObjectSpace") != std::string::npos;
-            const bool skin = op.class_name.find("Skin") != std::string::npos;
-            if (skin) {
-                op.output_buffer_idx = uint32_t(o.req("outputBufferIndex").as_int());
-                op.transform_set_index = uint32_t(o.req("transformSetIndex").as_int());
-                op.transform_subset = ints<uint16_t>(o.req("transformSubset"));
-                if (object_space) op.bone_from_skin_mesh_transforms = mat4s(o.req("boneFromSkinMeshTransforms"));
-            } else {
-                op.input_buffer_idx = uint32_t(o.req("inputBufferIdx").as_int());
-                op.output_buffer_idx = uint32_t(o.req("outputBufferIdx").as_int());
-                op.scale_normal_behaviour = u32(v, "scaleNormalBehaviour");
-                op.input_triangles_subset = ints<uint16_t>(v["inputTrianglesSubset"]);
-                op.triangle_from_mesh_transforms = mat4s(v["triangleFromMeshTransforms"]);
-                op.custom_skin_deform = b(v, "customSkinDeform");
-            }
-            const Value d = object_space ? o.req("objectSpaceDeformer") : o.req("boneSpaceDeformer");
-            read_deformer(d, op.deformer, object_space);
-            read_local_blocks(v, op.local);
+            read_skin_or_mesh_deform(o, op);
             break;
         }
     }

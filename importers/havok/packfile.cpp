@@ -16,6 +16,89 @@ struct SectionHeader {
     std::string tag;
     uint32_t start = 0, local = 0, global = 0, virt = 0, exports = 0, imports = 0, end = 0;
 };
+
+// __classnames__ maps the offset of each name (as virtual fixups cite it) to the name.
+Result<void> read_class_names(ByteReader& r, const SectionHeader& s, std::map<uint32_t, std::string>& class_names) {
+    ByteReader cr = r.slice(s.start, s.local, "packfile.__classnames__");
+    if (cr.failed()) return cr.error();
+    while (cr.remaining() >= 5) {
+        uint8_t b = 0;
+        cr.peek_at(cr.pos(), b, "packfile.__classnames__");
+        if (b == 0xFF) break;
+        cr.u32("packfile.__classnames__.signature");
+        cr.u8("packfile.__classnames__.tag");
+        const uint32_t off = uint32_t(cr.pos());
+        std::string name;
+        if (!cr.read_cstring(name, "packfile.__classnames__.name", 512)) return cr.error();
+        class_names[off] = name;
+    }
+    return {};
+}
+
+// Virtual fixups: the objects and their classes; a class without a layout becomes an empty named record.
+Result<void> read_virtual_fixups(ByteReader vr, uint32_t dsize, int names_idx, const std::map<uint32_t, std::string>& class_names,
+                                 File& f, std::vector<std::pair<uint32_t, uint32_t>>& objs) {
+    std::map<std::string, uint32_t, std::less<>> type_of_class;
+    for (uint32_t i = 1; i < f.types.types.size(); ++i) type_of_class.emplace(f.types.types[i].name, i);
+    if (vr.failed()) return vr.error();
+    while (vr.remaining() >= 12) {
+        const int32_t src = vr.i32("packfile.virtualFixup.src");
+        const int32_t sec = vr.i32("packfile.virtualFixup.section");
+        const uint32_t name_off = vr.u32("packfile.virtualFixup.className");
+        if (src == -1) continue;
+        if (src < 0 || uint32_t(src) >= dsize)
+            return make_error_at(vr.abs_pos() - 12, "packfile.virtualFixup.src", "object offset " + hex(uint32_t(src)) + " outside __data__");
+        if (sec != names_idx) return make_error_at(vr.abs_pos() - 8, "packfile.virtualFixup.section", "class name not in __classnames__");
+        auto it = class_names.find(name_off);
+        if (it == class_names.end())
+            return make_error_at(vr.abs_pos() - 4, "packfile.virtualFixup.className", "no class name at " + hex(name_off));
+        auto known = type_of_class.find(it->second);
+        uint32_t ti = known == type_of_class.end() ? 0 : known->second;
+        if (ti == 0) {
+            // A class drape has no layout for: an empty record that keeps its name.
+            Type t;
+            t.name = it->second;
+            t.opt = k_opt_format | k_opt_size_align;
+            t.format = uint32_t(Kind::Record);
+            t.has_body = true;
+            ti = uint32_t(f.types.types.size());
+            f.types.types.push_back(std::move(t));
+            type_of_class.emplace(it->second, ti);
+        }
+        objs.emplace_back(uint32_t(src), ti);
+    }
+    return {};
+}
+
+Result<void> read_local_fixups(ByteReader lr, uint32_t dsize, File& f) {
+    if (lr.failed()) return lr.error();
+    while (lr.remaining() >= 8) {
+        const int32_t src = lr.i32("packfile.localFixup.src");
+        const int32_t dst = lr.i32("packfile.localFixup.dst");
+        if (src == -1) continue;
+        if (src < 0 || dst < 0 || uint32_t(src) >= dsize || uint32_t(dst) > dsize)
+            return make_error_at(lr.abs_pos() - 8, "packfile.localFixup", "pointer " + hex(uint32_t(src)) + " -> " + hex(uint32_t(dst)) + " outside __data__");
+        f.local_fixups[uint32_t(src)] = uint32_t(dst);
+    }
+    return {};
+}
+
+// Only pointers into __data__ that land on an object are kept.
+Result<void> read_global_fixups(ByteReader gr, uint32_t dsize, int data_idx, File& f) {
+    if (gr.failed()) return gr.error();
+    while (gr.remaining() >= 12) {
+        const int32_t src = gr.i32("packfile.globalFixup.src");
+        const int32_t sec = gr.i32("packfile.globalFixup.section");
+        const int32_t dst = gr.i32("packfile.globalFixup.dst");
+        if (src == -1) continue;
+        if (src < 0 || uint32_t(src) >= dsize)
+            return make_error_at(gr.abs_pos() - 12, "packfile.globalFixup.src", "pointer " + hex(uint32_t(src)) + " outside __data__");
+        if (sec != data_idx || dst < 0) continue;
+        auto it = f.object_at.find(uint32_t(dst));
+        if (it != f.object_at.end()) f.global_fixups[uint32_t(src)] = it->second;
+    }
+    return {};
+}
 }  // namespace
 
 bool is_packfile(Bytes d) {
@@ -95,22 +178,7 @@ Result<File> read_packfile(Bytes data) {
 
     // __classnames__: {u32 signature, u8 0x09, name\0}..., then 0xFF padding.
     std::map<uint32_t, std::string> class_names;
-    {
-        const SectionHeader& s = secs[size_t(names_idx)];
-        ByteReader cr = r.slice(s.start, s.local, "packfile.__classnames__");
-        if (cr.failed()) return cr.error();
-        while (cr.remaining() >= 5) {
-            uint8_t b = 0;
-            cr.peek_at(cr.pos(), b, "packfile.__classnames__");
-            if (b == 0xFF) break;
-            cr.u32("packfile.__classnames__.signature");
-            cr.u8("packfile.__classnames__.tag");
-            const uint32_t off = uint32_t(cr.pos());
-            std::string name;
-            if (!cr.read_cstring(name, "packfile.__classnames__.name", 512)) return cr.error();
-            class_names[off] = name;
-        }
-    }
+    if (auto cn = read_class_names(r, secs[size_t(names_idx)], class_names); !cn) return cn.error();
 
     const SectionHeader& ds = secs[size_t(data_idx)];
     File f;
@@ -126,38 +194,8 @@ Result<File> read_packfile(Bytes data) {
 
     // Virtual fixups: the objects and their classes.
     std::vector<std::pair<uint32_t, uint32_t>> objs;  // offset, type index
-    std::map<std::string, uint32_t, std::less<>> type_of_class;
-    for (uint32_t i = 1; i < f.types.types.size(); ++i) type_of_class.emplace(f.types.types[i].name, i);
-    {
-        ByteReader vr = fixups(ds.virt, ds.exports, "packfile.virtualFixups");
-        if (vr.failed()) return vr.error();
-        while (vr.remaining() >= 12) {
-            const int32_t src = vr.i32("packfile.virtualFixup.src");
-            const int32_t sec = vr.i32("packfile.virtualFixup.section");
-            const uint32_t name_off = vr.u32("packfile.virtualFixup.className");
-            if (src == -1) continue;
-            if (src < 0 || uint32_t(src) >= dsize)
-                return make_error_at(vr.abs_pos() - 12, "packfile.virtualFixup.src", "object offset " + hex(uint32_t(src)) + " outside __data__");
-            if (sec != names_idx) return make_error_at(vr.abs_pos() - 8, "packfile.virtualFixup.section", "class name not in __classnames__");
-            auto it = class_names.find(name_off);
-            if (it == class_names.end())
-                return make_error_at(vr.abs_pos() - 4, "packfile.virtualFixup.className", "no class name at " + hex(name_off));
-            auto known = type_of_class.find(it->second);
-            uint32_t ti = known == type_of_class.end() ? 0 : known->second;
-            if (ti == 0) {
-                // A class drape has no layout for: an empty record that keeps its name.
-                Type t;
-                t.name = it->second;
-                t.opt = k_opt_format | k_opt_size_align;
-                t.format = uint32_t(Kind::Record);
-                t.has_body = true;
-                ti = uint32_t(f.types.types.size());
-                f.types.types.push_back(std::move(t));
-                type_of_class.emplace(it->second, ti);
-            }
-            objs.emplace_back(uint32_t(src), ti);
-        }
-    }
+    if (auto vf = read_virtual_fixups(fixups(ds.virt, ds.exports, "packfile.virtualFixups"), dsize, names_idx, class_names, f, objs); !vf)
+        return vf.error();
     auto rr = f.types.resolve();
     if (!rr) return rr.error();
     std::sort(objs.begin(), objs.end());
@@ -176,33 +214,8 @@ Result<File> read_packfile(Bytes data) {
         f.object_at[off] = uint32_t(f.items.size());
         f.items.push_back(it);
     }
-    {
-        ByteReader lr = fixups(ds.local, ds.global, "packfile.localFixups");
-        if (lr.failed()) return lr.error();
-        while (lr.remaining() >= 8) {
-            const int32_t src = lr.i32("packfile.localFixup.src");
-            const int32_t dst = lr.i32("packfile.localFixup.dst");
-            if (src == -1) continue;
-            if (src < 0 || dst < 0 || uint32_t(src) >= dsize || uint32_t(dst) > dsize)
-                return make_error_at(lr.abs_pos() - 8, "packfile.localFixup", "pointer " + hex(uint32_t(src)) + " -> " + hex(uint32_t(dst)) + " outside __data__");
-            f.local_fixups[uint32_t(src)] = uint32_t(dst);
-        }
-    }
-    {
-        ByteReader gr = fixups(ds.global, ds.virt, "packfile.globalFixups");
-        if (gr.failed()) return gr.error();
-        while (gr.remaining() >= 12) {
-            const int32_t src = gr.i32("packfile.globalFixup.src");
-            const int32_t sec = gr.i32("packfile.globalFixup.section");
-            const int32_t dst = gr.i32("packfile.globalFixup.dst");
-            if (src == -1) continue;
-            if (src < 0 || uint32_t(src) >= dsize)
-                return make_error_at(gr.abs_pos() - 12, "packfile.globalFixup.src", "pointer " + hex(uint32_t(src)) + " outside __data__");
-            if (sec != data_idx || dst < 0) continue;
-            auto it = f.object_at.find(uint32_t(dst));
-            if (it != f.object_at.end()) f.global_fixups[uint32_t(src)] = it->second;
-        }
-    }
+    if (auto lf = read_local_fixups(fixups(ds.local, ds.global, "packfile.localFixups"), dsize, f); !lf) return lf.error();
+    if (auto gf = read_global_fixups(fixups(ds.global, ds.virt, "packfile.globalFixups"), dsize, data_idx, f); !gf) return gf.error();
     auto root = f.object_at.find(uint32_t(contents_offset));
     if (root == f.object_at.end())
         return make_error_at(0x1C, "packfile.contentsSectionOffset", "no object at the contents offset " + hex(uint32_t(contents_offset)));

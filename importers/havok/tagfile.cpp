@@ -114,6 +114,59 @@ bool read_strings(ByteReader r, std::vector<std::string>& out) {
     return true;
 }
 
+// TNAM: the type names and their template parameters; sizes `types`.
+Result<void> read_type_names(ByteReader r, const std::vector<std::string>& tstr, TypeTable& types) {
+    uint64_t count = 0;
+    if (!read_varint(r, count, "TNAM.count")) return err_of(r);
+    if (count == 0) return make_error_at(r.base(), "TNAM.count", "0 types (the null type is always counted)");
+    if (!r.check_count(count - 1, 2, "TNAM.count")) return err_of(r);
+    types.types.assign(count, Type{});
+    for (uint64_t i = 1; i < count; ++i) {
+        uint64_t name = 0, tcount = 0;
+        if (!read_varint(r, name, "TNAM.name") || !read_varint(r, tcount, "TNAM.template_count")) return err_of(r);
+        if (name >= tstr.size())
+            return make_error_at(r.abs_pos(), "TNAM.name", "string index " + std::to_string(name) + " >= " + std::to_string(tstr.size()));
+        if (!r.check_count(tcount, 2, "TNAM.template_count")) return err_of(r);
+        Type& t = types.types[i];
+        t.name = tstr[name];
+        for (uint64_t k = 0; k < tcount; ++k) {
+            uint64_t pn = 0, pv = 0;
+            if (!read_varint(r, pn, "TNAM.param_name") || !read_varint(r, pv, "TNAM.param_value")) return err_of(r);
+            if (pn >= tstr.size() || tstr[pn].empty())
+                return make_error_at(r.abs_pos(), "TNAM.param_name", "string index " + std::to_string(pn) + " out of range");
+            TemplateParam p;
+            const char k0 = tstr[pn][0];
+            if (k0 != 't' && k0 != 'v')
+                return make_error_at(r.abs_pos(), "TNAM.param_name", "parameter '" + tstr[pn] + "' is neither 't' nor 'v'");
+            p.is_type = k0 == 't';
+            p.name = tstr[pn].substr(1);
+            p.value = pv;
+            if (p.is_type && pv >= count)
+                return make_error_at(r.abs_pos(), "TNAM.param_value", "type index " + std::to_string(pv) + " >= " + std::to_string(count));
+            t.params.push_back(std::move(p));
+        }
+    }
+    return {};
+}
+
+// THSH: the type hashes.
+Result<void> read_type_hashes(ByteReader r, TypeTable& types) {
+    const uint64_t count = types.types.size();
+    uint64_t n = 0;
+    if (!read_varint(r, n, "THSH.count")) return err_of(r);
+    if (!r.check_count(n, 5, "THSH.count")) return err_of(r);
+    for (uint64_t k = 0; k < n; ++k) {
+        uint64_t idx = 0;
+        if (!read_varint(r, idx, "THSH.type")) return err_of(r);
+        const uint32_t h = r.u32("THSH.hash");
+        if (r.failed()) return err_of(r);
+        if (idx == 0 || idx >= count) return make_error_at(r.abs_pos(), "THSH.type", "type index " + std::to_string(idx) + " out of range");
+        types.types[idx].hash = h;
+        types.types[idx].has_hash = true;
+    }
+    return {};
+}
+
 // TYPE section (§3.1-3.5): fills `types` (unresolved).
 Result<void> read_type_section(ByteReader type_sec, TypeTable& types) {
     std::vector<Section> subs;
@@ -137,39 +190,7 @@ Result<void> read_type_section(ByteReader type_sec, TypeTable& types) {
     }
     (void)tna1_style;
     if (!tnam) return make_error_at(type_sec.base(), "TYPE", "no TNAM/TNA1 section");
-    {
-        ByteReader r = tnam->body;
-        uint64_t count = 0;
-        if (!read_varint(r, count, "TNAM.count")) return err_of(r);
-        if (count == 0) return make_error_at(r.base(), "TNAM.count", "0 types (the null type is always counted)");
-        if (!r.check_count(count - 1, 2, "TNAM.count")) return err_of(r);
-        types.types.assign(count, Type{});
-        for (uint64_t i = 1; i < count; ++i) {
-            uint64_t name = 0, tcount = 0;
-            if (!read_varint(r, name, "TNAM.name") || !read_varint(r, tcount, "TNAM.template_count")) return err_of(r);
-            if (name >= tstr.size())
-                return make_error_at(r.abs_pos(), "TNAM.name", "string index " + std::to_string(name) + " >= " + std::to_string(tstr.size()));
-            if (!r.check_count(tcount, 2, "TNAM.template_count")) return err_of(r);
-            Type& t = types.types[i];
-            t.name = tstr[name];
-            for (uint64_t k = 0; k < tcount; ++k) {
-                uint64_t pn = 0, pv = 0;
-                if (!read_varint(r, pn, "TNAM.param_name") || !read_varint(r, pv, "TNAM.param_value")) return err_of(r);
-                if (pn >= tstr.size() || tstr[pn].empty())
-                    return make_error_at(r.abs_pos(), "TNAM.param_name", "string index " + std::to_string(pn) + " out of range");
-                TemplateParam p;
-                const char k0 = tstr[pn][0];
-                if (k0 != 't' && k0 != 'v')
-                    return make_error_at(r.abs_pos(), "TNAM.param_name", "parameter '" + tstr[pn] + "' is neither 't' nor 'v'");
-                p.is_type = k0 == 't';
-                p.name = tstr[pn].substr(1);
-                p.value = pv;
-                if (p.is_type && pv >= count)
-                    return make_error_at(r.abs_pos(), "TNAM.param_value", "type index " + std::to_string(pv) + " >= " + std::to_string(count));
-                t.params.push_back(std::move(p));
-            }
-        }
-    }
+    if (auto tn = read_type_names(tnam->body, tstr, types); !tn) return tn.error();
     const uint64_t count = types.types.size();
     if (tbod) {
         ByteReader r = tbod->body;
@@ -249,21 +270,7 @@ Result<void> read_type_section(ByteReader type_sec, TypeTable& types) {
             if (opt & 0x80) return make_error_at(r.abs_pos(), "TBDY.opt", "attributes (opt 0x80) are not supported");
         }
     }
-    if (thsh) {
-        ByteReader r = thsh->body;
-        uint64_t n = 0;
-        if (!read_varint(r, n, "THSH.count")) return err_of(r);
-        if (!r.check_count(n, 5, "THSH.count")) return err_of(r);
-        for (uint64_t k = 0; k < n; ++k) {
-            uint64_t idx = 0;
-            if (!read_varint(r, idx, "THSH.type")) return err_of(r);
-            const uint32_t h = r.u32("THSH.hash");
-            if (r.failed()) return err_of(r);
-            if (idx == 0 || idx >= count) return make_error_at(r.abs_pos(), "THSH.type", "type index " + std::to_string(idx) + " out of range");
-            types.types[idx].hash = h;
-            types.types[idx].has_hash = true;
-        }
-    }
+    if (thsh) return read_type_hashes(thsh->body, types);
     return {};
 }
 
