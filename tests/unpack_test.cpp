@@ -10,7 +10,7 @@
 #include "corpus.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/dcx/dcx.h"
-#include "drape/game/unpack.h"
+#include "drape/convert/unpack.h"
 #include "drape/io/file.h"
 #include "drape/tpf/tpf.h"
 #include "run.h"

@@ -1,6 +1,9 @@
 #include "drape/io/file.h"
 
+#include <unistd.h>
+
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 
@@ -58,10 +61,25 @@ Result<void> write_file(const std::filesystem::path& path, const void* data, siz
     return {};
 }
 
-Result<void> write_file_atomic(const std::filesystem::path& path, const void* data, size_t size) {
+namespace {
+
+// A temporary name beside `path`, unique per process and call: concurrent writers (the convert
+// jobs) never share one.
+std::filesystem::path temporary_beside(const std::filesystem::path& path) {
+    static std::atomic<unsigned> counter{0};
     std::filesystem::path tmp = path;
-    tmp += ".drape-tmp";
-    if (auto w = write_file(tmp, data, size); !w) return w;
+    tmp += ".drape-tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+    return tmp;
+}
+
+Result<void> make_parent(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) return make_error("cannot create folder " + path.parent_path().string() + ": " + ec.message());
+    return {};
+}
+
+Result<void> move_into_place(const std::filesystem::path& tmp, const std::filesystem::path& path) {
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
@@ -71,6 +89,39 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const void* da
         return e;
     }
     return {};
+}
+
+}  // namespace
+
+Result<void> write_file_atomic(const std::filesystem::path& path, const void* data, size_t size) {
+    if (auto p = make_parent(path); !p) return p;
+    const std::filesystem::path tmp = temporary_beside(path);
+    if (auto w = write_file(tmp, data, size); !w) {
+        std::error_code ec;
+        std::filesystem::remove(tmp, ec);
+        return w;
+    }
+    return move_into_place(tmp, path);
+}
+
+Result<void> write_file_atomic(const std::filesystem::path& path, const std::function<bool(std::ostream&)>& write) {
+    if (auto p = make_parent(path); !p) return p;
+    const std::filesystem::path tmp = temporary_beside(path);
+    bool ok;
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        ok = out && write(out);
+        out.close();
+        ok = ok && !out.fail();
+    }
+    if (!ok) {
+        std::error_code ec;
+        std::filesystem::remove(tmp, ec);
+        Error e = make_error("cannot write the file");
+        e.chain.push_back(path.string());
+        return e;
+    }
+    return move_into_place(tmp, path);
 }
 
 namespace {

@@ -1,5 +1,5 @@
 // drape unpack: DCX, BND4, BXF4 and TPF containers to folders (the library does the work:
-// drape/game/unpack.h); this file parses the flags and prints.
+// drape/convert/unpack.h); this file parses the flags and prints.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "drape/bnd/bnd4.h"
 #include "drape/game/containers.h"
-#include "drape/game/unpack.h"
+#include "drape/convert/unpack.h"
 #include "drape/io/file.h"
 
 namespace drape::cli {

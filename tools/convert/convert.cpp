@@ -536,7 +536,7 @@ Report convert_folder(const fs::path& root, const fs::path& out, const Options& 
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // OUT/summary.json (atomic like every output).
     const std::string text = report.to_json().dump(1);
-    if (auto w = write_atomic(out / "summary.json", std::vector<uint8_t>(text.begin(), text.end())); !w)
+    if (auto w = write_file_atomic(out / "summary.json", std::vector<uint8_t>(text.begin(), text.end())); !w)
         report.skipped.push_back("summary.json: " + w.error().to_string());
     return report;
 }

@@ -39,51 +39,6 @@ namespace drape::convert {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-Result<void> write_atomic(const fs::path& path, const std::vector<uint8_t>& bytes) {
-    static std::atomic<unsigned> counter{0};
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) return make_error("cannot create folder " + path.parent_path().string() + ": " + ec.message(), "convert.output");
-    fs::path tmp = path;
-    tmp += ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
-    if (auto w = write_file(tmp, bytes); !w) {
-        fs::remove(tmp, ec);
-        return w;
-    }
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        return make_error("cannot rename into " + path.string() + ": " + ec.message(), "convert.output");
-    }
-    return {};
-}
-
-Result<void> write_atomic(const fs::path& path, const std::function<bool(std::ostream&)>& write) {
-    static std::atomic<unsigned> counter{0};
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) return make_error("cannot create folder " + path.parent_path().string() + ": " + ec.message(), "convert.output");
-    fs::path tmp = path;
-    tmp += ".tmp" + std::to_string(::getpid()) + "_s" + std::to_string(counter++);
-    bool ok;
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        ok = out && write(out);
-        out.close();
-        ok = ok && !out.fail();
-    }
-    if (!ok) {
-        fs::remove(tmp, ec);
-        return make_error("cannot write " + tmp.string(), "convert.output");
-    }
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        return make_error("cannot rename into " + path.string() + ": " + ec.message(), "convert.output");
-    }
-    return {};
-}
-
 namespace {
 
 // The cloth's figures over 150 steps at 30 Hz under `clip` (the sway of its rest pose without one):
@@ -716,7 +671,7 @@ Result<void> write_gltf(const ItemContext& c, exporters::GltfDocument& doc, Gltf
         if (options.bake) g.bake_glb = std::move(glb_bytes);  // the baked file is a .glb in every format
         fs::path path = c.stem_path;
         path += ".fbx";
-        if (auto w = write_atomic(path, *fbx); !w) return w.error();
+        if (auto w = write_file_atomic(path, *fbx); !w) return w.error();
         g.outputs.push_back(c.out_rel + ".fbx");
 #else
         return make_error("--format fbx: this drape was built without Assimp (libassimp-dev)", "convert.format");
@@ -727,8 +682,8 @@ Result<void> write_gltf(const ItemContext& c, exporters::GltfDocument& doc, Gltf
         fs::path bin = c.stem_path;
         bin += ".bin";
         const std::string text = doc.gltf_text(bin.filename().string());
-        if (auto w = write_atomic(bin, doc.bin()); !w) return w.error();
-        if (auto w = write_atomic(gltf, std::vector<uint8_t>(text.begin(), text.end())); !w) return w.error();
+        if (auto w = write_file_atomic(bin, doc.bin()); !w) return w.error();
+        if (auto w = write_file_atomic(gltf, std::vector<uint8_t>(text.begin(), text.end())); !w) return w.error();
         g.outputs.push_back(c.out_rel + ".gltf");
         g.outputs.push_back(c.out_rel + ".bin");
         if (options.bake) g.bake_glb = doc.glb();  // the baked file is a .glb in every format
@@ -737,8 +692,8 @@ Result<void> write_gltf(const ItemContext& c, exporters::GltfDocument& doc, Gltf
         glb += ".glb";
         if (options.bake) {  // the bake reads the document back: assemble it once in memory
             g.bake_glb = doc.glb();
-            if (auto w = write_atomic(glb, g.bake_glb); !w) return w.error();
-        } else if (auto w = write_atomic(glb, [&](std::ostream& o) { return doc.write_glb(o); }); !w) {
+            if (auto w = write_file_atomic(glb, g.bake_glb); !w) return w.error();
+        } else if (auto w = write_file_atomic(glb, [&](std::ostream& o) { return doc.write_glb(o); }); !w) {
             return w.error();
         }
         g.outputs.push_back(c.out_rel + ".glb");
@@ -909,7 +864,7 @@ Result<void> write_cloth_files(const ItemContext& c, ClothBranch& cb, const Clip
     for (auto& f : cb.files) {
         fs::path path = c.stem_path;
         path += f.suffix + ".drcloth";
-        if (auto w = write_atomic(path, f.bytes); !w) return w.error();
+        if (auto w = write_file_atomic(path, f.bytes); !w) return w.error();
         outputs.push_back(c.out_rel + f.suffix + ".drcloth");
         item_report["cloth_run"][c.out_rel + f.suffix + ".drcloth"] =
             cloth_run_report(f.bytes, clips.skeleton ? &*clips.skeleton : nullptr, g.run_clip ? &*g.run_clip : nullptr);
@@ -937,7 +892,7 @@ Result<void> write_bake(const ItemContext& c, const std::vector<uint8_t>& bake_g
     }
     fs::path p = c.stem_path;
     p += "_baked.glb";
-    if (auto w = write_atomic(p, *baked); !w) return w.error();
+    if (auto w = write_file_atomic(p, *baked); !w) return w.error();
     outputs.push_back(c.out_rel + "_baked.glb");
     item_report["bake"] = {{"file", c.out_rel + "_baked.glb"}, {"animation", brep.animation}, {"frames", brep.frames},
                            {"rate_hz", bo.rate}, {"meshes", brep.meshes}, {"vertex_offsets", brep.write.stored_vertices},
@@ -954,7 +909,7 @@ Result<void> write_item_report(const ItemContext& c, ItemResult& r, const ojson&
     const std::string text = rep.dump(1, ' ', false, ojson::error_handler_t::replace);
     fs::path rp = c.stem_path;
     rp += ".report.json";
-    if (auto w = write_atomic(rp, std::vector<uint8_t>(text.begin(), text.end())); !w) return w.error();
+    if (auto w = write_file_atomic(rp, std::vector<uint8_t>(text.begin(), text.end())); !w) return w.error();
     return {};
 }
 

@@ -93,10 +93,5 @@ nlohmann::ordered_json item_json(const ItemResult& r);
 // same place under the output folder).
 std::string relative_label(const std::filesystem::path& p, const std::filesystem::path& base);
 
-// Writes `path` through a temporary file in the same folder and a rename, so that an
-// interrupted run leaves no half-written file under the final name.
-Result<void> write_atomic(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
-// The same for content written by `write` (false when it failed), e.g. a .glb streamed out.
-Result<void> write_atomic(const std::filesystem::path& path, const std::function<bool(std::ostream&)>& write);
 
 }  // namespace drape::convert

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,8 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const void* da
 inline Result<void> write_file_atomic(const std::filesystem::path& path, Bytes data) {
     return write_file_atomic(path, data.data(), data.size());
 }
+// The same for content streamed by `write` (false when it failed), e.g. a large .glb.
+Result<void> write_file_atomic(const std::filesystem::path& path, const std::function<bool(std::ostream&)>& write);
 
 // Turns a name stored in a game file (a Windows path such as
 // `N:\GR\data\INTERROOT_win64\chr\c3000\c3000.hkx`) into a safe relative path: backslashes

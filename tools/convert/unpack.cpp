@@ -1,5 +1,5 @@
 // drape: unpacking DCX, BND4, BXF4 and TPF containers to folders with a repack manifest.
-#include "drape/game/unpack.h"
+#include "drape/convert/unpack.h"
 
 #include <set>
 #include <sstream>
