@@ -1,4 +1,4 @@
-// The cloth solver on the benchmark grid (runtime/src/solver/grid_workload.h), and Bullet's
+// The cloth solver on the benchmark grid (tools/solver_bench/grid_workload.h), and Bullet's
 // btSoftBody on the same grid, links and steps in the same run, so the ratio is measured side by
 // side (bullet_grid also times drape's step on the same grid right after Bullet's, by thread CPU
 // time, and reports bullet_over_drape). Bullet is linked into this benchmark only, never into the
@@ -13,7 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "solver/grid_workload.h"
+#include "drape/solver_bench.h"
+#include "grid_workload.h"
 
 namespace {
 
@@ -95,9 +96,9 @@ void bullet_grid(benchmark::State& state) {
     // (Bullet's linearised link projection), so it warms up 20 steps and is timed over the next
     // 100 (benchmark Iterations(100)), while it still hangs; bottom_y shows it stayed finite.
     for (int i = 0; i < 20; ++i) world.stepSimulation(1.0f / 60, 0);
-    const double t0 = bench_seconds();
+    const double t0 = drape::solver_bench::thread_seconds();
     for (auto _ : state) world.stepSimulation(1.0f / 60, 0);
-    const double bullet_ns = (bench_seconds() - t0) * 1e9 / double(state.iterations());
+    const double bullet_ns = (drape::solver_bench::thread_seconds() - t0) * 1e9 / double(state.iterations());
     set_counters(state, uint32_t(x.size()));
     // drape on the same workload right after, timed the same way (thread CPU time): the ratio of
     // this run, whatever the machine's load.
@@ -110,9 +111,9 @@ void bullet_grid(benchmark::State& state) {
         in.dt = 1.0f / 60;
         for (int i = 0; i < 120; ++i) step(*s, *st, in);
         const int n = 500;
-        const double d0 = bench_seconds();
+        const double d0 = drape::solver_bench::thread_seconds();
         for (int i = 0; i < n; ++i) step(*s, *st, in);
-        const double drape_ns = (bench_seconds() - d0) * 1e9 / n;
+        const double drape_ns = (drape::solver_bench::thread_seconds() - d0) * 1e9 / n;
         state.counters["drape_ns_per_particle_substep"] = drape_ns / double(s->particle_count);
         state.counters["bullet_over_drape"] = bullet_ns / drape_ns;
     }

@@ -31,7 +31,8 @@
 #include "drape/runtime.h"
 #include "havok_corpus.h"
 #include "rt_instance.h"
-#include "solver/grid_workload.h"
+#include "drape/solver_bench.h"
+#include "grid_workload.h"
 
 namespace {
 
@@ -264,10 +265,10 @@ void cloth_character(benchmark::State& state) {
     for (auto _ : state) one_step();
     // The ratio of this run: the character and the grid-32 step on the same clock, one after the other.
     const int n = 200;
-    const double t0 = drape::solver::bench_seconds();
+    const double t0 = drape::solver_bench::thread_seconds();
     for (int i = 0; i < n; ++i) one_step();
-    const double character_ns = (drape::solver::bench_seconds() - t0) * 1e9 / n;
-    const auto grid = drape::solver::bench_grid(32, 0, drape::solver::SolveMode::scheduled, 3, 0.05);
+    const double character_ns = (drape::solver_bench::thread_seconds() - t0) * 1e9 / n;
+    const auto grid = drape::solver_bench::bench_grid({.n = 32, .batches = 3, .min_batch_seconds = 0.05});
     state.SetLabel(k_files[index].file);
     state.counters["us_per_step"] = character_ns * 1e-3;
     state.counters["grid32_us_per_step"] = grid.ns_per_step * 1e-3;

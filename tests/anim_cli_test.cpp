@@ -6,7 +6,6 @@
 #include <functional>
 #include <vector>
 
-#include "commands.h"
 #include "corpus.h"
 #include "drape/anim/anibnd.h"
 #include "drape/bnd/bnd4.h"
@@ -17,28 +16,14 @@
 
 namespace {
 
-int run(std::vector<std::string> args) {
-    CLI::App app{"drape"};
-    drape::cli::GlobalOptions global;
-    global.quiet = true;
-    int code = 0;
-    drape::cli::register_animation(app, global, code);
-    std::vector<const char*> argv{"drape"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    try {
-        app.parse(int(argv.size()), argv.data());
-    } catch (const CLI::ParseError&) {
-        return drape::cli::k_exit_usage;
-    }
-    return code;
-}
+int run(std::vector<std::string> args) { return drape::test::run_drape(args).exit_code; }
 
 }  // namespace
 
 TEST_CASE("anim cli: drape animation writes a .glb, needs a skeleton, selects clips" * doctest::test_suite("corpus")) {
     const auto dir = drape::test::scratch_dir("anim_cli");
     const std::string out = (dir / "c2080.glb").string();
-    CHECK(run({"animation", drape::test::corpus("ds3/c2080.anibnd.dcx").string(), "-o", out, "--clip", "a000_000700"}) == drape::cli::k_exit_ok);
+    CHECK(run({"animation", drape::test::corpus("ds3/c2080.anibnd.dcx").string(), "-o", out, "--clip", "a000_000700"}) == drape::test::k_drape_ok);
     auto bytes = drape::read_file(out);
     REQUIRE(bytes);
     auto glb = drape::exporters::read_glb(*bytes);
@@ -47,14 +32,14 @@ TEST_CASE("anim cli: drape animation writes a .glb, needs a skeleton, selects cl
     CHECK(glb->json.find("\"a000_000000\"") == std::string::npos);
     // A loose clip without a skeleton of its own: refused, then accepted with --skeleton.
     const std::string bb = drape::test::corpus("bb/a000_003000.hkx").string();
-    CHECK(run({"animation", bb, "-o", (dir / "bb.glb").string()}) == drape::cli::k_exit_input);
+    CHECK(run({"animation", bb, "-o", (dir / "bb.glb").string()}) == drape::test::k_drape_input);
     CHECK(run({"animation", bb, "--skeleton", drape::test::corpus("bb/skeleton.HKX").string(), "-o", (dir / "bb.glb").string(),
-               "--no-root-motion", "--rate", "60"}) == drape::cli::k_exit_ok);
+               "--no-root-motion", "--rate", "60"}) == drape::test::k_drape_ok);
     CHECK(run({"animation", bb, "--clip", "nope", "--skeleton", drape::test::corpus("bb/skeleton.HKX").string(), "-o",
-               (dir / "x.glb").string()}) == drape::cli::k_exit_input);
-    CHECK(run({"animation", bb, "--mirror", "y", "-o", (dir / "x.glb").string()}) == drape::cli::k_exit_usage);
+               (dir / "x.glb").string()}) == drape::test::k_drape_input);
+    CHECK(run({"animation", bb, "--mirror", "y", "-o", (dir / "x.glb").string()}) == drape::test::k_drape_usage);
     // Not an animation file.
-    CHECK(run({"animation", drape::test::corpus("ds3/EliteKnight.tpf").string(), "-o", (dir / "x.glb").string()}) == drape::cli::k_exit_input);
+    CHECK(run({"animation", drape::test::corpus("ds3/EliteKnight.tpf").string(), "-o", (dir / "x.glb").string()}) == drape::test::k_drape_input);
 }
 
 TEST_CASE("anim cli: a clip that does not decode is listed with its reason and the exit code says so" * doctest::test_suite("corpus")) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 
+#include "run.h"
 #include "drape/game/containers.h"
 #include "corpus.h"
 #include "drape/exporters/cloth_export.h"
@@ -280,7 +281,6 @@ TEST_CASE("cloth corpus: DS3 display buffers of the mod's FLVERs are reported, n
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "commands.h"
 #include "drape/schema/cloth_generated.h"
 #include "drape/schema/verify.h"
 
@@ -324,19 +324,11 @@ const nlohmann::json& cloth_file(const nlohmann::json& input) {
 }
 
 std::string run_check_json(const std::vector<std::string>& files, int& exit_code) {
-    CLI::App app;
-    cli::GlobalOptions global;
-    exit_code = -1;
-    cli::register_check(app, global, exit_code);
-    std::vector<std::string> argv = {"drape", "check", "--json"};
-    argv.insert(argv.end(), files.begin(), files.end());
-    std::vector<const char*> cargv;
-    for (auto& s : argv) cargv.push_back(s.c_str());
-    std::ostringstream captured;
-    auto* old = std::cout.rdbuf(captured.rdbuf());
-    app.parse(int(cargv.size()), cargv.data());
-    std::cout.rdbuf(old);
-    return captured.str();
+    std::vector<std::string> args = {"check", "--json"};
+    args.insert(args.end(), files.begin(), files.end());
+    auto r = test::run_drape(args, true);
+    exit_code = r.exit_code;
+    return r.out;
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <thread>
 
+#include "run.h"
 #include "corpus.h"
 #include "gltf_read.h"
 #include "drape/exporters/gltf.h"
@@ -29,7 +30,6 @@
 #include "drape/exporters/textures.h"
 #include "drape/tpf/bc.h"
 #include "drape/tpf/tpf.h"
-#include "commands.h"
 #include <algorithm>
 
 using namespace drape;
@@ -429,24 +429,9 @@ TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleto
     CHECK(log.find("DRAPE_GODOT_OK " + std::to_string(cases.size())) != std::string::npos);
 }
 
-#include "commands.h"
 
 namespace {
-int run_cli(std::vector<std::string> args) {
-    CLI::App app;
-    drape::cli::GlobalOptions global;
-    global.quiet = true;
-    int exit_code = 0;
-    drape::cli::register_model(app, global, exit_code);
-    std::vector<const char*> argv{"drape"};
-    for (auto& a : args) argv.push_back(a.c_str());
-    try {
-        app.parse(int(argv.size()), const_cast<char**>(argv.data()));
-    } catch (const CLI::ParseError&) {
-        return drape::cli::k_exit_usage;
-    }
-    return exit_code;
-}
+int run_cli(std::vector<std::string> args) { return drape::test::run_drape(args).exit_code; }
 }  // namespace
 
 TEST_CASE("drape model: a .dcx binder to .glb with a bone report, a .mapbnd to .gltf, errors" * doctest::test_suite("corpus")) {
@@ -465,7 +450,7 @@ TEST_CASE("drape model: a .dcx binder to .glb with a bone report, a .mapbnd to .
     // A binder without a FLVER, and a missing --skeleton file.
     CHECK(run_cli({"model", test::corpus("ds3/c0000.anibnd.dcx").string(), "-o", (dir / "x.glb").string()}) == 1);
     CHECK_FALSE(fs::exists(dir / "x.glb"));
-    CHECK(run_cli({"model", test::corpus("ds3/EliteKnight.flver").string()}) == drape::cli::k_exit_usage);
+    CHECK(run_cli({"model", test::corpus("ds3/EliteKnight.flver").string()}) == drape::test::k_drape_usage);
 }
 
 TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materials_specular), originals in extras" * doctest::test_suite("corpus")) {

@@ -3,7 +3,7 @@
 
 #include <functional>
 
-#include "commands.h"
+#include "run.h"
 #include "corpus.h"
 #include "drape/havok/cloth.h"
 #include "havok_corpus.h"
@@ -248,20 +248,8 @@ TEST_CASE("hcl: a bad index in each rule is reported, naming object and member" 
 
 TEST_CASE("drape check: exit codes and report" * doctest::test_suite("corpus")) {
     auto run = [](std::vector<std::string> args) {
-        CLI::App app;
-        drape::cli::GlobalOptions global;
-        global.quiet = true;
-        int exit_code = -1;
-        drape::cli::register_check(app, global, exit_code);
-        std::vector<std::string> argv = {"drape", "check"};
-        argv.insert(argv.end(), args.begin(), args.end());
-        std::vector<const char*> cargv;
-        for (auto& s : argv) cargv.push_back(s.c_str());
-        std::ostringstream captured;
-        auto* old = std::cout.rdbuf(captured.rdbuf());
-        app.parse(int(cargv.size()), cargv.data());
-        std::cout.rdbuf(old);
-        return exit_code;
+        args.insert(args.begin(), {"--quiet", "check"});
+        return test::run_drape(args).exit_code;
     };
     CHECK(run({test::corpus("bb/c2020_c.hkx").string()}) == 0);
     CHECK(run({test::corpus("er/WP_A_0550_1.anibnd").string()}) == 0);
@@ -291,19 +279,8 @@ TEST_CASE("drape check: synthesized Sekiro and ER cloth tagfiles are read and re
             std::ofstream out(path, std::ios::binary);
             out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
         }
-        CLI::App app;
-        drape::cli::GlobalOptions global;
-        global.quiet = true;
-        int exit_code = -1;
-        drape::cli::register_check(app, global, exit_code);
-        std::vector<std::string> argv = {"drape", "check", path.string()};
-        std::vector<const char*> cargv;
-        for (auto& s : argv) cargv.push_back(s.c_str());
-        std::ostringstream captured;
-        auto* old = std::cout.rdbuf(captured.rdbuf());
-        app.parse(int(cargv.size()), cargv.data());
-        std::cout.rdbuf(old);
-        CHECK(exit_code == 1);
-        CHECK(captured.str().find(": hcl") != std::string::npos);
+        const auto r = test::run_drape({"--quiet", "check", path.string()}, true);
+        CHECK(r.exit_code == 1);
+        CHECK(r.out.find(": hcl") != std::string::npos);
     }
 }

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "solver/grid_workload.h"
+#include "grid_workload.h"
 #include "solver_support.h"
 
 using namespace drape::solver;

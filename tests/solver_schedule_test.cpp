@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "solver/grid_workload.h"
+#include "grid_workload.h"
 #include "solver_support.h"
 
 using namespace drape::solver;

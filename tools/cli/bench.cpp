@@ -1,9 +1,9 @@
 // drape bench --grid N [--capsules 2] [--sequential]: the solver's speed on the benchmark grid
-// (runtime/src/solver/grid_workload.h states it). Prints one line: ns_per_particle_substep=<value>.
+// (drape/solver_bench.h states it). Prints one line: ns_per_particle_substep=<value>.
 #include <cstdio>
 
 #include "commands.h"
-#include "solver/grid_workload.h"
+#include "drape/solver_bench.h"
 
 namespace drape::cli {
 
@@ -22,15 +22,18 @@ void register_bench(CLI::App& app, GlobalOptions&, int& exit_code) {
     cmd->add_flag("--sequential", opt->sequential, "the plain scalar loop in file order instead of the schedule");
     cmd->add_flag("--verbose", opt->verbose, "also print the step time, particles, links and levels");
     cmd->callback([opt, &exit_code] {
-        const auto r = solver::bench_grid(opt->grid, opt->capsules,
-                                          opt->sequential ? solver::SolveMode::sequential : solver::SolveMode::scheduled,
-                                          5, 0.2, uint8_t(opt->lanes));
+        solver_bench::GridOptions o;
+        o.n = opt->grid;
+        o.capsules = opt->capsules;
+        o.sequential = opt->sequential;
+        o.max_lanes = uint8_t(opt->lanes);
+        const auto r = solver_bench::bench_grid(o);
         std::printf("ns_per_particle_substep=%.3f\n", r.ns_per_particle_substep);
         if (opt->verbose)
             std::printf("ns_per_step=%.0f particles=%u links=%u levels=%u batches16=%u batches8=%u batches4=%u singles=%u "
                         "cpu_lanes=%u\n",
                         r.ns_per_step, r.particles, r.links, r.levels, r.batches16, r.batches8, r.batches4, r.singles,
-                        solver::widest_lanes());
+                        r.cpu_lanes);
         exit_code = r.particles ? k_exit_ok : k_exit_input;
     });
 }

@@ -1,4 +1,5 @@
-// drape solver: the benchmark grid (a hanging N x N cloth), as a sim cloth description.
+// The benchmark grid (a hanging N x N cloth) as a sim cloth description of the solver (a white-box
+// client of runtime/src/solver, as the solver's tests are).
 //
 // An N x N grid, 2 m x 2 m, hanging in the plane z = 0 (x in [-1, 1], top row at y = 2.5, bottom
 // row at y = 0.5), top row pinned, every other particle inverse mass 1; three standard-link sets
@@ -35,26 +36,5 @@ struct GridWorkload {
 
 // Fills `w` for an n x n grid (n >= 3) with `capsules` static capsules (0 or 2).
 void build_grid_workload(GridWorkload& w, uint32_t n, uint32_t capsules);
-
-}  // namespace drape::solver
-
-namespace drape::solver {
-
-struct GridBenchResult {
-    double ns_per_particle_substep = 0;  // median of the batches
-    double ns_per_step = 0;
-    uint32_t particles = 0, links = 0, levels = 0;
-    uint32_t batches16 = 0, batches8 = 0, batches4 = 0, singles = 0;  // of the first link run's schedule
-};
-
-// Seconds of this thread's CPU time (POSIX), else of the steady clock.
-double bench_seconds();
-
-// The benchmark's measurement (time as bench_seconds counts it): 1/60 s steps, 120 warm-up steps, then the median of `batches` batches
-// of at least `min_batch_seconds` each; pinned particles are counted. Single thread.
-// `max_lanes` as StepInputs::max_lanes (16: the widest the CPU has); below 16 the schedule is
-// also built of eight-lane batches (SimClothDesc::link_batch_lanes), as on a CPU without AVX-512.
-GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode = SolveMode::scheduled, int batches = 5,
-                           double min_batch_seconds = 0.2, uint8_t max_lanes = 16);
 
 }  // namespace drape::solver

@@ -1,7 +1,14 @@
-// drape solver: the benchmark grid (grid_workload.h states the workload).
-#include "solver/grid_workload.h"
+// The benchmark grid (grid_workload.h states the workload) and its timing (drape/solver_bench.h).
+#include "grid_workload.h"
 
+#include "drape/solver_bench.h"
+
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <vector>
+
+#include <time.h>
 
 namespace drape::solver {
 
@@ -72,17 +79,9 @@ void build_grid_workload(GridWorkload& w, uint32_t n, uint32_t capsules) {
 
 }  // namespace drape::solver
 
-#include <algorithm>
-#include <chrono>
-#if defined(__unix__) || defined(__APPLE__)
-#include <time.h>
-#endif
+namespace drape::solver_bench {
 
-namespace drape::solver {
-
-// The thread's CPU time where the system has it (a shared machine's wall clock counts the other
-// processes' turns too), else the steady clock.
-double bench_seconds() {
+double thread_seconds() {
 #if defined(CLOCK_THREAD_CPUTIME_ID)
     timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -92,32 +91,33 @@ double bench_seconds() {
 #endif
 }
 
-GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode, int batches, double min_batch_seconds,
-                           uint8_t max_lanes) {
+GridResult bench_grid(const GridOptions& o) {
+    using namespace solver;
     GridWorkload w;
-    build_grid_workload(w, n, capsules);
-    if (max_lanes < 16) w.desc.link_batch_lanes = 8;  // as on a CPU without AVX-512
+    build_grid_workload(w, o.n, o.capsules);
+    if (o.max_lanes < 16) w.desc.link_batch_lanes = 8;  // as on a CPU without AVX-512
     std::vector<Float4> setup_memory(setup_bytes(w.desc) / sizeof(Float4) + 1);
     const Setup* setup = build_setup(w.desc, setup_memory.data(), setup_memory.size() * sizeof(Float4));
-    GridBenchResult r;
+    GridResult r;
+    r.cpu_lanes = widest_lanes();
     if (!setup) return r;
     std::vector<Float4> state_memory(state_bytes(*setup, {}) / sizeof(Float4) + 1);
     State* state = build_state(*setup, {}, state_memory.data(), state_memory.size() * sizeof(Float4));
     StepInputs in;
     in.dt = 1.0f / 60;
-    in.mode = mode;
-    in.max_lanes = max_lanes;
+    in.mode = o.sequential ? SolveMode::sequential : SolveMode::scheduled;
+    in.max_lanes = o.max_lanes;
     for (int i = 0; i < 120; ++i) step(*setup, *state, in);
     std::vector<double> per_step;
-    for (int b = 0; b < batches; ++b) {
+    for (int b = 0; b < std::max(o.batches, 1); ++b) {
         uint64_t steps = 0;
-        const double t0 = bench_seconds();
+        const double t0 = thread_seconds();
         double elapsed = 0;
         do {
             for (int i = 0; i < 50; ++i) step(*setup, *state, in);
             steps += 50;
-            elapsed = bench_seconds() - t0;
-        } while (elapsed < min_batch_seconds);
+            elapsed = thread_seconds() - t0;
+        } while (elapsed < o.min_batch_seconds);
         per_step.push_back(elapsed * 1e9 / double(steps));
     }
     std::sort(per_step.begin(), per_step.end());
@@ -136,4 +136,4 @@ GridBenchResult bench_grid(uint32_t n, uint32_t capsules, SolveMode mode, int ba
     return r;
 }
 
-}  // namespace drape::solver
+}  // namespace drape::solver_bench
