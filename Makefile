@@ -97,13 +97,22 @@ $(BUILD_ASAN)/build.ninja:
 build: deps-build $(BUILD_RELEASE)/build.ninja
 	ninja -C $(BUILD_RELEASE) -j $(JOBS)
 
+# The game files the corpus tests read ($DRAPE_CORPUS, else ../shared/corpus beside the checkout).
+# Without them the tests labelled corpus are left out, and the run says how many.
+CORPUS := $(or $(DRAPE_CORPUS),$(abspath ../shared/corpus))
+HAVE_CORPUS := $(wildcard $(CORPUS)/MANIFEST.tsv)
+left_out = $(if $(HAVE_CORPUS),,@echo "make $@: no corpus at $(CORPUS) (set DRAPE_CORPUS): left out $$(cd $(1) && ctest -N -L corpus | sed -n 's/Total Tests: //p') tests labelled corpus")
+
 test-release: deps-test build
-	cd $(BUILD_RELEASE) && DRAPE_GLTF_VALIDATOR=$(CURDIR)/$(VALIDATOR) ctest -j $(JOBS) --output-on-failure
+	cd $(BUILD_RELEASE) && DRAPE_GLTF_VALIDATOR=$(CURDIR)/$(VALIDATOR) ctest -j $(JOBS) --output-on-failure $(if $(HAVE_CORPUS),,-LE corpus)
+	$(call left_out,$(BUILD_RELEASE))
 
 test-asan: deps-test $(BUILD_ASAN)/build.ninja
 	ninja -C $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  DRAPE_SKIP_EXTERNAL=1 ctest -j $(JOBS) --output-on-failure
+	  DRAPE_SKIP_EXTERNAL=1 ctest -j $(JOBS) --output-on-failure -LE '$(if $(HAVE_CORPUS),external,corpus|external)'
+	@echo "make $@: the tests labelled external (Blender, Godot, the validator) run in the release build only"
+	$(call left_out,$(BUILD_ASAN))
 
 # Both builds; ctest prints its summary line after each.
 test: test-release test-asan
@@ -142,11 +151,12 @@ fuzz: deps-test $(BUILD_FUZZ)/build.ninja
 # Every target from its seeds, dictionary and committed corpus (the inputs of its smoke test),
 # with a random seed: one at a time (fuzz-run) or one process per core (fuzz-long). Prints per
 # target the seconds, executions, coverage and findings (crash inputs in build/fuzz/artifacts/).
+# FUZZ_TARGETS="runtime_fuzz flver_fuzz" runs only those.
 fuzz-run: fuzz
-	sh tests/fuzz/fuzz.sh run $(BUILD_FUZZ) $(FUZZ_TIME) 1
+	sh tests/fuzz/fuzz.sh run $(BUILD_FUZZ) $(FUZZ_TIME) 1 $(FUZZ_TARGETS)
 
 fuzz-long: fuzz
-	sh tests/fuzz/fuzz.sh run $(BUILD_FUZZ) $(FUZZ_TIME) $(JOBS)
+	sh tests/fuzz/fuzz.sh run $(BUILD_FUZZ) $(FUZZ_TIME) $(JOBS) $(FUZZ_TARGETS)
 
 fuzz-minimize: fuzz
 	sh tests/fuzz/fuzz.sh minimize $(BUILD_FUZZ)

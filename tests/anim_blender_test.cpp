@@ -75,7 +75,7 @@ std::vector<std::array<double, 3>> world_positions(const havok::Skeleton& s, con
 
 }  // namespace
 
-TEST_CASE("anim blender: Blender plays an exported clip and a bone moves as the decoded data says" * doctest::test_suite("corpus")) {
+TEST_CASE("anim blender: Blender plays an exported clip and a bone moves as the decoded data says" * doctest::test_suite("corpus+external")) {
     const char* skip = std::getenv("DRAPE_SKIP_EXTERNAL");
     const bool have_blender = std::system("blender --version > /dev/null 2>&1") == 0;
     if (!have_blender) {

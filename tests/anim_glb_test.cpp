@@ -283,7 +283,7 @@ TEST_CASE("anim glb: --model adds the clips to an existing .glb, matching bones 
     CHECK(r3.error().reason.find("shorter than the header") != std::string::npos);
 }
 
-TEST_CASE("anim glb: every corpus clip exports, the Khronos validator finds no error" * doctest::test_suite("corpus")) {
+TEST_CASE("anim glb: every corpus clip exports, the Khronos validator finds no error" * doctest::test_suite("corpus+external")) {
     const auto dir = test::scratch_dir("anim_glb");
     struct Pair {
         const char* clips;

@@ -159,7 +159,7 @@ TEST_CASE("bake runtime: convert --bake on the sample writes chr/c9999_baked.glb
     CHECK(rep["bake"]["frames"] == SampleFacts::clip_frames);
 }
 
-TEST_CASE("bake runtime: Blender plays the runtime-baked sample and the unbaked one to the same frames, the cape differs by more than 2 cm and the body not") {
+TEST_CASE("bake runtime: Blender plays the runtime-baked sample and the unbaked one to the same frames, the cape differs by more than 2 cm and the body not" * doctest::test_suite("external")) {
     if (test::skip_external()) return;
     const auto& s = sample_converted();
     REQUIRE(fs::exists(s.out / "chr/c9999_baked.glb"));
@@ -226,7 +226,7 @@ TEST_CASE("bake runtime: c5000 baked over a second of a000_002000 keeps its node
                       << " vertex offsets), " << (double(b.report.write.bytes_added) / (double(b.report.frames - 1) / 30.0)) << " B per second of clip");
 }
 
-TEST_CASE("bake runtime: the Khronos validator reports no errors on c5000 baked" * doctest::test_suite("corpus")) {
+TEST_CASE("bake runtime: the Khronos validator reports no errors on c5000 baked" * doctest::test_suite("corpus+external")) {
     require_corpus();
     if (test::skip_external()) return;
     const Baked& b = c5000();
@@ -238,7 +238,7 @@ TEST_CASE("bake runtime: the Khronos validator reports no errors on c5000 baked"
     CHECK(rep["errors"].get<int>() == 0);
 }
 
-TEST_CASE("bake runtime: Blender plays c5000 baked and unbaked to the same frames of a000_002000, the cloth meshes differ and the others not" * doctest::test_suite("corpus")) {
+TEST_CASE("bake runtime: Blender plays c5000 baked and unbaked to the same frames of a000_002000, the cloth meshes differ and the others not" * doctest::test_suite("corpus+external")) {
     require_corpus();
     if (test::skip_external()) return;
     const Baked& b = c5000();
@@ -338,7 +338,7 @@ const C4361& c4361() {
 
 }  // namespace
 
-TEST_CASE("bake runtime: the bones c4361's cloth drives become channels, and Blender poses them where the runtime put them" * doctest::test_suite("corpus")) {
+TEST_CASE("bake runtime: the bones c4361's cloth drives become channels, and Blender poses them where the runtime put them" * doctest::test_suite("corpus+external")) {
     require_corpus();
     const C4361& c = c4361();
     const auto& rep = c.report;
@@ -426,7 +426,7 @@ fs::path no_triangle_glb() {
 
 }  // namespace
 
-TEST_CASE("bake runtime: a FLVER whose meshes have no triangles gives a .glb Blender imports without error") {
+TEST_CASE("bake runtime: a FLVER whose meshes have no triangles gives a .glb Blender imports without error" * doctest::test_suite("external")) {
     if (test::skip_external()) return;
     const fs::path glb = no_triangle_glb();
     const auto dir = test::scratch_dir("bake_runtime_no_triangles_blender");
@@ -442,7 +442,7 @@ TEST_CASE("bake runtime: a FLVER whose meshes have no triangles gives a .glb Ble
     CHECK(empties >= 1);
 }
 
-TEST_CASE("bake runtime: Godot 3 imports the runtime-baked sample and c5000 with their animations and moving blend shapes, and the model without triangles" * doctest::test_suite("corpus")) {
+TEST_CASE("bake runtime: Godot 3 imports the runtime-baked sample and c5000 with their animations and moving blend shapes, and the model without triangles" * doctest::test_suite("corpus+external")) {
     if (test::skip_external()) return;
     const auto& s = sample_converted();
     REQUIRE(fs::exists(s.out / "chr/c9999_baked.glb"));
@@ -524,7 +524,7 @@ struct Box {
 
 }  // namespace
 
-TEST_CASE("bake runtime: every corpus character its cloth binds to, baked, keeps every mesh inside the unbaked character's box at the first, middle and last frame, and its cloth meshes move" * doctest::test_suite("corpus")) {
+TEST_CASE("bake runtime: every corpus character its cloth binds to, baked, keeps every mesh inside the unbaked character's box at the first, middle and last frame, and its cloth meshes move" * doctest::test_suite("corpus+external")) {
     require_corpus();
     if (test::skip_external()) return;
     struct Case {
@@ -589,7 +589,7 @@ TEST_CASE("bake runtime: every corpus character its cloth binds to, baked, keeps
     CHECK(checked == std::size(cases));
 }
 
-TEST_CASE("blender add-on: installed from its zip, it plays c5000's cloth live under a000_002000, as the bake does, for 20 frames" * doctest::test_suite("corpus")) {
+TEST_CASE("blender add-on: installed from its zip, it plays c5000's cloth live under a000_002000, as the bake does, for 20 frames" * doctest::test_suite("corpus+external")) {
     require_corpus();
     if (test::skip_external()) return;
     const fs::path zip = fs::path(DRAPE_BINARY_DIR) / "blender/drape_cloth.zip";

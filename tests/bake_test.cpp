@@ -224,7 +224,7 @@ TEST_CASE("bake: without a clip the root sways, and the sway is a new animation 
     CHECK(std::abs((*a)[size_t(master)][8] - (*b)[size_t(master)][8]) > 0.5);  // sin(25 deg) either way
 }
 
-TEST_CASE("bake: Blender plays baked and unbaked to the same frames, the cape differs by the cloth's offset and the body not at all") {
+TEST_CASE("bake: Blender plays baked and unbaked to the same frames, the cape differs by the cloth's offset and the body not at all" * doctest::test_suite("external")) {
     if (skip_external()) return;
     REQUIRE_MESSAGE(std::system("blender --version > /dev/null 2>&1") == 0, "Blender is not installed (apt-get install blender), or set DRAPE_SKIP_EXTERNAL=1");
     const Sample s = sample();
@@ -283,7 +283,7 @@ std::vector<uint8_t> baked_sample() {
 
 }  // namespace
 
-TEST_CASE("bake: the Khronos validator reports no errors on the baked sample") {
+TEST_CASE("bake: the Khronos validator reports no errors on the baked sample" * doctest::test_suite("external")) {
     if (skip_external()) return;
     const auto dir = test::scratch_dir("bake_validator");
     REQUIRE(write_file(dir / "baked.glb", baked_sample()));
@@ -295,7 +295,7 @@ TEST_CASE("bake: the Khronos validator reports no errors on the baked sample") {
     CHECK(rep["errors"].get<int>() == 0);
 }
 
-TEST_CASE("bake: Godot 3 imports the baked sample with its blend shapes and the clip that keys them") {
+TEST_CASE("bake: Godot 3 imports the baked sample with its blend shapes and the clip that keys them" * doctest::test_suite("external")) {
     if (skip_external()) return;
     const fs::path dir = test::scratch_dir("bake_godot");
     REQUIRE(write_file(dir / "baked.glb", baked_sample()));

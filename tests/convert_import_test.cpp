@@ -161,7 +161,7 @@ TEST_CASE("convert imports: the er/game glbs are textured, base colour bound, ev
     CHECK(all[3].animations == 66);  // c5000.anibnd.dcx: 66
 }
 
-TEST_CASE("convert imports: the Khronos validator reports 0 errors on every er/game glb" * doctest::test_suite("corpus")) {
+TEST_CASE("convert imports: the Khronos validator reports 0 errors on every er/game glb" * doctest::test_suite("corpus+external")) {
     if (test::skip_external()) return;
     const auto& all = converted();
     REQUIRE(all.size() == 4);
@@ -176,7 +176,7 @@ TEST_CASE("convert imports: the Khronos validator reports 0 errors on every er/g
     }
 }
 
-TEST_CASE("convert imports: Blender imports every er/game glb with its meshes, vertices, bones and bind-pose bounds" * doctest::test_suite("corpus")) {
+TEST_CASE("convert imports: Blender imports every er/game glb with its meshes, vertices, bones and bind-pose bounds" * doctest::test_suite("corpus+external")) {
     if (test::skip_external()) return;
     const std::string blender = test::find_on_path("blender");
     REQUIRE_MESSAGE(!blender.empty(), "blender not found on PATH (apt-get install blender; or DRAPE_SKIP_EXTERNAL=1)");
@@ -217,7 +217,7 @@ TEST_CASE("convert imports: Blender imports every er/game glb with its meshes, v
     }
 }
 
-TEST_CASE("convert imports: Godot 3 imports every er/game glb with its meshes and a Skeleton of the game's bone names" * doctest::test_suite("corpus")) {
+TEST_CASE("convert imports: Godot 3 imports every er/game glb with its meshes and a Skeleton of the game's bone names" * doctest::test_suite("corpus+external")) {
     if (test::skip_external()) return;
     REQUIRE_MESSAGE(!test::find_on_path("godot3-server").empty(), "godot3-server not found on PATH (apt-get install godot3-server; or DRAPE_SKIP_EXTERNAL=1)");
     const auto& all = converted();

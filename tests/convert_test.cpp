@@ -600,7 +600,7 @@ SceneCount count_meshes(const fs::path& glb, uint32_t masks) {
 
 }  // namespace
 
-TEST_CASE("drape convert --regulation: each character shows the masks of its first NpcParam row, the masked meshes kept in a second scene" * doctest::test_suite("corpus")) {
+TEST_CASE("drape convert --regulation: each character shows the masks of its first NpcParam row, the masked meshes kept in a second scene" * doctest::test_suite("corpus+external")) {
     REQUIRE(fs::exists(test::corpus("er/game")));
     const fs::path regulation = test::corpus("er/regulation.112.decrypted.bin");
     const fs::path out = test::scratch_dir("convert_display_masks");

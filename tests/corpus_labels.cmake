@@ -1,17 +1,31 @@
-# Run after drape_tests is built: writes OUT, a CTest include file that gives the label "corpus" to
-# every test case of the doctest suite "corpus" (the ones that read ../shared/corpus), so that
-# `ctest -LE corpus` runs what needs no game file. (doctest_discover_tests' own ADD_LABELS splits
-# test names at their commas.)
-execute_process(COMMAND ${TESTS} --list-test-cases --test-suite=corpus --no-intro OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${TESTS} --list-test-cases failed (${rc})")
-endif()
-string(REPLACE "\n" ";" lines "${listing}")
-set(out "")
-foreach(line IN LISTS lines)
-  if(line STREQUAL "" OR line MATCHES "^\\[doctest\\]" OR line MATCHES "^====")
-    continue()
+# Run after drape_tests is built: writes OUT, a CTest include file that labels the test cases by
+# their doctest suite: "corpus" for the suites corpus and corpus+external (they read
+# ../shared/corpus), "external" for external and corpus+external (they hand files to Blender,
+# Godot or the Khronos validator). `ctest -LE corpus` runs what needs no game file, `ctest -LE
+# external` what needs no outside program. (doctest_discover_tests' own ADD_LABELS splits test
+# names at their commas.)
+set(names "")
+foreach(label corpus external)
+  execute_process(COMMAND ${TESTS} --list-test-cases "--test-suite=*${label}*" --no-intro OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${TESTS} --list-test-cases failed (${rc})")
   endif()
-  string(APPEND out "set_tests_properties([==[${line}]==] PROPERTIES LABELS corpus)\n")
+  string(REPLACE "\n" ";" lines "${listing}")
+  foreach(line IN LISTS lines)
+    if(line STREQUAL "" OR line MATCHES "^\\[doctest\\]" OR line MATCHES "^====")
+      continue()
+    endif()
+    string(MD5 key "${line}")
+    if(NOT DEFINED labels_${key})
+      list(APPEND names "${line}")
+      set(name_${key} "${line}")
+    endif()
+    list(APPEND labels_${key} ${label})
+  endforeach()
+endforeach()
+set(out "")
+foreach(line IN LISTS names)
+  string(MD5 key "${line}")
+  string(APPEND out "set_tests_properties([==[${line}]==] PROPERTIES LABELS \"${labels_${key}}\")\n")
 endforeach()
 file(WRITE ${OUT} "${out}")

@@ -104,7 +104,7 @@ json blender_import(const std::filesystem::path& fbx, const std::filesystem::pat
 
 }  // namespace
 
-TEST_CASE("fbx: a skinned model's FBX has the glb's meshes, vertices and bone names (Assimp and Blender)" * doctest::test_suite("corpus")) {
+TEST_CASE("fbx: a skinned model's FBX has the glb's meshes, vertices and bone names (Assimp and Blender)" * doctest::test_suite("corpus+external")) {
     auto items = test::flvers_in("ds3/EliteKnight.flver");
     REQUIRE(items.size() == 1);
     auto model = flver::read_flver(items[0].bytes);
@@ -137,7 +137,7 @@ TEST_CASE("fbx: a skinned model's FBX has the glb's meshes, vertices and bone na
     for (const auto& j : facts.joints) CHECK_MESSAGE(blender_bones.count(j) == 1, j);
 }
 
-TEST_CASE("fbx: a clip's FBX carries the animation on the named bones (Assimp and Blender)" * doctest::test_suite("corpus")) {
+TEST_CASE("fbx: a clip's FBX carries the animation on the named bones (Assimp and Blender)" * doctest::test_suite("corpus+external")) {
     auto clips = anim::read_clip_set(test::load(test::corpus("bb/a000_003000.hkx")), "bb/a000_003000.hkx");
     auto skels = anim::read_clip_set(test::load(test::corpus("bb/skeleton.HKX")), "bb/skeleton.HKX");
     REQUIRE(clips);
@@ -178,7 +178,7 @@ TEST_CASE("fbx: a clip's FBX carries the animation on the named bones (Assimp an
     CHECK(found == skel.bone_names.size());
 }
 
-TEST_CASE("fbx: drape convert --format fbx on a game folder: the glb's meshes, triangles, bones and clip (Assimp and Blender)") {
+TEST_CASE("fbx: drape convert --format fbx on a game folder: the glb's meshes, triangles, bones and clip (Assimp and Blender)" * doctest::test_suite("external")) {
     // The sample game (a character with skeleton, clip, textures and cloth), converted twice:
     // glb (the reference, read as JSON) and fbx (read back with Assimp and Blender).
     const auto dir = test::scratch_dir("fbx_convert");

@@ -291,7 +291,7 @@ TEST_CASE("gltf: bone-match report on the FLVER's own skeleton and a hand-made o
     }
 }
 
-TEST_CASE("gltf: the Khronos validator reports no errors on any output") {
+TEST_CASE("gltf: the Khronos validator reports no errors on any output" * doctest::test_suite("external")) {
     if (skip_external()) return;
     std::string node = find_on_path("node");
     REQUIRE_MESSAGE(!node.empty(), "node not found on PATH (apt-get install nodejs; or DRAPE_SKIP_EXTERNAL=1)");
@@ -325,7 +325,7 @@ TEST_CASE("gltf: the Khronos validator reports no errors on any output") {
     }
 }
 
-TEST_CASE("gltf: Blender imports every output with the FLVER's meshes, vertices, bones and bind-pose bounds") {
+TEST_CASE("gltf: Blender imports every output with the FLVER's meshes, vertices, bones and bind-pose bounds" * doctest::test_suite("external")) {
     if (skip_external()) return;
     std::string blender = find_on_path("blender");
     REQUIRE_MESSAGE(!blender.empty(), "blender not found on PATH (apt-get install blender; or DRAPE_SKIP_EXTERNAL=1)");
@@ -374,7 +374,7 @@ TEST_CASE("gltf: Blender imports every output with the FLVER's meshes, vertices,
     }
 }
 
-TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleton with the game's bone names" * doctest::test_suite("corpus")) {
+TEST_CASE("gltf: Godot 3 imports every output and finds the meshes and a Skeleton with the game's bone names" * doctest::test_suite("corpus+external")) {
     if (skip_external()) return;
     std::string godot = find_on_path("godot3-server");
     REQUIRE_MESSAGE(!godot.empty(), "godot3-server not found on PATH (apt-get install godot3-server; or DRAPE_SKIP_EXTERNAL=1)");
@@ -453,7 +453,7 @@ TEST_CASE("drape model: a .dcx binder to .glb with a bone report, a .mapbnd to .
     CHECK(run_cli({"model", test::corpus("ds3/EliteKnight.flver").string()}) == drape::test::k_drape_usage);
 }
 
-TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materials_specular), originals in extras" * doctest::test_suite("corpus")) {
+TEST_CASE("gltf: textures bind by role (_a base colour, _n normal, _r KHR_materials_specular), originals in extras" * doctest::test_suite("corpus+external")) {
     const Output* t = nullptr;
     for (const auto& o : outputs())
         if (o.path.filename() == "EliteKnight_textured.glb") t = &o;

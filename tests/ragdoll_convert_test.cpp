@@ -57,7 +57,7 @@ Pose local_pose(const json& n) {
 
 }  // namespace
 
-TEST_CASE("ragdoll convert: c5000's glb has one OMI_physics_body node per body, on its bone, where the file puts it" * doctest::test_suite("corpus")) {
+TEST_CASE("ragdoll convert: c5000's glb has one OMI_physics_body node per body, on its bone, where the file puts it" * doctest::test_suite("corpus+external")) {
     REQUIRE_MESSAGE(fs::exists(test::corpus("er/game/chr/c5000.chrbnd.dcx")), "no corpus at " << test::corpus_dir().string());
     // The count the file declares, through the generic view.
     auto f = test::load_hkx("er/game/chr/c5000.chrbnd.dcx", "c5000.hkx");

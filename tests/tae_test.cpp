@@ -429,7 +429,7 @@ TEST_CASE("tae: whole ids agree with the clip files the corpus entries name" * d
     CHECK(agree * 100 >= named * 95);
 }
 
-TEST_CASE("tae: convert of Elden Ring c5000 carries events in its animations" * doctest::test_suite("corpus")) {
+TEST_CASE("tae: convert of Elden Ring c5000 carries events in its animations" * doctest::test_suite("corpus+external")) {
     require_corpus();
     const fs::path out = test::scratch_dir("tae_convert_c5000");
     convert::Options o;

@@ -5,8 +5,9 @@
 # drape_fuzz_seeds wrote, the committed corpus tests/fuzz/corpus/<target>, and any folder of
 # committed files it also starts from), the same inputs as its smoke test.
 #
-#   fuzz.sh run BUILD SECONDS [JOBS]   every target for SECONDS with a random seed, JOBS at a time
-#                                      (default: the number of cores); grown corpora in
+#   fuzz.sh run BUILD SECONDS [JOBS] [TARGET...]
+#                                      every target (or the named ones) for SECONDS with a random
+#                                      seed, JOBS at a time (default: the number of cores); grown corpora in
 #                                      BUILD/corpus/<target>, crashes in BUILD/artifacts/<target>,
 #                                      logs in BUILD/logs/<target>.log; then one line per target:
 #                                      seconds, executions, coverage (cov), crashes found
@@ -20,14 +21,23 @@ here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
 
 usage() {
-    echo "usage: fuzz.sh run BUILD SECONDS [JOBS] | fuzz.sh minimize BUILD" >&2
+    echo "usage: fuzz.sh run BUILD SECONDS [JOBS] [TARGET...] | fuzz.sh minimize BUILD" >&2
     exit 2
 }
 
-targets() {
-    for exe in "$1"/tests/*_fuzz; do
-        [ -x "$exe" ] && echo "$exe"
-    done
+targets() {  # BUILD [TARGET...]
+    build=$1
+    shift
+    if [ $# -eq 0 ]; then
+        for exe in "$build"/tests/*_fuzz; do
+            [ -x "$exe" ] && echo "$exe"
+        done
+    else
+        for t in "$@"; do
+            [ -x "$build/tests/$t" ] || { echo "fuzz.sh: no target $t in $build/tests" >&2; exit 2; }
+            echo "$build/tests/$t"
+        done
+    fi
 }
 
 # The target's arguments from its .args file, appended to "$@" of the caller through eval-free
@@ -120,9 +130,12 @@ command=$1 build=$(cd "$2" && pwd)
 case "$command" in
     run)
         [ $# -ge 3 ] || usage
-        jobs=${4:-$(nproc)}
+        seconds=$3 jobs=${4:-$(nproc)}
+        shift 3
+        [ $# -gt 0 ] && shift
         # One process per core: the targets queue through xargs -P.
-        targets "$build" | xargs -P "$jobs" -I{} sh "$0" one "$build" "$3" {}
+        list=$(targets "$build" "$@")
+        echo "$list" | xargs -P "$jobs" -I{} sh "$0" one "$build" "$seconds" {}
         ;;
     one) run_one "$build" "$3" "$4" ;;
     minimize)

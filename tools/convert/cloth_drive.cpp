@@ -324,18 +324,26 @@ CollidableRef collidable_ref(const fb::Collidable* col, const fb::CollidableTran
 
 // The links, particles and collidables of sim cloth `sd`.
 void probe_sim(const fb::ClothFile* root, const fb::SimClothData* sd, SimProbe& ps) {
+    std::vector<float> inv_mass;
+    if (sd->particle_datas())
+        for (const auto* pd : *sd->particle_datas()) inv_mass.push_back(pd->inv_mass());
+    auto w = [&](uint32_t p) { return p < inv_mass.size() ? inv_mass[p] : 0.0f; };
     auto add = [&](auto* set, LinkKind kind, auto rest_of, auto stiffness_of) {
         if (!set || !set->links()) return;
         for (const auto* k : *set->links()) ps.links.push_back({k->particle_a(), k->particle_b(), rest_of(k), kind, stiffness_of(k)});
     };
-    auto stiffness = [](const auto* k) { return k->stiffness(); };
+    // The stiffness the link is solved with (docs/runtime.md, link stiffness): standard,
+    // bend and compressible links store it divided by their ends' inverse-mass sum, stretch
+    // links as it is.
+    auto shared = [&](const auto* k) { return k->stiffness() * (w(k->particle_a()) + w(k->particle_b())); };
     if (sd->static_constraint_sets())
         for (const fb::ConstraintSet* cs : *sd->static_constraint_sets()) {
-            add(cs->data_as_StandardLinkSet(), LinkKind::standard, [](const auto* k) { return k->rest_length(); }, stiffness);
-            add(cs->data_as_StretchLinkSet(), LinkKind::stretch, [](const auto* k) { return k->rest_length(); }, stiffness);
+            add(cs->data_as_StandardLinkSet(), LinkKind::standard, [](const auto* k) { return k->rest_length(); }, shared);
+            add(cs->data_as_StretchLinkSet(), LinkKind::stretch, [](const auto* k) { return k->rest_length(); },
+                [](const auto* k) { return k->stiffness(); });
             add(cs->data_as_BendLinkSet(), LinkKind::bend, [](const auto* k) { return k->stretch_max_length(); },
-                [](const auto* k) { return k->stretch_stiffness(); });
-            add(cs->data_as_CompressibleLinkSet(), LinkKind::compressible, [](const auto* k) { return k->rest_length(); }, stiffness);
+                [&](const auto* k) { return k->stretch_stiffness() * (w(k->particle_a()) + w(k->particle_b())); });
+            add(cs->data_as_CompressibleLinkSet(), LinkKind::compressible, [](const auto* k) { return k->rest_length(); }, shared);
             if (const auto* lr = cs->data_as_LocalRangeSet(); lr && lr->local_constraints()) {
                 const uint32_t buffer = lr->reference_mesh_buffer_index();
                 for (const auto* l : *lr->local_constraints())
@@ -448,7 +456,8 @@ void measure_skin(const SimProbe& ps, BufferReader& buffers, SimStats& st) {
 
 // Signed distance of every particle to every collidable it collides with, where the step's
 // collision had it (driven to bone x offset, moved by its velocities each substep).
-void measure_collisions(SimProbe& ps, drape_instance* inst, uint32_t s, const std::vector<float>& pose, uint32_t nt, SimStats& st) {
+void measure_collisions(SimProbe& ps, drape_instance* inst, uint32_t s, const std::vector<float>& pose, uint32_t nt, BufferReader& buffers,
+                        SimStats& st) {
     const size_t np = ps.xyz.size() / 3;
     ps.dist.assign(np * ps.collidables.size(), 1e30f);
     for (size_t k = 0; k < ps.collidables.size(); ++k) {
@@ -467,15 +476,22 @@ void measure_collisions(SimProbe& ps, drape_instance* inst, uint32_t s, const st
             a[q] = ((w[size_t(q)] * r.a[0] + w[size_t(12 + q)]) + w[size_t(4 + q)] * r.a[1]) + w[size_t(8 + q)] * r.a[2];
             b[q] = ((w[size_t(q)] * r.b[0] + w[size_t(12 + q)]) + w[size_t(4 + q)] * r.b[1]) + w[size_t(8 + q)] * r.b[2];
         }
+        auto signed_distance = [&](const float* p) {
+            if (r.kind == 1) return distance3(p, a) - r.ra;
+            if (r.kind == 3) return dist_point_segment(p, a, b) - r.ra;
+            return round_cone_distance(p, a, r.ra, b, r.rb);
+        };
+        auto collides = [&](size_t i) { return k < 32 && i < ps.masks.size() && ((ps.masks[i] >> k) & 1u); };
         for (size_t i = 0; i < np; ++i) {
-            if (k >= 32 || i >= ps.masks.size() || !((ps.masks[i] >> k) & 1u)) continue;
-            const float* p = &ps.xyz[i * 3];
-            float d;
-            if (r.kind == 1) d = distance3(p, a) - r.ra;
-            else if (r.kind == 3) d = dist_point_segment(p, a, b) - r.ra;
-            else d = round_cone_distance(p, a, r.ra, b, r.rb);
+            if (!collides(i)) continue;
+            const float d = signed_distance(&ps.xyz[i * 3]);
             st.max_penetration_m = std::max(st.max_penetration_m, -d);
             ps.dist[i * ps.collidables.size() + k] = d;
+        }
+        for (const LocalRange& lr : ps.ranges) {
+            const std::vector<float>* ref = buffers.get(lr.buffer, DRAPE_STREAM_POSITION);
+            if (!collides(lr.particle) || size_t(lr.vertex) * 3 + 2 >= ref->size()) continue;
+            st.max_reference_penetration_m = std::max(st.max_reference_penetration_m, -signed_distance(&(*ref)[size_t(lr.vertex) * 3]));
         }
     }
     for (size_t i = 0; i < np && !ps.collidables.empty(); ++i) {
@@ -592,7 +608,7 @@ Result<void> run_cloth_data(const drape_cloth_file* file, const fb::ClothFile* r
             measure_energy(ps, step, options, st);
             measure_links(ps, step, st);
             measure_skin(ps, buffers, st);
-            measure_collisions(ps, inst, s, pose, nt, st);
+            measure_collisions(ps, inst, s, pose, nt, buffers, st);
         }
         if (!driven.empty()) driven_distance = std::max(driven_distance, driven_bone_distance(inst, driven, sims));
     }
