@@ -18,7 +18,7 @@ for cfg in "g++ gcc -O0" "g++ gcc -O3" "clang++ clang -O2"; do
         -DCMAKE_CXX_FLAGS="$3" -DCMAKE_C_FLAGS="$3" $launcher > "$dir.log" 2>&1 \
     || { cat "$dir.log"; exit 1; }
   ninja -C "$dir" -j2 runtime_hash >> "$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
-  h=$("$dir/runtime_hash" "$cloth" 300 2>&1) || { echo "$h"; case "$h" in *"verifier refused"*) echo "the exporter does not write schema 2.0 yet"; exit 77;; esac; exit 1; }
+  h=$("$dir/runtime_hash" "$cloth" 300 2>&1) || { echo "$h"; exit 1; }
   echo "$1 $3: $h"
   hashes="$hashes$h
 "
