@@ -81,7 +81,10 @@ LoadedFile* loaded(size_t index) {
 }
 
 using drape::rt::OpKind;
-enum class Kind { all, skin, move_particles, simulate, vertex_frames, mesh_mesh_deform };
+// The operator kinds timed apart. copy_convert: copies, gathers and the input and output
+// conversions (the rest of a program).
+enum class Kind { all, skin, move_particles, simulate, vertex_frames, mesh_mesh_deform, bone_deform, copy_convert };
+constexpr const char* k_kind_names[] = {"all", "skin", "move_particles", "simulate", "vertex_frames", "mesh_mesh_deform", "bone_deform", "copy_convert"};
 bool in_kind(OpKind k, Kind kind) {
     switch (kind) {
         case Kind::all: return true;
@@ -90,9 +93,24 @@ bool in_kind(OpKind k, Kind kind) {
         case Kind::simulate: return k == OpKind::simulate;
         case Kind::vertex_frames: return k == OpKind::update_all_vertex_frames || k == OpKind::update_some_vertex_frames;
         case Kind::mesh_mesh_deform:
-            return k == OpKind::object_space_mesh_mesh_deform || k == OpKind::bone_space_mesh_mesh_deform;
+            return k == OpKind::object_space_mesh_mesh_deform || k == OpKind::bone_space_mesh_mesh_deform || k == OpKind::mesh_mesh_deform_2014;
+        case Kind::bone_deform: return k == OpKind::simple_mesh_bone_deform || k == OpKind::mesh_bone_deform;
+        case Kind::copy_convert:
+            return k == OpKind::copy_vertices || k == OpKind::gather_all || k == OpKind::gather_some || k == OpKind::input_convert ||
+                   k == OpKind::output_convert;
     }
     return false;
+}
+// Cloth data `c`'s model with only the operators of `kind` in each state.
+drape::rt::ClothModel only_kind(const drape_cloth_file* f, uint32_t c, Kind kind) {
+    drape::rt::ClothModel only = f->model.cloths[c];
+    for (auto& st : only.states) {
+        std::vector<uint32_t> keep;
+        for (uint32_t oi : st.operators)
+            if (in_kind(only.operators[oi].kind, kind)) keep.push_back(oi);
+        st.operators = keep;
+    }
+    return only;
 }
 // Operators of `kind` in the cloth data's state 0.
 size_t ops_of(const drape_cloth_file* f, uint32_t cloth, Kind kind) {
@@ -131,7 +149,10 @@ struct Characters {
     std::vector<drape_instance*> instances;
     std::vector<std::vector<float>> poses;
     std::string error;  // why an instance could not be made (empty: every one was)
-    Characters(const drape_cloth_file* f, int copies) {
+    std::vector<std::unique_ptr<drape::rt::ClothModel>> models;  // with Kind other than all
+    const drape_cloth_file* file = nullptr;
+    // With `kind` other than all each instance runs only the operators of that kind (rt_instance.h).
+    Characters(const drape_cloth_file* f, int copies, Kind kind = Kind::all) : file(f) {
         for (int character = 0; character < copies; ++character)
             for (uint32_t c = 0; c < drape_cloth_data_count(f); ++c) {
                 drape_instance_def def = drape_default_instance_def();
@@ -142,6 +163,10 @@ struct Characters {
                     error = err.message;
                     return;
                 }
+                if (kind != Kind::all) {
+                    models.push_back(std::make_unique<drape::rt::ClothModel>(only_kind(f, c, kind)));
+                    inst->cloth = models.back().get();
+                }
                 std::vector<float> pose = identity_pose(f, c);
                 move_root(inst, pose, 0);
                 drape_instance_reset(inst);
@@ -150,7 +175,10 @@ struct Characters {
             }
     }
     ~Characters() {
-        for (auto* inst : instances) drape_instance_destroy(inst);
+        for (auto* inst : instances) {
+            inst->cloth = &file->model.cloths[inst->cloth_index];
+            drape_instance_destroy(inst);
+        }
     }
     // Every instance's moving root at step k.
     void pose(uint32_t k) {
@@ -168,13 +196,7 @@ void run_cloth(benchmark::State& state, const drape_cloth_file* f, uint32_t clot
         state.SkipWithError(err.message);
         return;
     }
-    drape::rt::ClothModel only = f->model.cloths[cloth];
-    for (auto& st : only.states) {
-        std::vector<uint32_t> keep;
-        for (uint32_t oi : st.operators)
-            if (in_kind(only.operators[oi].kind, kind)) keep.push_back(oi);
-        st.operators = keep;
-    }
+    drape::rt::ClothModel only = only_kind(f, cloth, kind);
     if (kind != Kind::all) inst->cloth = &only;
     std::vector<float> pose = identity_pose(f, cloth);
     move_root(inst, pose, 0);
@@ -275,6 +297,35 @@ void cloth_character(benchmark::State& state) {
     state.counters["grid32_steps"] = character_ns / grid.ns_per_step;
     state.counters["particles"] = particles;
     state.counters["ns_per_particle"] = particles ? character_ns / particles : 0;
+}
+
+// Where a character's time goes: every cloth data of corpus file range(0), its default state,
+// with only the operators of kind range(1) (copy_convert: copies, gathers, conversions), stepped
+// at 30 Hz under the moving root. The kinds of one file add up to about its cloth_character time
+// (each run alone misses what the others would leave in the cache).
+void cloth_character_kind(benchmark::State& state) {
+    const size_t index = size_t(state.range(0));
+    const Kind kind = Kind(state.range(1));
+    const LoadedFile* lf = loaded(index);
+    if (!lf) {
+        state.SkipWithError("corpus file missing or the exporter failed");
+        return;
+    }
+    Characters one(lf->file, 1, kind);
+    if (!one.error.empty()) {
+        state.SkipWithError(one.error.c_str());
+        return;
+    }
+    size_t operators = 0;
+    for (uint32_t c = 0; c < drape_cloth_data_count(lf->file); ++c) operators += ops_of(lf->file, c, kind);
+    uint32_t k = 0;
+    for (auto _ : state) {
+        one.pose(k++);
+        for (auto* inst : one.instances) drape_instance_step(inst, 1.0f / 30);
+    }
+    state.SetLabel(std::string(k_files[index].file) + " " + k_kind_names[size_t(kind)]);
+    state.counters["us_per_step"] = benchmark::Counter(double(state.iterations()) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["operators"] = double(operators);
 }
 
 // A host task system for drape_instances_step: [0, count) split over `workers` threads spawned
@@ -390,6 +441,10 @@ void cloth_many_characters(benchmark::State& state) {
 
 BENCHMARK(cloth_many_characters)->ArgNames({"threads", "pool"})->Args({1, 0})->Args({2, 0})->Args({2, 1})->UseRealTime()->MinTime(0.5);
 BENCHMARK(cloth_character)->ArgName("file")->DenseRange(0, int(std::size(k_files)) - 1)->MinTime(0.2);
+BENCHMARK(cloth_character_kind)
+    ->ArgNames({"file", "kind_skin1_move2_simulate3_frames4_meshmesh5_bone6_copy7"})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, int(std::size(k_files)) - 1, 1), benchmark::CreateDenseRange(1, 7, 1)})
+    ->MinTime(0.1);
 BENCHMARK(cloth_corpus_largest)->MinTime(0.2);
 BENCHMARK(cloth_operator_kind)
     ->ArgName("kind_skin1_move2_simulate3_frames4_meshmesh5")

@@ -58,7 +58,9 @@ TEST_CASE("runtime 2014 mesh-mesh deform on BB c2020_c and DS3 c1400: at the res
                 in.triangles = in_def.triangles.data(), in.triangle_count = uint32_t(in_def.triangles.size() / 3);
                 REQUIRE(in.triangle_count > 0);
                 out.p = out_p.data(), out.n = out_n.data(), out.count = cm.buffers[op.output_buffer].num_vertices;
-                run_mesh_mesh_deform_2014(op, in, out);
+                std::vector<Mat4> frames(op.frames.size());
+                Scratch scratch{frames.data(), uint32_t(frames.size()), {nullptr, nullptr, nullptr}, 0};
+                run_mesh_mesh_deform_2014(op, in, out, scratch);
                 auto rest = [&](uint32_t i) { return D3{sc.rest_x[i], sc.rest_y[i], sc.rest_z[i]}; };
                 double worst_spread = 0, worst_blend = 0, worst_normal = 0;
                 for (size_t v = 0; v + 1 < op.first_pair.size(); ++v) {

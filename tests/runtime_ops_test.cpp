@@ -209,7 +209,10 @@ TEST_CASE("runtime 2014 mesh-mesh deform: weighted points in centroid triangle f
     op.local_p = {0.5f, 0.25f, 2.0f, 1.0f, 0.0f, 0.5f};
     op.local_n = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
     op.normals = true;
-    run_mesh_mesh_deform_2014(op, in.data, out.data);
+    index_frames(op, 2);
+    std::vector<Mat4> frames(op.frames.size());
+    Scratch scratch{frames.data(), uint32_t(frames.size()), {nullptr, nullptr, nullptr}, 0};
+    run_mesh_mesh_deform_2014(op, in.data, out.data, scratch);
     CHECK(out.p[4] == 0.75f);
     CHECK(out.p[5] == -0.1875f);
     CHECK(out.p[6] == 4.5f);
@@ -222,6 +225,6 @@ TEST_CASE("runtime 2014 mesh-mesh deform: weighted points in centroid triangle f
     }
     op.normals = false;
     out.n[4] = 5;
-    run_mesh_mesh_deform_2014(op, in.data, out.data);
+    run_mesh_mesh_deform_2014(op, in.data, out.data, scratch);
     CHECK(out.n[4] == 5.0f);  // deformNormals off: normals not written
 }

@@ -349,7 +349,7 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
             case OpKind::mesh_mesh_deform_2014: {
                 const MeshMeshDeform2014Op& d = m.mesh_mesh_2014[op.payload];
                 BufferData out = buf(inst, st, d.output_buffer);
-                run_mesh_mesh_deform_2014(d, buf(inst, st, d.input_buffer), out);
+                run_mesh_mesh_deform_2014(d, buf(inst, st, d.input_buffer), out, inst.scratch);
                 break;
             }
             case OpKind::unsupported: break;

@@ -589,6 +589,8 @@ bool load_mesh_mesh_2014(OpScope& c, const fb::MeshMeshDeformOperator* s, Operat
     if (size_of(s->triangle_vertex_start_for_vertex()) != 0 || np != 0) {
         if (!read_vertex_pair_starts(c, s, nv, np, d) || !read_triangle_vertex_pairs(c, s, tris, d)) return false;
     }
+    index_frames(d, tris);
+    c.m.max_subset = std::max(c.m.max_subset, uint32_t(d.frames.size()));
     return emit(out, OpKind::mesh_mesh_deform_2014, c.m.mesh_mesh_2014, std::move(d));
 }
 

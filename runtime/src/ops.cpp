@@ -232,14 +232,24 @@ Mat4 triangle_frame(const BufferData& in, uint32_t triangle) {
     return f;
 }
 
-void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData& in, BufferData& out) {
+void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count) {
+    std::vector<uint32_t> entry(triangle_count, UINT32_MAX);
+    op.frames.clear(), op.frame_of_pair.clear();
+    for (uint16_t t : op.triangle) {
+        if (entry[t] == UINT32_MAX) entry[t] = uint32_t(op.frames.size()), op.frames.push_back(t);
+        op.frame_of_pair.push_back(entry[t]);
+    }
+}
+
+void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData& in, BufferData& out, Scratch& s) {
+    for (size_t j = 0; j < op.frames.size(); ++j) s.matrices[j] = triangle_frame(in, op.frames[j]);
     const size_t nv = op.first_pair.empty() ? 0 : op.first_pair.size() - 1;
     for (size_t v = 0; v < nv; ++v) {
         const uint32_t first = op.first_pair[v], last = op.first_pair[v + 1];
         if (first >= last) continue;
         float p[3] = {0, 0, 0}, n[3] = {0, 0, 0};
         for (uint32_t k = first; k < last; ++k) {
-            const Mat4 f = triangle_frame(in, op.triangle[k]);
+            const Mat4& f = s.matrices[op.frame_of_pair[k]];
             const float* lp = &op.local_p[size_t(k) * 3];
             float q[3];
             transform_point(f, lp[0], lp[1], lp[2], q);

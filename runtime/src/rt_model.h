@@ -97,6 +97,10 @@ struct MeshMeshDeform2014Op {
     uint32_t start_vertex = 0;
     std::vector<uint32_t> first_pair;  // one per output vertex of the range, plus one
     std::vector<uint16_t> triangle;    // per pair: the input buffer's triangle (the subset resolved)
+    // The distinct triangles of the pairs in first-use order, and per pair its entry there: each
+    // frame is built once a run (Scratch::matrices), not once per pair.
+    std::vector<uint16_t> frames;
+    std::vector<uint32_t> frame_of_pair;
     std::vector<float> weight;         // per pair
     std::vector<float> local_p, local_n;  // per pair: x, y, z in the triangle frame (w dropped: 1 and 0)
     bool normals = false;              // deformNormals: also write the blended normal

@@ -85,7 +85,10 @@ Mat4 triangle_frame(const BufferData& in, uint32_t triangle);
 // 2014 mesh-mesh deform: each vertex of the range with pairs gets sum(w * frame * local position)
 // (point: ((c0*x + c3) + c1*y) + c2*z), and with deform_normals sum(w * frame * local normal)
 // ((c0*x + c1*y) + c2*z, not normalised), summed in pair order. A vertex without pairs is left.
-void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData& in, BufferData& out);
+// Fills op.frames and op.frame_of_pair from op.triangle (every entry below `triangle_count`).
+void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count);
+// Needs s.matrices for op.frames.size() frames.
+void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData& in, BufferData& out, Scratch& s);
 
 void run_move_particles(const MoveParticlesOp& op, const BufferData& ref, Particles& p);
 void run_copy_vertices(const CopyOp& op, const BufferData& in, BufferData& out);
