@@ -224,6 +224,20 @@ BufferData buf(drape_instance& inst, const State& st, uint32_t index) {
     return b;
 }
 
+// Whether the state itself runs the input conversion `c`'s display skins right after it (at
+// positions pos + 1, ...), each writing the conversion's shadow: then the stand-in skin would
+// compute the same vertices from the same transforms a moment earlier, and is skipped.
+bool state_skins_next(const ClothModel& m, const State& st, size_t pos, const ConvertOp& c) {
+    if (c.display_skins.empty()) return false;
+    for (size_t q = 0; q < c.display_skins.size(); ++q) {
+        const size_t next = pos + 1 + q;
+        if (next >= st.operators.size() || st.operators[next] != c.display_skins[q]) return false;
+        const DeformOp& d = m.deforms[m.operators[c.display_skins[q]].payload];
+        if (d.output_buffer >= st.buffer_map.size() || st.buffer_map[d.output_buffer] != c.to_buffer) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 namespace drape::rt {
@@ -247,8 +261,8 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
             SimSlot& slot = inst.sims[m.simulates[op.payload].sim];
             if (slot.state && slot.setup) sv::notify(*slot.setup, *slot.state, step_inputs(inst, dt, m.simulates[op.payload].sim));
         }
-    for (uint32_t oi : st.operators) {
-        const Operator& op = m.operators[oi];
+    for (size_t pos = 0; pos < st.operators.size(); ++pos) {
+        const Operator& op = m.operators[st.operators[pos]];
         switch (op.kind) {
             case OpKind::simulate: {
                 if (skip_simulate) break;
@@ -291,7 +305,7 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
                 if (c.from_buffer != c.to_buffer) run_convert(from, to);
                 // No vertices from the engine: the file's own skin of the mesh (its `_Skin` state)
                 // stands in for the engine's, so the rest of the state reads the skinned mesh.
-                if (!di.has_positions && c.from_buffer != c.to_buffer)
+                if (!di.has_positions && c.from_buffer != c.to_buffer && !state_skins_next(m, st, pos, c))
                     for (uint32_t oi : c.display_skins) {
                         const Operator& skin = m.operators[oi];
                         const DeformOp& d = m.deforms[skin.payload];

@@ -28,17 +28,6 @@ bool keep_velocity(uint32_t model, bool adapt, uint32_t sub_steps, float slow_mo
     return (model != 1 || adapt) && (sub_steps != 1 || slow_motion != 1.0f || world_stepping != 1.0f);
 }
 
-float dot4(const Float4& a, const Float4& b) {
-    // Lanes swapped in pairs (zwxy) and added, then neighbours swapped (yxwz) and added.
-    return (a.x * b.x + a.z * b.z) + (a.y * b.y + a.w * b.w);
-}
-
-float dot3(const Float4& a, const Float4& b) { return (a.x * b.x + a.y * b.y) + a.z * b.z; }
-
-float plane_distance(const Float4& plane, const Float4& p) {
-    return ((p.x * plane.x + p.y * plane.y) + p.z * plane.z) + plane.w;
-}
-
 namespace {
 
 // acos on [0, 1] through the asin polynomial (Abramowitz & Stegun 4.4.46, |error| <= 2e-8):

@@ -514,9 +514,13 @@ float damping_factor(float global_damping_per_second, float dt);
 float constraint_stiffness(uint32_t model, uint32_t sub_steps, float slow_motion, float world_stepping);
 // The keep-velocity flag: (model != 1 || adapt) && (sub_steps != 1 || slow_motion != 1 || world_stepping != 1).
 bool keep_velocity(uint32_t model, bool adapt, uint32_t sub_steps, float slow_motion, float world_stepping);
-float dot4(const Float4& a, const Float4& b);   // (x*x' + z*z') + (y*y' + w*w')
-float dot3(const Float4& a, const Float4& b);   // (x*x' + y*y') + z*z'
-float plane_distance(const Float4& plane, const Float4& p);  // ((x*px + y*py) + z*pz) + w
+// Inline: the step calls them per particle and link (the runtime builds with -ffp-contract=off,
+// so inlining keeps every product and sum as written).
+// A four-lane dot product as the game sums it: lanes swapped in pairs (zwxy) and added, then
+// neighbours swapped (yxwz) and added.
+inline float dot4(const Float4& a, const Float4& b) { return (a.x * b.x + a.z * b.z) + (a.y * b.y + a.w * b.w); }
+inline float dot3(const Float4& a, const Float4& b) { return (a.x * b.x + a.y * b.y) + a.z * b.z; }
+inline float plane_distance(const Float4& plane, const Float4& p) { return ((p.x * plane.x + p.y * plane.y) + p.z * plane.z) + plane.w; }
 // Collidable driving (docs/havok-cloth.md): velocities that take `current` to `goal` in dt.
 // portable = true seeds the Newton step with the correctly rounded 1/sqrt instead of the
 // processor's estimate (rsqrtss differs between CPU vendors): the same bits on every CPU.
