@@ -44,6 +44,7 @@ struct CorpusCloth {
 const CorpusCloth k_files[] = {
     {"sekiro/c7190.chrbnd.dcx", "_c.hkx"},     {"er/game/chr/c5000.chrbnd.dcx", "_c.hkx"},
     {"er/game/chr/c4361.chrbnd.dcx", "_c.hkx"}, {"er/game/chr/c3061.chrbnd.dcx", "_c.hkx"},
+    {"er/game/chr/c2030.chrbnd.dcx", "_c.hkx"},
     {"bb/c2020_c.hkx", ""},                     {"ds3/c1400.chrbnd.dcx", "_c.hkx"},
     {"ds3/bd_m_11010.partsbnd.dcx", "_c.hkx"},  {"er/HD_M_3005_c.hkx", ""},
 };

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "solver/lanes.h"
+
 #if defined(__SSE__) || defined(_M_X64) || defined(_M_IX86)
 #include <xmmintrin.h>
 #define DRAPE_HAVE_SSE 1
@@ -22,30 +24,40 @@ float bits_to_float(uint32_t u) {
 }
 
 
-// The blended matrix of one vertex: the xyz lanes of c0..c3.
+// The blended matrix of one vertex: its columns c0..c3 as four-lane vectors. Every lane runs
+// the scalar expression of its row (the w lane is carried and never written out), so the xyz
+// lanes hold the same bits as a row-by-row loop.
+using solver::lanes::F4;
+using solver::lanes::load4;
+using solver::lanes::splat4;
 struct Blend {
-    float c[4][3];
+    F4 c[4];
 };
 
 inline void blend_first(Blend& out, const Mat4& m) {
-    for (int c = 0; c < 4; ++c)
-        for (int r = 0; r < 3; ++r) out.c[c][r] = m.m[c * 4 + r];
+    for (int c = 0; c < 4; ++c) out.c[c] = load4(m.m + c * 4);
 }
 inline void blend_first_weighted(Blend& out, const Mat4& m, float w) {
-    for (int c = 0; c < 4; ++c)
-        for (int r = 0; r < 3; ++r) out.c[c][r] = m.m[c * 4 + r] * w;
+    const F4 wv = splat4(w);
+    for (int c = 0; c < 4; ++c) out.c[c] = load4(m.m + c * 4) * wv;
 }
 inline void blend_add(Blend& out, const Mat4& m, float w) {
-    for (int c = 0; c < 4; ++c)
-        for (int r = 0; r < 3; ++r) out.c[c][r] = out.c[c][r] + m.m[c * 4 + r] * w;
+    const F4 wv = splat4(w);
+    for (int c = 0; c < 4; ++c) out.c[c] = out.c[c] + load4(m.m + c * 4) * wv;
+}
+// The xyz lanes of `v` into o[0..2] (o[3] is the vertex's w: left alone).
+inline void store3(float* o, F4 v) {
+    alignas(16) float t[4];
+    solver::lanes::store4(t, v);
+    o[0] = t[0], o[1] = t[1], o[2] = t[2];
 }
 // docs/havok-cloth.md: a point is ((c0*x + c3) + c1*y) + c2*z.
 inline void blend_point(const Blend& m, float x, float y, float z, float* o) {
-    for (int k = 0; k < 3; ++k) o[k] = ((m.c[0][k] * x + m.c[3][k]) + m.c[1][k] * y) + m.c[2][k] * z;
+    store3(o, ((m.c[0] * splat4(x) + m.c[3]) + m.c[1] * splat4(y)) + m.c[2] * splat4(z));
 }
 // Normals and tangents by the blended rows, no normalisation: (c0*x + c1*y) + c2*z.
 inline void blend_direction(const Blend& m, float x, float y, float z, float* o) {
-    for (int k = 0; k < 3; ++k) o[k] = (m.c[0][k] * x + m.c[1][k] * y) + m.c[2][k] * z;
+    store3(o, (m.c[0] * splat4(x) + m.c[1] * splat4(y)) + m.c[2] * splat4(z));
 }
 
 float block_weight(const DeformBlock& b, uint32_t k) {
@@ -89,27 +101,21 @@ void bone_space_blend(const DeformOp& op, const Mat4* bones, BufferData& out) {
         const DeformBlock& blk = op.blocks[k];
         const uint32_t n = blk.blends;
         for (uint32_t j = 0; j < blk.vertex_count; ++j) {
-            float p[3] = {0, 0, 0}, nn[3] = {0, 0, 0}, tt[3] = {0, 0, 0};
+            // Each lane r sums its row as the scalar form would (from +0, in influence order).
+            F4 p = splat4(0.0f), nn = splat4(0.0f), tt = splat4(0.0f);
             for (uint32_t i = 0; i < n; ++i) {
                 const uint32_t li = blk.local * 16 + j * n + i;
                 const Mat4& b = bones[blk.bones[j * n + i]];
-                const float x = op.local_p.x[li], y = op.local_p.y[li], z = op.local_p.z[li], w = op.local_p.w[li];
-                for (int r = 0; r < 3; ++r) p[r] = p[r] + (((b.m[r] * x + b.m[4 + r] * y) + b.m[8 + r] * z) + b.m[12 + r] * w);
-                if (wn) {
-                    const float a = op.local_n.x[li], c = op.local_n.y[li], d = op.local_n.z[li];
-                    for (int r = 0; r < 3; ++r) nn[r] = nn[r] + ((b.m[r] * a + b.m[4 + r] * c) + b.m[8 + r] * d);
-                }
-                if (wt) {
-                    const float a = op.local_t.x[li], c = op.local_t.y[li], d = op.local_t.z[li];
-                    for (int r = 0; r < 3; ++r) tt[r] = tt[r] + ((b.m[r] * a + b.m[4 + r] * c) + b.m[8 + r] * d);
-                }
+                const F4 c0 = load4(b.m), c1 = load4(b.m + 4), c2 = load4(b.m + 8), c3 = load4(b.m + 12);
+                p = p + (((c0 * splat4(op.local_p.x[li]) + c1 * splat4(op.local_p.y[li])) + c2 * splat4(op.local_p.z[li])) +
+                         c3 * splat4(op.local_p.w[li]));
+                if (wn) nn = nn + ((c0 * splat4(op.local_n.x[li]) + c1 * splat4(op.local_n.y[li])) + c2 * splat4(op.local_n.z[li]));
+                if (wt) tt = tt + ((c0 * splat4(op.local_t.x[li]) + c1 * splat4(op.local_t.y[li])) + c2 * splat4(op.local_t.z[li]));
             }
             const uint32_t v = blk.vertices[j];
-            for (int r = 0; r < 3; ++r) out.p[size_t(v) * 4 + r] = p[r];
-            if (wn)
-                for (int r = 0; r < 3; ++r) out.n[size_t(v) * 4 + r] = nn[r];
-            if (wt)
-                for (int r = 0; r < 3; ++r) out.t[size_t(v) * 4 + r] = tt[r];
+            store3(&out.p[size_t(v) * 4], p);
+            if (wn) store3(&out.n[size_t(v) * 4], nn);
+            if (wt) store3(&out.t[size_t(v) * 4], tt);
         }
     }
 }
@@ -350,12 +356,19 @@ void accumulate_normals(const BufferData& buf, const uint16_t* tris, uint32_t tr
         const float* pa = buf.p + size_t(vertex_of(l[0])) * 4;
         const float* pb = buf.p + size_t(vertex_of(l[1])) * 4;
         const float* pc = buf.p + size_t(vertex_of(l[2])) * 4;
-        float e1[3], e2[3];
-        for (int r = 0; r < 3; ++r) e1[r] = pb[r] - pa[r], e2[r] = pc[r] - pa[r];
-        const float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        // Named scalars, not arrays: an array written lane by lane and read back whole stalled
+        // every triangle on a failed store-to-load forward.
+        const float e1x = pb[0] - pa[0], e1y = pb[1] - pa[1], e1z = pb[2] - pa[2];
+        const float e2x = pc[0] - pa[0], e2y = pc[1] - pa[1], e2z = pc[2] - pa[2];
+        const float nx = e1y * e2z - e1z * e2y, ny = e1z * e2x - e1x * e2z, nz = e1x * e2y - e1y * e2x;
+        float* ax = s.accum[0];
+        float* ay = s.accum[1];
+        float* az = s.accum[2];
         for (uint32_t k = 0; k < 3; ++k) {
             const uint32_t id = id_of(l[k]);
-            for (int r = 0; r < 3; ++r) s.accum[r][id] = s.accum[r][id] + n[r];
+            ax[id] = ax[id] + nx;
+            ay[id] = ay[id] + ny;
+            az[id] = az[id] + nz;
         }
     }
     for (uint32_t id = 0; id < ids; ++id) {
@@ -371,29 +384,27 @@ void accumulate_normals(const BufferData& buf, const uint16_t* tris, uint32_t tr
 // angle and flip. (Our reading of the stored members: docs/havok-cloth.md does not give this path.)
 void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t v, uint32_t id, uint32_t k) {
     float* nv = buf.n + size_t(v) * 4;
-    if (op.normals)
-        for (int r = 0; r < 3; ++r) nv[r] = s.accum[r][id];
+    if (op.normals) nv[0] = s.accum[0][id], nv[1] = s.accum[1][id], nv[2] = s.accum[2][id];
     if (!op.tangents || k >= op.reference_vertices.size()) return;
-    const float n[3] = {nv[0], nv[1], nv[2]};
+    // Named scalars throughout (see accumulate_normals).
+    const float nx = nv[0], ny = nv[1], nz = nv[2];
     const float* pr = buf.p + size_t(op.reference_vertices[k]) * 4;
     const float* pv = buf.p + size_t(v) * 4;
-    float e[3] = {pr[0] - pv[0], pr[1] - pv[1], pr[2] - pv[2]};
-    const float d = dot3(e[0], e[1], e[2], n[0], n[1], n[2]);
-    for (int r = 0; r < 3; ++r) e[r] = e[r] - n[r] * d;
-    const float l2 = dot3(e[0], e[1], e[2], e[0], e[1], e[2]);
+    float ex = pr[0] - pv[0], ey = pr[1] - pv[1], ez = pr[2] - pv[2];
+    const float d = dot3(ex, ey, ez, nx, ny, nz);
+    ex = ex - nx * d, ey = ey - ny * d, ez = ez - nz * d;
+    const float l2 = dot3(ex, ey, ez, ex, ey, ez);
     const float inv = l2 > 0 ? rsqrt_exact(l2) : 0.0f;
-    for (float& x : e) x = x * inv;
-    const float ne[3] = {n[1] * e[2] - n[2] * e[1], n[2] * e[0] - n[0] * e[2], n[0] * e[1] - n[1] * e[0]};
+    ex = ex * inv, ey = ey * inv, ez = ez * inv;
+    const float nex = ny * ez - nz * ey, ney = nz * ex - nx * ez, nez = nx * ey - ny * ex;
     const float c = op.tangent_cos[k], sn = op.tangent_sin[k];
-    float t[3];
-    for (int r = 0; r < 3; ++r) t[r] = e[r] * c + ne[r] * sn;
+    const float tx = ex * c + nex * sn, ty = ey * c + ney * sn, tz = ez * c + nez * sn;
     float* tv = buf.t + size_t(v) * 4;
-    for (int r = 0; r < 3; ++r) tv[r] = t[r];
+    tv[0] = tx, tv[1] = ty, tv[2] = tz;
     if (op.bitangents && k < op.bitangent_flip.size()) {
         const float f = op.bitangent_flip[k];
-        const float bt[3] = {n[1] * t[2] - n[2] * t[1], n[2] * t[0] - n[0] * t[2], n[0] * t[1] - n[1] * t[0]};
         float* bv = buf.b + size_t(v) * 4;
-        for (int r = 0; r < 3; ++r) bv[r] = bt[r] * f;
+        bv[0] = (ny * tz - nz * ty) * f, bv[1] = (nz * tx - nx * tz) * f, bv[2] = (nx * ty - ny * tx) * f;
     }
 }
 
