@@ -3,6 +3,7 @@
 // stated. Built with -ffp-contract=off: no fused multiply-add may change a bit.
 #include "rt_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -408,6 +409,68 @@ void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, ui
     }
 }
 
+// Frame entries k0..k0+3 at once (vertex_at(k), id_at(k) as write_frame takes them): every lane
+// runs write_frame's scalar expressions in its order, so the bits are write_frame's; the lanes
+// are stored in entry order, so a vertex named twice ends as the later entry left it. Needs
+// tangents and four frame entries.
+template <class VertexAt, class IdAt>
+void write_frames4(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t k0, VertexAt vertex_at, IdAt id_at) {
+    using solver::lanes::F4;
+    alignas(16) float a[12][4];  // n xyz, pr - pv xyz, cos, sin, then t xyz
+    uint32_t v[4];
+    for (int j = 0; j < 4; ++j) {
+        const uint32_t k = k0 + uint32_t(j);
+        v[j] = vertex_at(k);
+        const uint32_t id = id_at(k);
+        const float* nv = buf.n + size_t(v[j]) * 4;
+        for (int r = 0; r < 3; ++r) a[r][j] = op.normals ? s.accum[r][id] : nv[r];
+        const float* pr = buf.p + size_t(op.reference_vertices[k]) * 4;
+        const float* pv = buf.p + size_t(v[j]) * 4;
+        for (int r = 0; r < 3; ++r) a[3 + r][j] = pr[r] - pv[r];
+        a[6][j] = op.tangent_cos[k], a[7][j] = op.tangent_sin[k];
+    }
+    const F4 nx = load4(a[0]), ny = load4(a[1]), nz = load4(a[2]);
+    F4 ex = load4(a[3]), ey = load4(a[4]), ez = load4(a[5]);
+    const F4 d = (ex * nx + ey * ny) + ez * nz;
+    ex = ex - nx * d, ey = ey - ny * d, ez = ez - nz * d;
+    const F4 l2 = (ex * ex + ey * ey) + ez * ez;
+    const F4 zero = splat4(0.0f);
+    const F4 inv = solver::lanes::select(solver::lanes::gt(l2, zero), splat4(1.0f) / solver::lanes::vsqrt(l2), zero);
+    ex = ex * inv, ey = ey * inv, ez = ez * inv;
+    const F4 nex = ny * ez - nz * ey, ney = nz * ex - nx * ez, nez = nx * ey - ny * ex;
+    const F4 c = load4(a[6]), sn = load4(a[7]);
+    const F4 tx = ex * c + nex * sn, ty = ey * c + ney * sn, tz = ez * c + nez * sn;
+    solver::lanes::store4(a[8], tx), solver::lanes::store4(a[9], ty), solver::lanes::store4(a[10], tz);
+    const bool bit = op.bitangents;
+    alignas(16) float b[3][4];
+    if (bit) {
+        solver::lanes::store4(b[0], ny * tz - nz * ty), solver::lanes::store4(b[1], nz * tx - nx * tz), solver::lanes::store4(b[2], nx * ty - ny * tx);
+    }
+    for (int j = 0; j < 4; ++j) {
+        const uint32_t k = k0 + uint32_t(j);
+        float* nv = buf.n + size_t(v[j]) * 4;
+        if (op.normals) nv[0] = a[0][j], nv[1] = a[1][j], nv[2] = a[2][j];
+        float* tv = buf.t + size_t(v[j]) * 4;
+        tv[0] = a[8][j], tv[1] = a[9][j], tv[2] = a[10][j];
+        if (bit && k < op.bitangent_flip.size()) {
+            const float f = op.bitangent_flip[k];
+            float* bv = buf.b + size_t(v[j]) * 4;
+            bv[0] = b[0][j] * f, bv[1] = b[1][j] * f, bv[2] = b[2][j] * f;
+        }
+    }
+}
+
+// Every frame entry of [0, count): four at a time where write_frames4 applies, the rest one by one.
+template <class VertexAt, class IdAt>
+void write_frames(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t count, VertexAt vertex_at, IdAt id_at) {
+    uint32_t k = 0;
+    if (op.tangents) {
+        const uint32_t framed = std::min<uint32_t>(count, uint32_t(op.reference_vertices.size()));
+        for (; k + 4 <= framed; k += 4) write_frames4(op, buf, s, k, vertex_at, id_at);
+    }
+    for (; k < count; ++k) write_frame(op, buf, s, vertex_at(k), id_at(k), k);
+}
+
 }  // namespace
 
 void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s) {
@@ -417,7 +480,7 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s) {
         const uint32_t ids = mapped ? op.num_normal_ids : buf.count;
         auto id_of = [&](uint32_t v) { return mapped ? uint32_t(op.vert_to_normal_id[v]) : v; };
         accumulate_normals(buf, buf.triangles, buf.triangle_count, op.triangle_flips, [](uint32_t v) { return v; }, id_of, s, ids);
-        for (uint32_t v = 0; v < buf.count; ++v) write_frame(op, buf, s, v, id_of(v), v);
+        write_frames(op, buf, s, buf.count, [](uint32_t k) { return k; }, id_of);
         return;
     }
     // Update some: involved triangles index involved vertices; the selection (indices into the
@@ -425,10 +488,8 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s) {
     accumulate_normals(buf, op.triangles.data(), uint32_t(op.triangles.size() / 3), op.triangle_flips,
                        [&](uint32_t l) { return uint32_t(op.involved_vertices[l]); },
                        [&](uint32_t l) { return uint32_t(op.involved_to_normal_id[l]); }, s, op.num_normal_ids);
-    for (uint32_t k = 0; k < op.selection.size(); ++k) {
-        const uint32_t l = op.selection[k];
-        write_frame(op, buf, s, op.involved_vertices[l], op.involved_to_normal_id[l], k);
-    }
+    write_frames(op, buf, s, uint32_t(op.selection.size()), [&](uint32_t k) { return uint32_t(op.involved_vertices[op.selection[k]]); },
+                 [&](uint32_t k) { return uint32_t(op.involved_to_normal_id[op.selection[k]]); });
 }
 
 namespace {

@@ -1,0 +1,249 @@
+// The runtime's per-vertex kernels against their scalar forms, bit for bit: the vertex frames
+// (normals summed per triangle, tangents and bitangents four vertices at a time) and the skin
+// blends (each matrix column as one four-lane vector). The scalar forms are written here, one
+// expression per component in the order docs/runtime.md gives, on pseudo-random meshes, weights
+// and matrices (a fixed seed), so a kernel that reorders a sum or fuses a product fails.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "rt_ops.h"
+
+using namespace drape::rt;
+
+namespace {
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, 4) == 0; }
+
+struct Mesh {
+    uint32_t count;
+    std::vector<float> p, n, t, b;
+    std::vector<uint16_t> tris;
+    BufferData data;
+    Mesh(uint32_t vertices, uint32_t triangles, std::mt19937& rng) : count(vertices), p(vertices * 4), n(vertices * 4), t(vertices * 4), b(vertices * 4) {
+        std::uniform_real_distribution<float> coord(-1.0f, 1.0f);
+        for (auto& x : p) x = coord(rng);
+        for (auto& x : n) x = coord(rng);  // read as the buffer's normals where the operator keeps them
+        std::uniform_int_distribution<uint32_t> vertex(0, vertices - 1);
+        for (uint32_t i = 0; i < triangles * 3; ++i) tris.push_back(uint16_t(vertex(rng)));
+        data.p = p.data(), data.n = n.data(), data.t = t.data(), data.b = b.data(), data.count = vertices;
+        data.triangles = tris.data(), data.triangle_count = triangles;
+        data.world_from_mesh = data.mesh_from_world = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    }
+};
+
+// The scalar form of update-all vertex frames with an identity id map.
+void frames_scalar(const VertexFramesOp& op, Mesh& m) {
+    std::vector<float> ax(m.count, 0.0f), ay(m.count, 0.0f), az(m.count, 0.0f);
+    for (uint32_t tri = 0; tri < m.data.triangle_count; ++tri) {
+        uint32_t l[3] = {m.tris[tri * 3], m.tris[tri * 3 + 1], m.tris[tri * 3 + 2]};
+        if (tri / 8 < op.triangle_flips.size() && ((op.triangle_flips[tri / 8] >> (tri % 8)) & 1u)) std::swap(l[1], l[2]);
+        const float* a = &m.p[l[0] * 4];
+        const float* bb = &m.p[l[1] * 4];
+        const float* c = &m.p[l[2] * 4];
+        const float e1x = bb[0] - a[0], e1y = bb[1] - a[1], e1z = bb[2] - a[2];
+        const float e2x = c[0] - a[0], e2y = c[1] - a[1], e2z = c[2] - a[2];
+        const float nx = e1y * e2z - e1z * e2y, ny = e1z * e2x - e1x * e2z, nz = e1x * e2y - e1y * e2x;
+        for (uint32_t k : l) ax[k] = ax[k] + nx, ay[k] = ay[k] + ny, az[k] = az[k] + nz;
+    }
+    for (uint32_t v = 0; v < m.count; ++v) {
+        const float l2 = (ax[v] * ax[v] + ay[v] * ay[v]) + az[v] * az[v];
+        const float inv = l2 > 0 ? 1.0f / std::sqrt(l2) : 0.0f;
+        ax[v] = ax[v] * inv, ay[v] = ay[v] * inv, az[v] = az[v] * inv;
+    }
+    for (uint32_t v = 0; v < m.count; ++v) {
+        float* nv = &m.n[v * 4];
+        if (op.normals) nv[0] = ax[v], nv[1] = ay[v], nv[2] = az[v];
+        if (!op.tangents || v >= op.reference_vertices.size()) continue;
+        const float nx = nv[0], ny = nv[1], nz = nv[2];
+        const float* pr = &m.p[op.reference_vertices[v] * 4];
+        const float* pv = &m.p[v * 4];
+        float ex = pr[0] - pv[0], ey = pr[1] - pv[1], ez = pr[2] - pv[2];
+        const float d = (ex * nx + ey * ny) + ez * nz;
+        ex = ex - nx * d, ey = ey - ny * d, ez = ez - nz * d;
+        const float l2 = (ex * ex + ey * ey) + ez * ez;
+        const float inv = l2 > 0 ? 1.0f / std::sqrt(l2) : 0.0f;
+        ex = ex * inv, ey = ey * inv, ez = ez * inv;
+        const float nex = ny * ez - nz * ey, ney = nz * ex - nx * ez, nez = nx * ey - ny * ex;
+        const float c = op.tangent_cos[v], s = op.tangent_sin[v];
+        const float tx = ex * c + nex * s, ty = ey * c + ney * s, tz = ez * c + nez * s;
+        m.t[v * 4] = tx, m.t[v * 4 + 1] = ty, m.t[v * 4 + 2] = tz;
+        if (op.bitangents && v < op.bitangent_flip.size()) {
+            const float f = op.bitangent_flip[v];
+            m.b[v * 4] = (ny * tz - nz * ty) * f, m.b[v * 4 + 1] = (nz * tx - nx * tz) * f, m.b[v * 4 + 2] = (nx * ty - ny * tx) * f;
+        }
+    }
+}
+
+void check_same(const std::vector<float>& a, const std::vector<float>& b, const char* stream) {
+    size_t differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) differ += !same_bits(a[i], b[i]);
+    INFO(stream);
+    CHECK(differ == 0);
+}
+
+}  // namespace
+
+TEST_CASE("runtime kernels: vertex frames four vertices at a time equal their scalar form bit for bit") {
+    std::mt19937 rng(7);
+    for (uint32_t vertices : {3u, 4u, 5u, 31u, 64u, 257u}) {
+        for (int variant = 0; variant < 4; ++variant) {
+            Mesh a(vertices, vertices * 2, rng);
+            Mesh b = a;
+            b.data.p = b.p.data(), b.data.n = b.n.data(), b.data.t = b.t.data(), b.data.b = b.b.data(), b.data.triangles = b.tris.data();
+            VertexFramesOp op;
+            op.normals = variant != 1;      // 1: the buffer's own normals are read
+            op.tangents = variant != 2;     // 2: normals only
+            op.bitangents = variant != 3;   // 3: no bitangents
+            op.num_normal_ids = vertices;
+            std::uniform_int_distribution<uint32_t> vertex(0, vertices - 1);
+            std::uniform_real_distribution<float> angle(-3.0f, 3.0f);
+            // Fewer frame entries than vertices in one variant: the rest take normals only.
+            const uint32_t framed = variant == 0 ? vertices - vertices / 3 : vertices;
+            for (uint32_t v = 0; v < framed; ++v) {
+                // Some reference vertices are the vertex itself: a zero edge, the l2 > 0 branch.
+                op.reference_vertices.push_back(uint16_t(v % 7 == 0 ? v : vertex(rng)));
+                const float x = angle(rng);
+                op.tangent_cos.push_back(std::cos(x)), op.tangent_sin.push_back(std::sin(x));
+                op.bitangent_flip.push_back(v % 2 ? 1.0f : -1.0f);
+            }
+            for (uint32_t i = 0; i < (vertices * 2 + 7) / 8; ++i) op.triangle_flips.push_back(uint8_t(rng()));
+            std::vector<float> acc(size_t(vertices) * 3);
+            Scratch s{nullptr, 0, {acc.data(), acc.data() + vertices, acc.data() + 2 * vertices}, vertices};
+            run_vertex_frames(op, a.data, s);
+            frames_scalar(op, b);
+            CAPTURE(vertices);
+            CAPTURE(variant);
+            check_same(a.n, b.n, "normals");
+            check_same(a.t, b.t, "tangents");
+            check_same(a.b, b.b, "bitangents");
+        }
+    }
+}
+
+namespace {
+
+Mat4 random_matrix(std::mt19937& rng) {
+    std::uniform_real_distribution<float> x(-2.0f, 2.0f);
+    Mat4 m;
+    for (float& v : m.m) v = x(rng);
+    m.m[3] = m.m[7] = m.m[11] = 0, m.m[15] = 1;
+    return m;
+}
+
+// A deform of `blocks` blocks of 16 vertices (the last short), `blends` influences each, over
+// `bones` matrices, with random local vectors and weights.
+DeformOp random_deform(std::mt19937& rng, uint32_t blocks, uint8_t blends, uint32_t bones) {
+    DeformOp op;
+    op.streams = k_stream_p | k_stream_n | k_stream_t | k_stream_b;
+    std::uniform_real_distribution<float> x(-1.0f, 1.0f);
+    std::uniform_int_distribution<uint32_t> bone(0, bones - 1), byte(0, 255), word(0, 65535);
+    for (uint32_t k = 0; k < blocks; ++k) {
+        DeformBlock blk{};
+        blk.local = k;
+        blk.blends = blends;
+        blk.vertex_count = uint8_t(k + 1 == blocks ? 11 : 16);
+        for (uint32_t j = 0; j < 16; ++j) blk.vertices[j] = uint16_t(k * 16 + j);
+        for (uint32_t i = 0; i < 128; ++i) blk.bones[i] = uint16_t(bone(rng)), blk.weights[i] = uint16_t(blends <= 4 ? byte(rng) : word(rng));
+        op.blocks.push_back(blk);
+        for (LocalStream* ls : {&op.local_p, &op.local_n, &op.local_t, &op.local_b})
+            for (uint32_t i = 0; i < 16 * 8; ++i) ls->x.push_back(x(rng)), ls->y.push_back(x(rng)), ls->z.push_back(x(rng)), ls->w.push_back(x(rng));
+    }
+    for (uint32_t i = 0; i < bones; ++i) op.subset.push_back(uint16_t(i)), op.binds.push_back(random_matrix(rng));
+    return op;
+}
+
+float weight_of(const DeformBlock& b, uint32_t k) {
+    return b.blends <= 4 ? float(b.weights[k]) * (1.0f / 255.0f) : float(b.weights[k]) * (1.0f / 65535.0f);
+}
+
+}  // namespace
+
+TEST_CASE("runtime kernels: the skin blends in four lanes equal the row-by-row scalar form bit for bit") {
+    std::mt19937 rng(11);
+    const uint32_t bones = 9;
+    std::vector<Mat4> set;
+    for (uint32_t i = 0; i < bones; ++i) set.push_back(random_matrix(rng));
+    Transforms ts{set.data(), bones};
+    for (uint8_t blends : {1, 2, 3, 4, 8}) {
+        CAPTURE(int(blends));
+        const DeformOp op = random_deform(rng, 3, blends, bones);
+        const uint32_t nv = 3 * 16;
+        std::vector<Mat4> scratch(bones);
+        Scratch s{scratch.data(), bones, {nullptr, nullptr, nullptr}, 0};
+
+        // Object space: composite = B x bind ((B.c0*x + B.c1*y) + B.c2*z per column, the
+        // translation ((B.c0*x + B.c3) + B.c1*y) + B.c2*z); the blend adds M*w in bone order (a
+        // one-blend vertex takes its matrix); a point is ((c0*x + c3) + c1*y) + c2*z, a direction
+        // (c0*x + c1*y) + c2*z.
+        {
+            Mesh out(nv, 0, rng);
+            const std::vector<float> before_w = out.p;
+            run_object_space_skin(op, ts, out.data, s);
+            std::vector<Mat4> comp(bones);
+            for (uint32_t j = 0; j < bones; ++j) {
+                const Mat4& b = set[j];
+                const Mat4& i = op.binds[j];
+                for (int c = 0; c < 3; ++c)
+                    for (int k = 0; k < 4; ++k) comp[j].m[c * 4 + k] = (b.m[k] * i.m[c * 4] + b.m[4 + k] * i.m[c * 4 + 1]) + b.m[8 + k] * i.m[c * 4 + 2];
+                for (int k = 0; k < 4; ++k) comp[j].m[12 + k] = ((b.m[k] * i.m[12] + b.m[12 + k]) + b.m[4 + k] * i.m[13]) + b.m[8 + k] * i.m[14];
+            }
+            size_t differ = 0;
+            for (const DeformBlock& blk : op.blocks)
+                for (uint32_t j = 0; j < blk.vertex_count; ++j) {
+                    const uint32_t v = blk.vertices[j], li = blk.local * 16 + j;
+                    for (int r = 0; r < 3; ++r) {
+                        float col[4];
+                        for (int c = 0; c < 4; ++c) {
+                            if (blends == 1) {
+                                col[c] = comp[blk.bones[j]].m[c * 4 + r];
+                                continue;
+                            }
+                            float acc = comp[blk.bones[j * blends]].m[c * 4 + r] * weight_of(blk, j * blends);
+                            for (uint32_t i = 1; i < blends; ++i)
+                                acc = acc + comp[blk.bones[j * blends + i]].m[c * 4 + r] * weight_of(blk, j * blends + i);
+                            col[c] = acc;
+                        }
+                        const float point = ((col[0] * op.local_p.x[li] + col[3]) + col[1] * op.local_p.y[li]) + col[2] * op.local_p.z[li];
+                        differ += !same_bits(out.p[v * 4 + r], point);
+                        const LocalStream* dirs[3] = {&op.local_n, &op.local_t, &op.local_b};
+                        const std::vector<float>* outs[3] = {&out.n, &out.t, &out.b};
+                        for (int q = 0; q < 3; ++q) {
+                            const float dir = (col[0] * dirs[q]->x[li] + col[1] * dirs[q]->y[li]) + col[2] * dirs[q]->z[li];
+                            differ += !same_bits((*outs[q])[v * 4 + r], dir);
+                        }
+                    }
+                    differ += !same_bits(out.p[v * 4 + 3], before_w[v * 4 + 3]);  // w left alone
+                }
+            CHECK(differ == 0);
+        }
+
+        // Bone space: point = sum over influences, from +0, of ((c0*x + c1*y) + c2*z) + c3*w;
+        // normal and tangent the same without c3.
+        {
+            Mesh out(nv, 0, rng);
+            run_bone_space_skin(op, ts, out.data, s);
+            size_t differ = 0;
+            for (const DeformBlock& blk : op.blocks)
+                for (uint32_t j = 0; j < blk.vertex_count; ++j) {
+                    const uint32_t v = blk.vertices[j];
+                    for (int r = 0; r < 3; ++r) {
+                        float p = 0, n = 0, t = 0;
+                        for (uint32_t i = 0; i < blends; ++i) {
+                            const uint32_t li = blk.local * 16 + j * blends + i;
+                            const Mat4& b = set[blk.bones[j * blends + i]];
+                            p = p + (((b.m[r] * op.local_p.x[li] + b.m[4 + r] * op.local_p.y[li]) + b.m[8 + r] * op.local_p.z[li]) + b.m[12 + r] * op.local_p.w[li]);
+                            n = n + ((b.m[r] * op.local_n.x[li] + b.m[4 + r] * op.local_n.y[li]) + b.m[8 + r] * op.local_n.z[li]);
+                            t = t + ((b.m[r] * op.local_t.x[li] + b.m[4 + r] * op.local_t.y[li]) + b.m[8 + r] * op.local_t.z[li]);
+                        }
+                        differ += !same_bits(out.p[v * 4 + r], p) + !same_bits(out.n[v * 4 + r], n) + !same_bits(out.t[v * 4 + r], t);
+                    }
+                }
+            CHECK(differ == 0);
+        }
+    }
+}
