@@ -20,6 +20,11 @@ int main(void) {
     if (drape_instance_step(0, 1.0f / 30) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
     if (drape_instance_read_particles(0, 0, out, 3) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
     {
+        float r[6];
+        def.flags |= DRAPE_INSTANCE_RECORD_REFERENCE;
+        if (drape_instance_read_reference(0, 0, r, 6) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
+    }
+    {
         float m[16];
         if (drape_instance_read_collidable_transform(0, 0, 0, m) != DRAPE_RESULT_INVALID_ARGUMENT) ++failures;
     }

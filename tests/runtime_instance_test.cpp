@@ -199,6 +199,94 @@ TEST_CASE("runtime states: select by index and by name, unknown names refused" *
     drape_instance_destroy(inst);
 }
 
+namespace {
+
+// Every particle of sim 0 of cloth data `cloth` after a reset with every transform at its rest
+// pose moved by `lift` metres up (flags as given).
+std::vector<float> reset_particles(drape_cloth_file* file, uint32_t cloth, float lift, uint32_t flags = 0) {
+    drape_instance_def def = drape_default_instance_def();
+    def.cloth = cloth;
+    def.flags = flags;
+    drape_instance* inst = nullptr;
+    REQUIRE(drape_instance_create(file, &def, &inst, nullptr) == DRAPE_RESULT_OK);
+    const uint32_t nt = drape_cloth_transform_count(file, cloth);
+    std::vector<float> pose(size_t(nt) * 16);
+    for (uint32_t i = 0; i < nt; ++i) {
+        REQUIRE(drape_cloth_transform_rest_pose(file, cloth, i, &pose[size_t(i) * 16]));
+        pose[size_t(i) * 16 + 13] += lift;
+    }
+    REQUIRE(drape_instance_set_transforms(inst, 0, nt, pose.data()) == DRAPE_RESULT_OK);
+    REQUIRE(drape_instance_reset(inst) == DRAPE_RESULT_OK);
+    std::vector<float> xyz(size_t(drape_cloth_sim_particle_count(file, cloth, 0)) * 3);
+    REQUIRE(drape_instance_read_particles(inst, 0, xyz.data(), xyz.size()) == DRAPE_RESULT_OK);
+    drape_instance_destroy(inst);
+    return xyz;
+}
+
+}  // namespace
+
+TEST_CASE("runtime reset: a sim whose particles the _curAtoS_ state does not reach starts where _preAtoS_ put its previous positions (Elden Ring c2030's skirt)" * doctest::test_suite("corpus")) {
+    // c2030's skirt: _curAtoS_#01#_Default gathers the skinned mesh into a buffer of the other sim
+    // cloth (MeshSim_Fall), _preAtoS_ into MeshSim's previous positions. Its particles used to
+    // keep their rest pose whatever the pose of the reset: 7.7 times a link's length at the first
+    // step of a000_003001.
+    const auto bytes = test::exported_drcloth("er/game/chr/c2030.chrbnd.dcx", "_c.hkx");
+    Loaded l(bytes);
+    uint32_t skirt = UINT32_MAX;
+    for (uint32_t c = 0; c < drape_cloth_data_count(l.file); ++c)
+        if (std::string(drape_cloth_data_name(l.file, c)).find("Skirt") != std::string::npos) skirt = c;
+    REQUIRE(skirt != UINT32_MAX);
+    const std::vector<float> rest = reset_particles(l.file, skirt, 0.0f), lifted = reset_particles(l.file, skirt, 1.0f);
+    size_t off = 0;
+    for (size_t i = 0; i < rest.size() / 3; ++i)
+        off += std::fabs(lifted[i * 3] - rest[i * 3]) > 1e-4f || std::fabs(lifted[i * 3 + 1] - (rest[i * 3 + 1] + 1.0f)) > 1e-4f ||
+               std::fabs(lifted[i * 3 + 2] - rest[i * 3 + 2]) > 1e-4f;
+    CHECK(rest.size() / 3 == 951);
+    CHECK(off == 0);  // every particle followed the pose, pinned or free
+}
+
+TEST_CASE("runtime DRAPE_INSTANCE_RECORD_REFERENCE: each particle's skinned place as the simulate operator read it, though the state copies the particles over it afterwards (Sekiro c7190's hair)" * doctest::test_suite("corpus")) {
+    const auto bytes = test::exported_drcloth("sekiro/c7190.chrbnd.dcx", "_c.hkx");
+    Loaded l(bytes);
+    REQUIRE(std::string(drape_cloth_data_name(l.file, 0)) == "c7110_hair01");
+    drape_instance_def def = drape_default_instance_def();
+    def.flags = DRAPE_INSTANCE_RECORD_REFERENCE;
+    drape_instance* inst = nullptr;
+    REQUIRE(drape_instance_create(l.file, &def, &inst, nullptr) == DRAPE_RESULT_OK);
+    const uint32_t nt = drape_cloth_transform_count(l.file, 0), np = drape_cloth_sim_particle_count(l.file, 0, 0);
+    std::vector<float> pose(size_t(nt) * 16), ref(size_t(np) * 6), xyz(size_t(np) * 3), buffer(size_t(np) * 3);
+    for (uint32_t i = 0; i < nt; ++i) REQUIRE(drape_cloth_transform_rest_pose(l.file, 0, i, &pose[size_t(i) * 16]));
+    REQUIRE(drape_instance_set_transforms(inst, 0, nt, pose.data()) == DRAPE_RESULT_OK);
+    REQUIRE(drape_instance_reset(inst) == DRAPE_RESULT_OK);
+    REQUIRE(drape_instance_read_reference(inst, 0, ref.data(), ref.size()) == DRAPE_RESULT_OK);
+    CHECK(std::isnan(ref[0]));  // no step yet
+    // The rest pose moved 2 cm along x a step: the skinned mesh follows, the hair lags behind.
+    for (int step = 1; step <= 10; ++step) {
+        for (uint32_t i = 0; i < nt; ++i) pose[size_t(i) * 16 + 12] += 0.02f;
+        REQUIRE(drape_instance_set_transforms(inst, 0, nt, pose.data()) == DRAPE_RESULT_OK);
+        REQUIRE(drape_instance_step(inst, 1.0f / 30) == DRAPE_RESULT_OK);
+    }
+    REQUIRE(drape_instance_read_reference(inst, 0, ref.data(), ref.size()) == DRAPE_RESULT_OK);
+    REQUIRE(drape_instance_read_particles(inst, 0, xyz.data(), xyz.size()) == DRAPE_RESULT_OK);
+    REQUIRE(drape_instance_read_buffer(inst, 0, DRAPE_STREAM_POSITION, buffer.data(), buffer.size()) == DRAPE_RESULT_OK);
+    double recorded_vs_particles = 0, buffer_vs_particles = 0;
+    for (uint32_t i = 0; i < np; ++i)
+        for (int k = 0; k < 3; ++k) {
+            recorded_vs_particles = std::max(recorded_vs_particles, double(std::fabs(ref[i * 6 + k] - xyz[i * 3 + k])));
+            buffer_vs_particles = std::max(buffer_vs_particles, double(std::fabs(buffer[i * 3 + k] - xyz[i * 3 + k])));
+        }
+    MESSAGE("hair01 after 10 steps: buffer 0 within " << buffer_vs_particles << " m of the particles, the recorded skinned place " << recorded_vs_particles << " m");
+    CHECK(buffer_vs_particles == 0);       // the state copied the particles into the reference buffer
+    CHECK(recorded_vs_particles > 0.01);   // the skinned place is elsewhere
+    drape_instance_def plain = drape_default_instance_def();
+    drape_instance* other = nullptr;
+    REQUIRE(drape_instance_create(l.file, &plain, &other, nullptr) == DRAPE_RESULT_OK);
+    CHECK(drape_instance_read_reference(other, 0, ref.data(), ref.size()) == DRAPE_RESULT_INVALID_ARGUMENT);  // not recorded
+    CHECK(drape_instance_read_reference(inst, 0, ref.data(), 5) == DRAPE_RESULT_BUFFER_TOO_SMALL);
+    drape_instance_destroy(other);
+    drape_instance_destroy(inst);
+}
+
 TEST_CASE("runtime teleport moves every particle by the matrix and keeps the cloth's shape" * doctest::test_suite("corpus")) {
     REQUIRE_MESSAGE(std::filesystem::exists(test::corpus_dir()), "no corpus at " << test::corpus_dir());
     const auto bytes = test::exported_drcloth("er/HD_M_3005_c.hkx");

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #if defined(__SSE__) || defined(_M_X64)
 #include <xmmintrin.h>
@@ -120,9 +121,16 @@ void layout(drape_instance& inst, Carver& c, uint32_t max_collidables, uint32_t 
             state_mem = c.take<sv::Float4>((state_size + 15) / 16);
         }
         if (!setup) own_p = c.take<sv::Float4>(count ? count : 1), own_prev = c.take<sv::Float4>(count ? count : 1);
+        sv::Float4 *ref_p = nullptr, *ref_n = nullptr;
+        if (inst.flags & DRAPE_INSTANCE_RECORD_REFERENCE) ref_p = c.take<sv::Float4>(count ? count : 1), ref_n = c.take<sv::Float4>(count ? count : 1);
         if (!fill) continue;
         SimSlot& slot = inst.sims[s];
         new (&slot) SimSlot();
+        if (ref_p) {
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            for (uint32_t i = 0; i < count; ++i) ref_p[i] = ref_n[i] = {nan, nan, nan, 0};
+            slot.reference = ref_p, slot.reference_normal = ref_n;
+        }
         slot.count = count;
         slot.setup = setup;
         if (setup) {
@@ -224,6 +232,21 @@ BufferData buf(drape_instance& inst, const State& st, uint32_t index) {
     return b;
 }
 
+// DRAPE_INSTANCE_RECORD_REFERENCE: the sim's reference vertices as its simulate operator is
+// about to read them (through the state's redirections).
+void record_reference(drape_instance& inst, const State& st, uint32_t sim) {
+    const SimCloth& sc = inst.cloth->sims[sim];
+    SimSlot& slot = inst.sims[sim];
+    if (sc.reference_buffer >= st.buffer_map.size()) return;
+    const BufferData& b = inst.buffers[st.buffer_map[sc.reference_buffer]];
+    for (uint32_t i = 0; i < slot.count && i < sc.reference_vertex.size(); ++i) {
+        const uint32_t v = sc.reference_vertex[i];
+        if (v == 0xFFFF || v >= b.count) continue;
+        slot.reference[i] = {b.p[size_t(v) * 4], b.p[size_t(v) * 4 + 1], b.p[size_t(v) * 4 + 2], 0};
+        if (b.n) slot.reference_normal[i] = {b.n[size_t(v) * 4], b.n[size_t(v) * 4 + 1], b.n[size_t(v) * 4 + 2], 0};
+    }
+}
+
 // Whether the state itself runs the input conversion `c`'s display skins right after it (at
 // positions pos + 1, ...), each writing the conversion's shadow: then the stand-in skin would
 // compute the same vertices from the same transforms a moment earlier, and is skipped.
@@ -268,6 +291,7 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
                 if (skip_simulate) break;
                 const uint32_t s = m.simulates[op.payload].sim;
                 SimSlot& slot = inst.sims[s];
+                if (slot.reference) record_reference(inst, st, s);
                 if (slot.state && slot.setup) sv::simulate(*slot.setup, *slot.state, step_inputs(inst, dt, s));
                 break;
             }
@@ -413,6 +437,7 @@ drape_result drape_instance_create(const drape_cloth_file* file, const drape_ins
         probe.file = file;
         probe.cloth = &file->model.cloths[def->cloth];
         probe.cloth_index = def->cloth;
+        probe.flags = def->flags;  // the layout depends on them
         Carver measure;
         measure.take<drape_instance>(1);
         layout(probe, measure, def->max_runtime_collidables, def->max_wind_fields);
@@ -721,6 +746,28 @@ uint32_t companion_state(const ClothModel& m, const char* prefix, uint32_t of) {
     }
     return UINT32_MAX;
 }
+// Whether state `k` copies, gathers or deforms into the positions (or, with `previous`, the
+// previous positions) of sim cloth `sim`.
+bool state_writes_particles(const ClothModel& m, uint32_t k, size_t sim, bool previous) {
+    const State& st = m.states[k];
+    for (uint32_t oi : st.operators) {
+        const Operator& op = m.operators[oi];
+        uint32_t out = UINT32_MAX;
+        switch (op.kind) {
+            case OpKind::copy_vertices: out = m.copies[op.payload].output_buffer; break;
+            case OpKind::gather_all:
+            case OpKind::gather_some: out = m.gathers[op.payload].output_buffer; break;
+            case OpKind::object_space_mesh_mesh_deform:
+            case OpKind::bone_space_mesh_mesh_deform: out = m.deforms[op.payload].output_buffer; break;
+            case OpKind::mesh_mesh_deform_2014: out = m.mesh_mesh_2014[op.payload].output_buffer; break;
+            default: break;
+        }
+        if (out >= m.buffers.size() || out >= st.buffer_map.size()) continue;
+        const BufferDef& b = m.buffers[st.buffer_map[out]];
+        if (b.sim == int32_t(sim) && b.previous == previous) return true;
+    }
+    return false;
+}
 }  // namespace
 
 namespace {
@@ -735,17 +782,22 @@ drape_result reset_instance(drape_instance* inst) {
     // both, so every particle starts on the skinned mesh of these transforms; the reference
     // buffer alone holds only what S's operators write (the pinned vertices of c5000's tail: its
     // free particles started at the bind pose, up to 1.5 m off under a clip).
-    bool gathered = false;
+    // A sim whose particles the _curAtoS_ state does not reach (Elden Ring c2030's skirt: its
+    // gather writes a buffer of the other sim) starts where _preAtoS_ put its previous
+    // positions, else on its reference vertices, as without them.
+    uint32_t pre = UINT32_MAX, cur = UINT32_MAX;
     if (!m.states.empty()) {
         const uint32_t current = inst->state;
-        const uint32_t pre = companion_state(m, "_preAtoS_", current), cur = companion_state(m, "_curAtoS_", current);
+        pre = companion_state(m, "_preAtoS_", current);
+        cur = companion_state(m, "_curAtoS_", current);
         if (pre != UINT32_MAX && cur != UINT32_MAX) {
             inst->state = pre;
             run_state(*inst, 1.0f / 30, true);
             inst->state = cur;
             run_state(*inst, 1.0f / 30, true);
             inst->state = current;
-            gathered = true;
+        } else {
+            pre = cur = UINT32_MAX;
         }
     }
     run_state(*inst, 1.0f / 30, true);
@@ -757,7 +809,11 @@ drape_result reset_instance(drape_instance* inst) {
         // else the rest pose through the root buffer.
         const BufferData* ref = (st && sc.reference_buffer != UINT32_MAX) ? &inst->buffers[st->buffer_map[sc.reference_buffer]] : nullptr;
         const BufferData* root = (sc.root_buffer != UINT32_MAX) ? &inst->buffers[sc.root_buffer] : nullptr;
-        for (uint32_t i = 0; i < sc.particle_count && !gathered; ++i) {
+        const bool gathered = cur != UINT32_MAX && state_writes_particles(m, cur, s, false);
+        const bool gathered_previous = !gathered && pre != UINT32_MAX && state_writes_particles(m, pre, s, true);
+        for (uint32_t i = 0; i < sc.particle_count && gathered_previous; ++i)
+            if (!sc.pinned[i]) slot.positions[i] = {slot.previous[i].x, slot.previous[i].y, slot.previous[i].z, slot.positions[i].w};
+        for (uint32_t i = 0; i < sc.particle_count && !gathered && !gathered_previous; ++i) {
             if (sc.pinned[i]) continue;  // the move-particles operators just placed it
             float o[3] = {sc.rest_x[i], sc.rest_y[i], sc.rest_z[i]};
             if (ref && sc.reference_vertex[i] != 0xFFFF) {
@@ -809,6 +865,20 @@ drape_result drape_instance_read_particles(const drape_instance* inst, uint32_t 
     const SimSlot& slot = inst->sims[sim];
     if (capacity < size_t(slot.count) * 3) return DRAPE_RESULT_BUFFER_TOO_SMALL;
     for (uint32_t i = 0; i < slot.count; ++i) out[i * 3] = slot.positions[i].x, out[i * 3 + 1] = slot.positions[i].y, out[i * 3 + 2] = slot.positions[i].z;
+    return DRAPE_RESULT_OK;
+}
+
+drape_result drape_instance_read_reference(const drape_instance* inst, uint32_t sim, float* out, size_t capacity) {
+    if (!inst || !out) return DRAPE_RESULT_INVALID_ARGUMENT;
+    if (sim >= inst->cloth->sims.size()) return DRAPE_RESULT_INVALID_ARGUMENT;
+    const SimSlot& slot = inst->sims[sim];
+    if (!slot.reference) return DRAPE_RESULT_INVALID_ARGUMENT;
+    if (capacity < size_t(slot.count) * 6) return DRAPE_RESULT_BUFFER_TOO_SMALL;
+    for (uint32_t i = 0; i < slot.count; ++i) {
+        const sv::Float4 &p = slot.reference[i], &n = slot.reference_normal[i];
+        float* o = out + size_t(i) * 6;
+        o[0] = p.x, o[1] = p.y, o[2] = p.z, o[3] = n.x, o[4] = n.y, o[5] = n.z;
+    }
     return DRAPE_RESULT_OK;
 }
 

@@ -30,6 +30,10 @@ struct SimSlot {
     solver::Float4* positions = nullptr;   // state->positions, or the placeholder's own array
     solver::Float4* previous = nullptr;
     uint32_t count = 0;
+    // DRAPE_INSTANCE_RECORD_REFERENCE: per particle its reference vertex's position and normal
+    // as the simulate operator read them (NaN: none yet); nullptr without the flag.
+    solver::Float4* reference = nullptr;
+    solver::Float4* reference_normal = nullptr;
 };
 
 struct DisplayInput {  // vertices the engine skinned (drape_instance_set_display_vertices)

@@ -97,6 +97,7 @@ void keep_worst(drive::SimStats& a, const drive::SimStats& b, const std::string&
     a.max_driven_bone_distance_m = std::max(a.max_driven_bone_distance_m, b.max_driven_bone_distance_m);
     a.max_below_skin_m = std::max(a.max_below_skin_m, b.max_below_skin_m);
     a.max_reference_penetration_m = std::max(a.max_reference_penetration_m, b.max_reference_penetration_m);
+    a.max_reference_link_stretch = std::max(a.max_reference_link_stretch, b.max_reference_link_stretch);
     a.ns_per_step = std::max(a.ns_per_step, b.ns_per_step);
 }
 
@@ -119,7 +120,8 @@ void print_json(const std::string& input, const std::vector<std::string>& clips,
                   << ", \"max_skin_distance_bound_m\": " << s.max_skin_distance_bound_m << ", \"max_local_range_excess_m\": " << s.max_local_range_excess_m
                   << ", \"max_driven_bone_distance_m\": " << s.max_driven_bone_distance_m << ", \"max_below_skin_m\": " << s.max_below_skin_m
                   << ", \"max_penetration_m\": " << s.max_penetration_m << ", \"max_isolated_penetration_m\": " << s.max_isolated_penetration_m
-                  << ", \"max_reference_penetration_m\": " << s.max_reference_penetration_m << ", \"ns_per_step\": " << s.ns_per_step << "}";
+                  << ", \"max_reference_penetration_m\": " << s.max_reference_penetration_m
+                  << ", \"max_reference_link_stretch\": " << s.max_reference_link_stretch << ", \"ns_per_step\": " << s.ns_per_step << "}";
     }
     std::cout << "]}\n";
 }
@@ -140,7 +142,8 @@ void print_text(const std::vector<drive::SimStats>& stats, const std::vector<std
                   << " m, largest excess " << s.max_local_range_excess_m << " m), driven bones from particles "
                   << (s.max_driven_bone_distance_m < 0 ? std::string("(none)") : std::to_string(s.max_driven_bone_distance_m) + " m")
                   << ", below the skin " << s.max_below_skin_m << " m\n    penetration " << s.max_penetration_m << " m (" << s.max_isolated_penetration_m
-                  << " m clear of other collidables; skinned place inside by " << s.max_reference_penetration_m << " m), " << s.ns_per_step << " ns/step\n";
+                  << " m clear of other collidables; skinned place inside by " << s.max_reference_penetration_m
+                  << " m)\n    links between the skinned places stretched up to " << s.max_reference_link_stretch << ", " << s.ns_per_step << " ns/step\n";
     }
 }
 

@@ -270,6 +270,11 @@ struct SimProbe {
     std::vector<uint32_t> masks;
     std::vector<float> radius;  // per particle
     std::vector<float> xyz, last;
+    // Per particle of a local range: its skinned place and that vertex's normal as the step's
+    // simulate operator read them (DRAPE_INSTANCE_RECORD_REFERENCE), else as the buffer holds
+    // them after the step; `placed` says which particles have one.
+    std::vector<float> reference, place, place_normal;
+    std::vector<uint8_t> placed;
     std::vector<float> dist;  // particle x collidable signed distances of this step
 };
 
@@ -421,6 +426,33 @@ void measure_links(const SimProbe& ps, uint32_t step, SimStats& st) {
     }
 }
 
+// Each local-range particle's skinned place for this step (SimProbe::place): the recorded
+// reference where the runtime has one for it (the vertex its first local-range or transition set
+// names), else the range's vertex in the buffer after the step. A state can overwrite that buffer
+// after its simulate operator (Sekiro's hair copies the particles back into it), so the buffer
+// after the step is the second choice.
+void find_places(SimProbe& ps, drape_instance* inst, uint32_t sim, BufferReader& buffers) {
+    const size_t np = ps.xyz.size() / 3;
+    ps.reference.resize(np * 6);
+    const bool recorded = drape_instance_read_reference(inst, sim, ps.reference.data(), ps.reference.size()) == DRAPE_RESULT_OK;
+    ps.place.assign(np * 3, 0.0f), ps.place_normal.assign(np * 3, 0.0f), ps.placed.assign(np, 0);
+    for (const LocalRange& r : ps.ranges) {
+        if (r.particle >= np || ps.placed[r.particle]) continue;
+        const float* q = &ps.reference[size_t(r.particle) * 6];
+        if (recorded && std::isfinite(q[0])) {
+            std::copy_n(q, 3, &ps.place[size_t(r.particle) * 3]);
+            std::copy_n(q + 3, 3, &ps.place_normal[size_t(r.particle) * 3]);
+        } else {
+            const std::vector<float>* ref = buffers.get(r.buffer, DRAPE_STREAM_POSITION);
+            const std::vector<float>* nrm = buffers.get(r.buffer, DRAPE_STREAM_NORMAL);
+            if (size_t(r.vertex) * 3 + 2 >= ref->size()) continue;
+            std::copy_n(&(*ref)[size_t(r.vertex) * 3], 3, &ps.place[size_t(r.particle) * 3]);
+            if (size_t(r.vertex) * 3 + 2 < nrm->size()) std::copy_n(&(*nrm)[size_t(r.vertex) * 3], 3, &ps.place_normal[size_t(r.particle) * 3]);
+        }
+        ps.placed[r.particle] = 1;
+    }
+}
+
 void measure_skin(const SimProbe& ps, BufferReader& buffers, SimStats& st) {
     for (const auto& pv : ps.pinned) {
         const std::vector<float>* ref = buffers.get(pv[2], DRAPE_STREAM_POSITION);
@@ -428,23 +460,24 @@ void measure_skin(const SimProbe& ps, BufferReader& buffers, SimStats& st) {
         st.max_pinned_error_m = std::max(st.max_pinned_error_m, distance3(&ps.xyz[size_t(pv[0]) * 3], &(*ref)[size_t(pv[1]) * 3]));
     }
     for (const LocalRange& r : ps.ranges) {
-        const std::vector<float>* ref = buffers.get(r.buffer, DRAPE_STREAM_POSITION);
-        if (size_t(r.vertex) * 3 + 2 >= ref->size() || size_t(r.particle) * 3 + 2 >= ps.xyz.size()) continue;
+        if (r.particle >= ps.placed.size() || !ps.placed[r.particle]) continue;
         const float* p = &ps.xyz[size_t(r.particle) * 3];
-        const float* v = &(*ref)[size_t(r.vertex) * 3];
+        const float* v = &ps.place[size_t(r.particle) * 3];
         float d = distance3(p, v);
         if (r.cylinder) {
             // Across the vertex normal: the part of the offset off the normal.
-            const std::vector<float>* nrm = buffers.get(r.buffer, DRAPE_STREAM_NORMAL);
-            if (size_t(r.vertex) * 3 + 2 < nrm->size()) {
-                const float* n = &(*nrm)[size_t(r.vertex) * 3];
-                const float along = (p[0] - v[0]) * n[0] + (p[1] - v[1]) * n[1] + (p[2] - v[2]) * n[2];
-                d = std::sqrt(std::max(0.0f, d * d - along * along));
-            }
+            const float* n = &ps.place_normal[size_t(r.particle) * 3];
+            const float along = (p[0] - v[0]) * n[0] + (p[1] - v[1]) * n[1] + (p[2] - v[2]) * n[2];
+            d = std::sqrt(std::max(0.0f, d * d - along * along));
         }
         if (d > st.max_skin_distance_m) st.max_skin_distance_m = d, st.max_skin_distance_bound_m = r.bound;
         st.max_local_range_excess_m = std::max(st.max_local_range_excess_m, d - r.bound);
     }
+    // Every link between two skinned places.
+    for (const Link& l : ps.links)
+        if (l.rest > 1e-6f && l.a < ps.placed.size() && l.b < ps.placed.size() && ps.placed[l.a] && ps.placed[l.b])
+            st.max_reference_link_stretch =
+                std::max(st.max_reference_link_stretch, (distance3(&ps.place[size_t(l.a) * 3], &ps.place[size_t(l.b) * 3]) - l.rest) / l.rest);
     float lowest_skin = INFINITY, lowest_particle = INFINITY;
     for (uint32_t b : ps.skin_buffers) {
         const std::vector<float>* ref = buffers.get(b, DRAPE_STREAM_POSITION);
@@ -456,8 +489,7 @@ void measure_skin(const SimProbe& ps, BufferReader& buffers, SimStats& st) {
 
 // Signed distance of every particle to every collidable it collides with, where the step's
 // collision had it (driven to bone x offset, moved by its velocities each substep).
-void measure_collisions(SimProbe& ps, drape_instance* inst, uint32_t s, const std::vector<float>& pose, uint32_t nt, BufferReader& buffers,
-                        SimStats& st) {
+void measure_collisions(SimProbe& ps, drape_instance* inst, uint32_t s, const std::vector<float>& pose, uint32_t nt, SimStats& st) {
     const size_t np = ps.xyz.size() / 3;
     ps.dist.assign(np * ps.collidables.size(), 1e30f);
     for (size_t k = 0; k < ps.collidables.size(); ++k) {
@@ -488,11 +520,9 @@ void measure_collisions(SimProbe& ps, drape_instance* inst, uint32_t s, const st
             st.max_penetration_m = std::max(st.max_penetration_m, -d);
             ps.dist[i * ps.collidables.size() + k] = d;
         }
-        for (const LocalRange& lr : ps.ranges) {
-            const std::vector<float>* ref = buffers.get(lr.buffer, DRAPE_STREAM_POSITION);
-            if (!collides(lr.particle) || size_t(lr.vertex) * 3 + 2 >= ref->size()) continue;
-            st.max_reference_penetration_m = std::max(st.max_reference_penetration_m, -signed_distance(&(*ref)[size_t(lr.vertex) * 3]));
-        }
+        for (size_t i = 0; i < ps.placed.size(); ++i)
+            if (ps.placed[i] && collides(i))
+                st.max_reference_penetration_m = std::max(st.max_reference_penetration_m, -signed_distance(&ps.place[i * 3]));
     }
     for (size_t i = 0; i < np && !ps.collidables.empty(); ++i) {
         const float* d = &ps.dist[i * ps.collidables.size()];
@@ -562,6 +592,7 @@ Result<void> run_cloth_data(const drape_cloth_file* file, const fb::ClothFile* r
     drape_instance_def def = drape_default_instance_def();
     def.cloth = c;
     if (options.depenetrate) def.flags |= DRAPE_INSTANCE_DEPENETRATE;
+    def.flags |= DRAPE_INSTANCE_RECORD_REFERENCE;  // the skinned places as the step read them
     drape_instance* inst = nullptr;
     drape_error err;
     if (drape_instance_create(file, &def, &inst, &err) != DRAPE_RESULT_OK) return make_error(err.message, "drape_instance_create");
@@ -607,8 +638,9 @@ Result<void> run_cloth_data(const drape_cloth_file* file, const fb::ClothFile* r
             for (float v : ps.xyz) st.finite = st.finite && std::isfinite(v);
             measure_energy(ps, step, options, st);
             measure_links(ps, step, st);
+            find_places(ps, inst, s, buffers);
             measure_skin(ps, buffers, st);
-            measure_collisions(ps, inst, s, pose, nt, buffers, st);
+            measure_collisions(ps, inst, s, pose, nt, st);
         }
         if (!driven.empty()) driven_distance = std::max(driven_distance, driven_bone_distance(inst, driven, sims));
     }

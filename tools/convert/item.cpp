@@ -61,7 +61,8 @@ ojson cloth_run_report(const std::vector<uint8_t>& drcloth, const havok::Skeleto
                         {"max_skin_distance_m", s.max_skin_distance_m}, {"max_skin_distance_bound_m", s.max_skin_distance_bound_m},
                         {"max_local_range_excess_m", s.max_local_range_excess_m}, {"max_driven_bone_distance_m", s.max_driven_bone_distance_m},
                         {"max_below_skin_m", s.max_below_skin_m}, {"max_penetration_m", s.max_penetration_m},
-                        {"max_reference_penetration_m", s.max_reference_penetration_m}});
+                        {"max_reference_penetration_m", s.max_reference_penetration_m},
+                        {"max_reference_link_stretch", s.max_reference_link_stretch}});
     }
     return {{"clip", clip ? clip->name : std::string("sway")}, {"steps", ro.steps}, {"sims", std::move(sims)}};
 }

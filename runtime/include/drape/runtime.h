@@ -177,7 +177,11 @@ typedef enum drape_instance_flags {
      * or DRAPE_DEPENETRATION_ROUNDS rounds ran (a particle squeezed into a gap narrower than its
      * diameter between two collidables can stay inside one). Where no particle is inside, one
      * round reads the particles and writes nothing, and the step's result is the game's bits. */
-    DRAPE_INSTANCE_DEPENETRATE = 1u << 2
+    DRAPE_INSTANCE_DEPENETRATE = 1u << 2,
+    /* Keep each particle's skinned place as the simulate operator read it, for
+     * drape_instance_read_reference (a state may overwrite that buffer after the simulate
+     * operator: Sekiro's hair copies its particles back into it). A copy per particle and step. */
+    DRAPE_INSTANCE_RECORD_REFERENCE = 1u << 3
 } drape_instance_flags;
 /* The most rounds DRAPE_INSTANCE_DEPENETRATE runs per step. */
 #define DRAPE_DEPENETRATION_ROUNDS 16
@@ -304,6 +308,12 @@ DRAPE_API drape_result drape_instance_teleport(drape_instance* instance, const f
 
 /* Particle positions of sim cloth `sim`, xyz triples in world space; capacity in floats. */
 DRAPE_API drape_result drape_instance_read_particles(const drape_instance* instance, uint32_t sim, float* out_xyz,
+                                                     size_t capacity);
+/* With DRAPE_INSTANCE_RECORD_REFERENCE: each particle's reference vertex (of the sim cloth's
+ * first local-range or transition set) as the last step's simulate operator read it, six floats
+ * per particle (position xyz, then normal xyz), NaN for a particle without one or before the
+ * first step; capacity in floats. DRAPE_RESULT_INVALID_ARGUMENT without the flag. */
+DRAPE_API drape_result drape_instance_read_reference(const drape_instance* instance, uint32_t sim, float* out_xyz_normal,
                                                      size_t capacity);
 /* The world transform (16 floats, four columns, c3 the translation) of the sim cloth's file
  * collidable `collidable` (its index in the sim cloth's collidable list) as the last step's

@@ -82,6 +82,11 @@ struct SimStats {
     // collidable, the local range pulls the particle in and the collision pushes it out: neither
     // holds, and the links across the collidable stretch, by the data and the pose alone.
     float max_reference_penetration_m = 0;
+    // The largest stretch of a link measured between its particles' skinned places (their
+    // local-range reference vertices), over the run: how far the skinned mesh itself, posed by the
+    // clip, stretches the links. A particle held near its skinned place stretches its links by
+    // about as much.
+    float max_reference_link_stretch = 0;
     // The same among particles clear of every other collidable they collide with (farther than
     // their radius + 1e-5 m from its hull): a particle wedged where two collidables overlap is
     // pushed out of each in collidable order and can end inside the earlier one; any other
