@@ -532,7 +532,8 @@ TEST_CASE("bake runtime: every corpus character its cloth binds to, baked, keeps
         const char* folder;  // a game folder of the corpus holding chr/<name>.chrbnd.dcx
         const char* clip;    // empty: the sway
     };
-    const Case cases[] = {{"c5000", "er/game", "a000_002000"}, {"c4361", "er/game", ""}, {"c3061", "er/game", ""}, {"c7190", "", ""}};
+    const Case cases[] = {{"c5000", "er/game", "a000_002000"}, {"c4361", "er/game", ""}, {"c3061", "er/game", ""}, {"c7190", "", ""},
+                          {"c2030", "er/game", "a000_003001"}};
     size_t checked = 0;
     for (const Case& k : cases) {
         const std::string character = k.name;
