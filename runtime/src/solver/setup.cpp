@@ -6,12 +6,14 @@
 // 1 + max(level of the last earlier link on particle a, ... on particle b). Links of one level
 // share no particle, and every particle sees its links in file order, so solving level by level
 // (four links of a level at a time) gives the bits of the sequential solve.
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <vector>
 
 #include "solver/arena.h"
 #include "solver/solver.h"
@@ -524,29 +526,65 @@ void layout_link_run(const SimClothDesc& d, const Execution& ex, uint32_t first,
 }
 
 // Bend stiffness: four weighted particles per constraint; the weighted inverse-mass sum is
-// computed once here, in the order the step would.
+// computed once here, in the order the step would. The items are stored in schedule order
+// (BendStiffnessSet): by level, four independent items at a time; an item naming one particle
+// twice runs alone.
 void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s, bool fill, BendStiffnessSet& b) {
-    b.count = c.count;
-    b.particles = a.take<uint32_t>(4 * size_t(c.count));
-    b.weights = a.take<float>(4 * size_t(c.count));
-    b.stiffness = a.take<float>(c.count);
-    b.rest_curvature = a.take<float>(c.count);
-    b.inv_mass_sum = a.take<float>(c.count);
+    const uint32_t n = c.count;
+    b.count = n;
+    b.particles = a.take<uint32_t>(4 * size_t(n));
+    b.weights = a.take<float>(4 * size_t(n));
+    b.stiffness = a.take<float>(n);
+    b.rest_curvature = a.take<float>(n);
+    b.inv_mass_sum = a.take<float>(n);
+    b.file_order = a.take<uint32_t>(n);
+    b.level_batches4 = a.take<uint32_t>(size_t(n) + 1);
+    b.level_singles = a.take<uint32_t>(size_t(n) + 1);
     if (!fill) return;
-    for (uint32_t j = 0; j < c.count; ++j) {
+    // Each item's level, and each level's items in file order, four-able ones first.
+    std::vector<uint32_t> level(n), last(s.particle_count, 0);
+    std::vector<uint8_t> alone(n, 0);
+    uint32_t levels = 0;
+    for (uint32_t j = 0; j < n; ++j) {
+        const BendStiffnessDesc& k = c.bend_stiffness_links[j];
+        const uint32_t p[4] = {k.particle_a, k.particle_b, k.particle_c, k.particle_d};
+        uint32_t lv = 0;
+        for (uint32_t q : p) lv = std::max(lv, last[q]);
+        for (uint32_t q : p) last[q] = lv + 1;
+        level[j] = lv;
+        levels = std::max(levels, lv + 1);
+        alone[j] = p[0] == p[1] || p[0] == p[2] || p[0] == p[3] || p[1] == p[2] || p[1] == p[3] || p[2] == p[3];
+    }
+    std::vector<std::vector<uint32_t>> four(levels), one(levels);
+    for (uint32_t j = 0; j < n; ++j) (alone[j] ? one : four)[level[j]].push_back(j);
+    std::vector<uint32_t> order;
+    order.reserve(n);
+    b.level_count = levels;
+    for (uint32_t l = 0; l < levels; ++l) {
+        const size_t full = four[l].size() / 4 * 4;  // the rest of the four-able ones run alone
+        for (size_t i = full; i < four[l].size(); ++i) one[l].push_back(four[l][i]);
+        four[l].resize(full);
+        b.level_batches4[l] = uint32_t(full / 4);
+        b.level_singles[l] = uint32_t(one[l].size());
+        order.insert(order.end(), four[l].begin(), four[l].end());
+        order.insert(order.end(), one[l].begin(), one[l].end());
+    }
+    for (uint32_t at = 0; at < n; ++at) {
+        const uint32_t j = order[at];
+        b.file_order[j] = at;
         const BendStiffnessDesc& k = c.bend_stiffness_links[j];
         const uint32_t p[4] = {k.particle_a, k.particle_b, k.particle_c, k.particle_d};
         const float w[4] = {k.weight_a, k.weight_b, k.weight_c, k.weight_d};
         for (int q = 0; q < 4; ++q) {
-            b.particles[4 * j + q] = p[q];
-            b.weights[4 * j + q] = w[q];
+            b.particles[4 * at + q] = p[q];
+            b.weights[4 * at + q] = w[q];
         }
         float st = k.bend_stiffness;
         if (c.clamp_bend_stiffness) st = st < 0 ? 0.0f : (st > 1 ? 1.0f : st);
-        b.stiffness[j] = st;
-        b.rest_curvature[j] = k.rest_curvature;
-        b.inv_mass_sum[j] = (((w[0] * w[0]) * s.inv_mass[p[0]] + (w[1] * w[1]) * s.inv_mass[p[1]]) + (w[2] * w[2]) * s.inv_mass[p[2]]) +
-                            (w[3] * w[3]) * s.inv_mass[p[3]];
+        b.stiffness[at] = st;
+        b.rest_curvature[at] = k.rest_curvature;
+        b.inv_mass_sum[at] = (((w[0] * w[0]) * s.inv_mass[p[0]] + (w[1] * w[1]) * s.inv_mass[p[1]]) + (w[2] * w[2]) * s.inv_mass[p[2]]) +
+                             (w[3] * w[3]) * s.inv_mass[p[3]];
     }
 }
 

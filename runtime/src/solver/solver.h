@@ -244,6 +244,12 @@ struct Pass {
     uint32_t index = 0;  // into Setup::link_runs / constraint_sets (by kind)
 };
 
+// The items are stored in schedule order: level after level, each level's items four at a time
+// (level_batches4 batches of four items that share no particle), then its level_singles items
+// one by one. An item's level is one past the highest level of the earlier items (in the file's
+// order) that share a particle with it, so every item runs after those: the same bits as the
+// file's order. file_order[j] is the schedule position of the file's item j (the sequential mode
+// runs the items through it).
 struct BendStiffnessSet {
     uint32_t count = 0;
     uint32_t* particles = nullptr;  // 4 per item
@@ -251,6 +257,10 @@ struct BendStiffnessSet {
     float* stiffness = nullptr;     // per item, clamped to [0, 1] when the set clamps
     float* rest_curvature = nullptr;
     float* inv_mass_sum = nullptr;  // sum w_i^2 * inv_mass_i, per item (0: skipped)
+    uint32_t* file_order = nullptr;
+    uint32_t level_count = 0;
+    uint32_t* level_batches4 = nullptr;
+    uint32_t* level_singles = nullptr;
 };
 struct LocalRangeSet {
     uint32_t count = 0;

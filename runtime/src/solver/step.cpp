@@ -373,44 +373,99 @@ void solve_links(const LinkSchedule& ls, Float4* p, const StepInputs& in) {
     else solve_levels<false>(ls, p, lanes);
 }
 
-// hclBendStiffnessConstraintSet (the reading of the corpus, sim_setups.cpp and the README): the
-// wings a, b carry weights summing to 1 (wa = hB/(hA+hB)), the hinge c, d weights summing to -1,
-// so c = sum w_i p_i runs from the hinge to the wing segment and vanishes on a flat pair; the
+// Item j (schedule order) alone.
+void bend_one(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j) {
+    const float im = b.inv_mass_sum[j];
+    if (!(im > 0)) return;
+    const uint32_t* i = b.particles + 4 * j;
+    const float* w = b.weights + 4 * j;
+    const Float4 pa = p[i[0]], pb = p[i[1]], pc = p[i[2]], pd = p[i[3]];
+    // c = ((wa*pa + wb*pb) + wc*pc) + wd*pd.
+    const Float4 c{((w[0] * pa.x + w[1] * pb.x) + w[2] * pc.x) + w[3] * pd.x,
+                   ((w[0] * pa.y + w[1] * pb.y) + w[2] * pc.y) + w[3] * pd.y,
+                   ((w[0] * pa.z + w[1] * pb.z) + w[2] * pc.z) + w[3] * pd.z, 0};
+    const Float4 e{pd.x - pc.x, pd.y - pc.y, pd.z - pc.z, 0};
+    const Float4 ab{pb.x - pa.x, pb.y - pa.y, pb.z - pa.z, 0};
+    const Float4 m{e.y * ab.z - e.z * ab.y, e.z * ab.x - e.x * ab.z, e.x * ab.y - e.y * ab.x, 0};
+    const float m2 = dot3(m, m), e2 = dot3(e, e);
+    if (!(m2 > 0) || !(e2 > 0)) return;
+    const float inv_m = 1.0f / std::sqrt(m2);
+    const Float4 n{m.x * inv_m, m.y * inv_m, m.z * inv_m, 0};
+    // hA * hB = |(a - c) x e| * |(b - c) x e| / |e|^2.
+    const Float4 ac{pa.x - pc.x, pa.y - pc.y, pa.z - pc.z, 0}, bc{pb.x - pc.x, pb.y - pc.y, pb.z - pc.z, 0};
+    const Float4 xa{ac.y * e.z - ac.z * e.y, ac.z * e.x - ac.x * e.z, ac.x * e.y - ac.y * e.x, 0};
+    const Float4 xb{bc.y * e.z - bc.z * e.y, bc.z * e.x - bc.x * e.z, bc.x * e.y - bc.y * e.x, 0};
+    const float heights = (std::sqrt(dot3(xa, xa)) * std::sqrt(dot3(xb, xb))) / e2;
+    const float violation = dot3(c, n) - b.rest_curvature[j] * heights;
+    const float g = (b.stiffness[j] * violation) / im;
+    for (int q = 0; q < 4; ++q) {
+        const float f = (g * w[q]) * s.inv_mass[i[q]];
+        p[i[q]].x = p[i[q]].x - n.x * f;
+        p[i[q]].y = p[i[q]].y - n.y * f;
+        p[i[q]].z = p[i[q]].z - n.z * f;
+    }
+}
+
+// Items j..j+3 (schedule order; they share no particle and none names a particle twice), one
+// per lane: each lane runs bend_one's expressions in its order, and a lane bend_one would leave
+// (im, m2 or e2 not positive) writes its particles back as they were.
+void bend_four(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j) {
+    using lanes::F4;
+    using lanes::M4;
+    const uint32_t* i = b.particles + 4 * j;  // item k, particle q: i[4 * k + q]
+    F4 x[4], y[4], z[4], pw[4], w[4], im_of[4];
+    for (int q = 0; q < 4; ++q) {
+        lanes::transpose(p[i[q]], p[i[4 + q]], p[i[8 + q]], p[i[12 + q]], x[q], y[q], z[q], pw[q]);
+        alignas(16) float wq[4], iq[4];
+        for (int k = 0; k < 4; ++k) wq[k] = b.weights[4 * (j + uint32_t(k)) + uint32_t(q)], iq[k] = s.inv_mass[i[4 * k + q]];
+        w[q] = lanes::load4(wq), im_of[q] = lanes::load4(iq);
+    }
+    const F4 im = lanes::load4(b.inv_mass_sum + j);
+    const F4 cx = ((w[0] * x[0] + w[1] * x[1]) + w[2] * x[2]) + w[3] * x[3];
+    const F4 cy = ((w[0] * y[0] + w[1] * y[1]) + w[2] * y[2]) + w[3] * y[3];
+    const F4 cz = ((w[0] * z[0] + w[1] * z[1]) + w[2] * z[2]) + w[3] * z[3];
+    const F4 ex = x[3] - x[2], ey = y[3] - y[2], ez = z[3] - z[2];
+    const F4 abx = x[1] - x[0], aby = y[1] - y[0], abz = z[1] - z[0];
+    const F4 mx = ey * abz - ez * aby, my = ez * abx - ex * abz, mz = ex * aby - ey * abx;
+    const F4 m2 = (mx * mx + my * my) + mz * mz, e2 = (ex * ex + ey * ey) + ez * ez;
+    const F4 zero = lanes::splat4(0.0f);
+    const M4 live = lanes::mask_and(lanes::gt(im, zero), lanes::mask_and(lanes::gt(m2, zero), lanes::gt(e2, zero)));
+    if (!lanes::any(live)) return;
+    const F4 inv_m = lanes::splat4(1.0f) / lanes::vsqrt(m2);
+    const F4 nx = mx * inv_m, ny = my * inv_m, nz = mz * inv_m;
+    const F4 acx = x[0] - x[2], acy = y[0] - y[2], acz = z[0] - z[2];
+    const F4 bcx = x[1] - x[2], bcy = y[1] - y[2], bcz = z[1] - z[2];
+    const F4 xax = acy * ez - acz * ey, xay = acz * ex - acx * ez, xaz = acx * ey - acy * ex;
+    const F4 xbx = bcy * ez - bcz * ey, xby = bcz * ex - bcx * ez, xbz = bcx * ey - bcy * ex;
+    const F4 heights = (lanes::vsqrt((xax * xax + xay * xay) + xaz * xaz) * lanes::vsqrt((xbx * xbx + xby * xby) + xbz * xbz)) / e2;
+    const F4 violation = ((cx * nx + cy * ny) + cz * nz) - lanes::load4(b.rest_curvature + j) * heights;
+    const F4 g = (lanes::load4(b.stiffness + j) * violation) / im;
+    for (int q = 0; q < 4; ++q) {
+        const F4 f = (g * w[q]) * im_of[q];
+        const F4 nxq = lanes::select(live, x[q] - nx * f, x[q]);
+        const F4 nyq = lanes::select(live, y[q] - ny * f, y[q]);
+        const F4 nzq = lanes::select(live, z[q] - nz * f, z[q]);
+        lanes::untranspose(nxq, nyq, nzq, pw[q], p[i[q]], p[i[4 + q]], p[i[8 + q]], p[i[12 + q]]);
+    }
+}
+
+// hclBendStiffnessConstraintSet (the reading of the corpus, sim_setups.cpp and docs/runtime.md):
+// the wings a, b carry weights summing to 1 (wa = hB/(hA+hB)), the hinge c, d weights summing to
+// -1, so c = sum w_i p_i runs from the hinge to the wing segment and vanishes on a flat pair; the
 // file's restCurvature is the signed curvature (c.n)/(hA hB), n = unit((d - c) x (b - a)), hA and
 // hB the wings' heights over the hinge. The constraint C = c.n - restCurvature * hA * hB (metres,
 // heights of the current positions) is projected along n with the inverse-mass-weighted shares:
-// p_i -= n * (((stiffness * C) / sum w_j^2 invMass_j) * w_i) * invMass_i.
-void solve_bend_stiffness(const BendStiffnessSet& b, const Setup& s, Float4* p) {
-    for (uint32_t j = 0; j < b.count; ++j) {
-        const float im = b.inv_mass_sum[j];
-        if (!(im > 0)) continue;
-        const uint32_t* i = b.particles + 4 * j;
-        const float* w = b.weights + 4 * j;
-        const Float4 pa = p[i[0]], pb = p[i[1]], pc = p[i[2]], pd = p[i[3]];
-        // c = ((wa*pa + wb*pb) + wc*pc) + wd*pd.
-        const Float4 c{((w[0] * pa.x + w[1] * pb.x) + w[2] * pc.x) + w[3] * pd.x,
-                       ((w[0] * pa.y + w[1] * pb.y) + w[2] * pc.y) + w[3] * pd.y,
-                       ((w[0] * pa.z + w[1] * pb.z) + w[2] * pc.z) + w[3] * pd.z, 0};
-        const Float4 e{pd.x - pc.x, pd.y - pc.y, pd.z - pc.z, 0};
-        const Float4 ab{pb.x - pa.x, pb.y - pa.y, pb.z - pa.z, 0};
-        const Float4 m{e.y * ab.z - e.z * ab.y, e.z * ab.x - e.x * ab.z, e.x * ab.y - e.y * ab.x, 0};
-        const float m2 = dot3(m, m), e2 = dot3(e, e);
-        if (!(m2 > 0) || !(e2 > 0)) continue;
-        const float inv_m = 1.0f / std::sqrt(m2);
-        const Float4 n{m.x * inv_m, m.y * inv_m, m.z * inv_m, 0};
-        // hA * hB = |(a - c) x e| * |(b - c) x e| / |e|^2.
-        const Float4 ac{pa.x - pc.x, pa.y - pc.y, pa.z - pc.z, 0}, bc{pb.x - pc.x, pb.y - pc.y, pb.z - pc.z, 0};
-        const Float4 xa{ac.y * e.z - ac.z * e.y, ac.z * e.x - ac.x * e.z, ac.x * e.y - ac.y * e.x, 0};
-        const Float4 xb{bc.y * e.z - bc.z * e.y, bc.z * e.x - bc.x * e.z, bc.x * e.y - bc.y * e.x, 0};
-        const float heights = (std::sqrt(dot3(xa, xa)) * std::sqrt(dot3(xb, xb))) / e2;
-        const float violation = dot3(c, n) - b.rest_curvature[j] * heights;
-        const float g = (b.stiffness[j] * violation) / im;
-        for (int q = 0; q < 4; ++q) {
-            const float f = (g * w[q]) * s.inv_mass[i[q]];
-            p[i[q]].x = p[i[q]].x - n.x * f;
-            p[i[q]].y = p[i[q]].y - n.y * f;
-            p[i[q]].z = p[i[q]].z - n.z * f;
-        }
+// p_i -= n * (((stiffness * C) / sum w_j^2 invMass_j) * w_i) * invMass_i. Scheduled: by level,
+// four items at a time; sequential: one by one in the file's order. The same bits.
+void solve_bend_stiffness(const BendStiffnessSet& b, const Setup& s, Float4* p, SolveMode mode) {
+    if (mode == SolveMode::sequential) {
+        for (uint32_t j = 0; j < b.count; ++j) bend_one(b, s, p, b.file_order[j]);
+        return;
+    }
+    uint32_t j = 0;
+    for (uint32_t l = 0; l < b.level_count; ++l) {
+        for (uint32_t k = 0; k < b.level_batches4[l]; ++k, j += 4) bend_four(b, s, p, j);
+        for (uint32_t k = 0; k < b.level_singles[l]; ++k, ++j) bend_one(b, s, p, j);
     }
 }
 
@@ -1361,7 +1416,7 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
                 const Pass& pass = s.passes[k];
                 switch (pass.kind) {
                     case PassKind::links: solve_links(s.link_runs[pass.index], st.positions, in); break;
-                    case PassKind::bend_stiffness: solve_bend_stiffness(s.bend_stiffness_sets[pass.index], s, st.positions); break;
+                    case PassKind::bend_stiffness: solve_bend_stiffness(s.bend_stiffness_sets[pass.index], s, st.positions, in.mode); break;
                     case PassKind::local_range: if (!in.skip_local_range) solve_local_range(s.local_range_sets[pass.index], s, st.positions, in); break;
                     case PassKind::transition: {
                         const TransitionSet& t = s.transition_sets[pass.index];
