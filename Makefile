@@ -159,7 +159,7 @@ fuzz-long: fuzz
 	sh tests/fuzz/fuzz.sh run $(BUILD_FUZZ) $(FUZZ_TIME) $(JOBS) $(FUZZ_TARGETS)
 
 fuzz-minimize: fuzz
-	sh tests/fuzz/fuzz.sh minimize $(BUILD_FUZZ)
+	sh tests/fuzz/fuzz.sh minimize $(BUILD_FUZZ) $(FUZZ_TARGETS)
 
 $(BUILD_BENCH)/build.ninja:
 	cmake -S . -B $(BUILD_BENCH) -G Ninja -DCMAKE_BUILD_TYPE=Release -DDRAPE_BUILD_BENCH=ON -DDRAPE_BUILD_TESTS=OFF

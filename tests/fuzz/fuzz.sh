@@ -10,8 +10,9 @@
 #                                      seed, JOBS at a time (default: the number of cores); grown corpora in
 #                                      BUILD/corpus/<target>, crashes in BUILD/artifacts/<target>,
 #                                      logs in BUILD/logs/<target>.log; then one line per target:
-#                                      seconds, executions, coverage (cov), crashes found
-#   fuzz.sh minimize BUILD             each grown corpus reduced (libFuzzer -merge=1) to the inputs
+#                                      seconds, executions, coverage (cov), findings (crashes,
+#                                      leaks, timeouts, out of memory) and slow units
+#   fuzz.sh minimize BUILD [TARGET...] each grown corpus (or the named targets') reduced (libFuzzer -merge=1) to the inputs
 #                                      that add coverage beyond the target's seeds, written to
 #                                      tests/fuzz/corpus/<target> (replacing it), at most
 #                                      FUZZ_CORPUS_KB (default 300) KB per target, smallest first
@@ -21,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
 
 usage() {
-    echo "usage: fuzz.sh run BUILD SECONDS [JOBS] [TARGET...] | fuzz.sh minimize BUILD" >&2
+    echo "usage: fuzz.sh run BUILD SECONDS [JOBS] [TARGET...] | fuzz.sh minimize BUILD [TARGET...]" >&2
     exit 2
 }
 
@@ -70,8 +71,11 @@ summary() {
     [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9][0-9]*\).*/\1/p' "$log" | tail -1)
     secs=$(sed -n 's/.*Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | sed 's/cov: //')
-    crashes=$(find "$1/artifacts/$2" -type f | wc -l)
-    printf '%-20s seconds %-6s executions %-10s cov %-6s findings %s\n' "$2" "${secs:-?}" "${execs:-?}" "${cov:-?}" "$crashes"
+    # Findings: crashes, leaks, timeouts and out-of-memory inputs. A slow-unit input is reported
+    # apart: libFuzzer times it on the wall clock, so a loaded machine makes one.
+    crashes=$(find "$1/artifacts/$2" -type f ! -name 'slow-unit-*' | wc -l)
+    slow=$(find "$1/artifacts/$2" -type f -name 'slow-unit-*' | wc -l)
+    printf '%-20s seconds %-6s executions %-10s cov %-6s findings %s slow units %s\n' "$2" "${secs:-?}" "${execs:-?}" "${cov:-?}" "$crashes" "$slow"
 }
 
 minimize_one() {  # BUILD EXE
@@ -104,9 +108,12 @@ $a" ;;
     # shellcheck disable=SC2086
     "$exe" -merge=1 $opts "$work/base" $starts > "$work/log" 2>&1
     ls "$work/base" > "$work/base.list"
-    # 2. The committed corpus and the grown one merged on top: only inputs with new features join.
+    # 2. The committed corpus (when there is one) and the grown one merged on top: only inputs
+    # with new features join.
+    committed=""
+    [ -d "$source_dir/tests/fuzz/corpus/$t" ] && committed="$source_dir/tests/fuzz/corpus/$t"
     # shellcheck disable=SC2086
-    "$exe" -merge=1 $opts "$work/base" "$source_dir/tests/fuzz/corpus/$t" "$build/corpus/$t" >> "$work/log" 2>&1
+    "$exe" -merge=1 $opts "$work/base" $committed "$build/corpus/$t" >> "$work/log" 2>&1
     IFS=$old_ifs
     out="$source_dir/tests/fuzz/corpus/$t"
     rm -rf "$out"
@@ -139,7 +146,8 @@ case "$command" in
         ;;
     one) run_one "$build" "$3" "$4" ;;
     minimize)
-        for exe in $(targets "$build"); do minimize_one "$build" "$exe"; done
+        shift 2
+        for exe in $(targets "$build" "$@"); do minimize_one "$build" "$exe"; done
         ;;
     *) usage ;;
 esac
