@@ -416,21 +416,31 @@ void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, ui
 template <class VertexAt, class IdAt>
 void write_frames4(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t k0, VertexAt vertex_at, IdAt id_at) {
     using solver::lanes::F4;
-    alignas(16) float a[12][4];  // n xyz, pr - pv xyz, cos, sin, then t xyz
-    uint32_t v[4];
+    using solver::lanes::set4;
+    alignas(16) float a[12][4];  // t xyz at rows 8..10 on the way out
+    uint32_t v[4], id[4];
+    const float* nv[4];
+    const float* pr[4];
+    const float* pv[4];
     for (int j = 0; j < 4; ++j) {
         const uint32_t k = k0 + uint32_t(j);
         v[j] = vertex_at(k);
-        const uint32_t id = id_at(k);
-        const float* nv = buf.n + size_t(v[j]) * 4;
-        for (int r = 0; r < 3; ++r) a[r][j] = op.normals ? s.accum[r][id] : nv[r];
-        const float* pr = buf.p + size_t(op.reference_vertices[k]) * 4;
-        const float* pv = buf.p + size_t(v[j]) * 4;
-        for (int r = 0; r < 3; ++r) a[3 + r][j] = pr[r] - pv[r];
-        a[6][j] = op.tangent_cos[k], a[7][j] = op.tangent_sin[k];
+        id[j] = id_at(k);
+        nv[j] = buf.n + size_t(v[j]) * 4;
+        pr[j] = buf.p + size_t(op.reference_vertices[k]) * 4;
+        pv[j] = buf.p + size_t(v[j]) * 4;
     }
-    const F4 nx = load4(a[0]), ny = load4(a[1]), nz = load4(a[2]);
-    F4 ex = load4(a[3]), ey = load4(a[4]), ez = load4(a[5]);
+    // The normal of each lane: its id's sum (normalised) where the operator writes normals, else
+    // the buffer's own.
+    auto normal = [&](int r) {
+        return op.normals ? set4(s.accum[r][id[0]], s.accum[r][id[1]], s.accum[r][id[2]], s.accum[r][id[3]])
+                          : set4(nv[0][r], nv[1][r], nv[2][r], nv[3][r]);
+    };
+    auto edge = [&](int r) {
+        return set4(pr[0][r] - pv[0][r], pr[1][r] - pv[1][r], pr[2][r] - pv[2][r], pr[3][r] - pv[3][r]);
+    };
+    const F4 nx = normal(0), ny = normal(1), nz = normal(2);
+    F4 ex = edge(0), ey = edge(1), ez = edge(2);
     const F4 d = (ex * nx + ey * ny) + ez * nz;
     ex = ex - nx * d, ey = ey - ny * d, ez = ez - nz * d;
     const F4 l2 = (ex * ex + ey * ey) + ez * ez;
@@ -438,7 +448,7 @@ void write_frames4(const VertexFramesOp& op, BufferData& buf, const Scratch& s, 
     const F4 inv = solver::lanes::select(solver::lanes::gt(l2, zero), splat4(1.0f) / solver::lanes::vsqrt(l2), zero);
     ex = ex * inv, ey = ey * inv, ez = ez * inv;
     const F4 nex = ny * ez - nz * ey, ney = nz * ex - nx * ez, nez = nx * ey - ny * ex;
-    const F4 c = load4(a[6]), sn = load4(a[7]);
+    const F4 c = load4(op.tangent_cos.data() + k0), sn = load4(op.tangent_sin.data() + k0);
     const F4 tx = ex * c + nex * sn, ty = ey * c + ney * sn, tz = ez * c + nez * sn;
     solver::lanes::store4(a[8], tx), solver::lanes::store4(a[9], ty), solver::lanes::store4(a[10], tz);
     const bool bit = op.bitangents;
@@ -448,8 +458,8 @@ void write_frames4(const VertexFramesOp& op, BufferData& buf, const Scratch& s, 
     }
     for (int j = 0; j < 4; ++j) {
         const uint32_t k = k0 + uint32_t(j);
-        float* nv = buf.n + size_t(v[j]) * 4;
-        if (op.normals) nv[0] = a[0][j], nv[1] = a[1][j], nv[2] = a[2][j];
+        float* nw = buf.n + size_t(v[j]) * 4;
+        if (op.normals) nw[0] = s.accum[0][id[j]], nw[1] = s.accum[1][id[j]], nw[2] = s.accum[2][id[j]];
         float* tv = buf.t + size_t(v[j]) * 4;
         tv[0] = a[8][j], tv[1] = a[9][j], tv[2] = a[10][j];
         if (bit && k < op.bitangent_flip.size()) {

@@ -57,6 +57,9 @@ inline M4 mask_or(M4 a, M4 b) { return M4{_mm_or_ps(a.v, b.v)}; }
 inline M4 select_mask(M4 m, M4 a, M4 b) { return M4{_mm_or_ps(_mm_and_ps(m.v, a.v), _mm_andnot_ps(m.v, b.v))}; }
 inline bool any(M4 m) { return _mm_movemask_ps(m.v) != 0; }
 inline F4 splat4(float x) { return F4(_mm_set1_ps(x)); }
+// Four lanes from four scalars in registers (building them through a small array stalls on a
+// failed store-to-load forward).
+inline F4 set4(float a, float b, float c, float d) { return F4(_mm_setr_ps(a, b, c, d)); }
 inline F4 load4(const float* p) { return F4(_mm_loadu_ps(p)); }
 inline void store4(float* p, F4 a) { _mm_storeu_ps(p, a.v); }
 inline M4 mask_from_bits(const uint32_t* p) { return M4{_mm_castsi128_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))}; }
@@ -98,6 +101,7 @@ inline M4 mask_or(M4 a, M4 b) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = a.v[i
 inline M4 select_mask(M4 m, M4 a, M4 b) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
 inline bool any(M4 m) { return m.v[0] || m.v[1] || m.v[2] || m.v[3]; }
 inline F4 splat4(float x) { F4 r; for (int i = 0; i < 4; ++i) r.v[i] = x; return r; }
+inline F4 set4(float a, float b, float c, float d) { F4 r; r.v[0] = a, r.v[1] = b, r.v[2] = c, r.v[3] = d; return r; }
 inline F4 load4(const float* p) { F4 r; std::memcpy(r.v, p, 16); return r; }
 inline void store4(float* p, F4 a) { std::memcpy(p, a.v, 16); }
 inline M4 mask_from_bits(const uint32_t* p) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = p[i] != 0; return r; }

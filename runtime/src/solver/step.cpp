@@ -414,11 +414,11 @@ void bend_four(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j)
     using lanes::M4;
     const uint32_t* i = b.particles + 4 * j;  // item k, particle q: i[4 * k + q]
     F4 x[4], y[4], z[4], pw[4], w[4], im_of[4];
+    const float* wj = b.weights + 4 * j;  // item k, particle q: wj[4 * k + q]
     for (int q = 0; q < 4; ++q) {
         lanes::transpose(p[i[q]], p[i[4 + q]], p[i[8 + q]], p[i[12 + q]], x[q], y[q], z[q], pw[q]);
-        alignas(16) float wq[4], iq[4];
-        for (int k = 0; k < 4; ++k) wq[k] = b.weights[4 * (j + uint32_t(k)) + uint32_t(q)], iq[k] = s.inv_mass[i[4 * k + q]];
-        w[q] = lanes::load4(wq), im_of[q] = lanes::load4(iq);
+        w[q] = lanes::set4(wj[q], wj[4 + q], wj[8 + q], wj[12 + q]);
+        im_of[q] = lanes::set4(s.inv_mass[i[q]], s.inv_mass[i[4 + q]], s.inv_mass[i[8 + q]], s.inv_mass[i[12 + q]]);
     }
     const F4 im = lanes::load4(b.inv_mass_sum + j);
     const F4 cx = ((w[0] * x[0] + w[1] * x[1]) + w[2] * x[2]) + w[3] * x[3];
