@@ -1,5 +1,6 @@
 // The runtime's per-vertex kernels against their scalar forms, bit for bit: the vertex frames
-// (normals summed per triangle, tangents and bitangents four vertices at a time) and the skin
+// (normals scattered per triangle or read through the per-id index, tangents and bitangents four
+// vertices at a time) and the skin
 // blends (each matrix column as one four-lane vector). The scalar forms are written here, one
 // expression per component in the order docs/runtime.md gives, on pseudo-random meshes, weights
 // and matrices (a fixed seed), so a kernel that reorders a sum or fuses a product fails.
@@ -112,15 +113,27 @@ TEST_CASE("runtime kernels: vertex frames four vertices at a time equal their sc
                 op.bitangent_flip.push_back(v % 2 ? 1.0f : -1.0f);
             }
             for (uint32_t i = 0; i < (vertices * 2 + 7) / 8; ++i) op.triangle_flips.push_back(uint8_t(rng()));
-            std::vector<float> acc(size_t(vertices) * 3);
+            Mesh c = a;  // the indexed sums (VertexFramesOp::id_first) on the same mesh
+            c.data.p = c.p.data(), c.data.n = c.n.data(), c.data.t = c.t.data(), c.data.b = c.b.data(), c.data.triangles = c.tris.data();
+            std::vector<float> acc(size_t(vertices) * 3), tri(size_t(a.data.triangle_count) * 3);
             Scratch s{nullptr, 0, {acc.data(), acc.data() + vertices, acc.data() + 2 * vertices}, vertices};
             run_vertex_frames(op, a.data, s);
             frames_scalar(op, b);
+            VertexFramesOp indexed = op;
+            index_normal_sums(indexed, c.tris.data(), c.data.triangle_count);
+            Scratch si = s;
+            const uint32_t nt = c.data.triangle_count;
+            si.triangle_normals[0] = tri.data(), si.triangle_normals[1] = tri.data() + nt, si.triangle_normals[2] = tri.data() + 2 * nt;
+            si.triangle_capacity = nt;
+            run_vertex_frames(indexed, c.data, si, c.tris.data());
             CAPTURE(vertices);
             CAPTURE(variant);
             check_same(a.n, b.n, "normals");
             check_same(a.t, b.t, "tangents");
             check_same(a.b, b.b, "bitangents");
+            check_same(c.n, b.n, "normals, indexed sums");
+            check_same(c.t, b.t, "tangents, indexed sums");
+            check_same(c.b, b.b, "bitangents, indexed sums");
         }
     }
 }

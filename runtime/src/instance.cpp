@@ -163,6 +163,8 @@ void layout(drape_instance& inst, Carver& c, uint32_t max_collidables, uint32_t 
     inst.scratch.matrix_capacity = m.max_subset;
     for (int r = 0; r < 3; ++r) inst.scratch.accum[r] = c.take<float>(m.max_normal_ids ? m.max_normal_ids : 1);
     inst.scratch.accum_capacity = m.max_normal_ids;
+    for (int r = 0; r < 3; ++r) inst.scratch.triangle_normals[r] = c.take<float>(m.max_frame_triangles ? m.max_frame_triangles : 1);
+    inst.scratch.triangle_capacity = m.max_frame_triangles;
     inst.collidable_capacity = max_collidables;
     inst.collidables = c.take<sv::RuntimeCollidable>(size_t(ns) * max_collidables + 1);
     inst.collidable_used = c.take<uint8_t>(size_t(ns) * max_collidables + 1);
@@ -347,7 +349,7 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
             case OpKind::update_some_vertex_frames: {
                 const VertexFramesOp& f = m.frames[op.payload];
                 BufferData b = buf(inst, st, f.buffer);
-                run_vertex_frames(f, b, inst.scratch);
+                run_vertex_frames(f, b, inst.scratch, m.buffers[f.buffer].triangles.empty() ? nullptr : m.buffers[f.buffer].triangles.data());
                 break;
             }
             case OpKind::simple_mesh_bone_deform: {

@@ -355,6 +355,17 @@ bool load_vertex_frames(OpScope& c, const fb::Operator* o, Operator& out) {
     // Tangents need a reference vertex and an angle per frame entry; without them only normals.
     if (f.reference_vertices.size() < frames || f.tangent_cos.size() < frames || f.tangent_sin.size() < frames) f.tangents = false;
     if (f.bitangent_flip.size() < frames) f.bitangents = false;
+    // The normal sums read from an index where the triangles are known now: the operator's own
+    // (update some), the buffer's from the file (update all; a display buffer without them takes
+    // the engine's at run time and scatters).
+    const std::vector<uint16_t>& tris = c.m.buffers[f.buffer].triangles;
+    bool in_range = true;
+    if (all)
+        for (uint16_t v : tris) in_range = in_range && v < nv;
+    if (!all || (!tris.empty() && in_range)) {
+        index_normal_sums(f, tris.data(), uint32_t(tris.size() / 3));
+        c.m.max_frame_triangles = std::max(c.m.max_frame_triangles, uint32_t(f.id_triangles.size() / 3));
+    }
     return emit(out, all ? OpKind::update_all_vertex_frames : OpKind::update_some_vertex_frames, c.m.frames, std::move(f));
 }
 

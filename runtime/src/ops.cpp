@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "solver/lanes.h"
 
@@ -409,6 +410,41 @@ void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, ui
     }
 }
 
+// The sums of accumulate_normals read from the index (VertexFramesOp::id_first): every
+// triangle's normal once into the scratch, then each id's triangles in triangle order, from +0:
+// the same additions in the same order as the scattering loop, without a store and reload of
+// the same sum between neighbouring triangles.
+template <class VertexOf>
+void sum_indexed(const VertexFramesOp& op, const BufferData& buf, const uint16_t* tris, uint32_t tri_count, VertexOf vertex_of, Scratch& s,
+                 uint32_t ids) {
+    float* tx = s.triangle_normals[0];
+    float* ty = s.triangle_normals[1];
+    float* tz = s.triangle_normals[2];
+    for (uint32_t t = 0; t < tri_count; ++t) {
+        uint32_t l[3] = {tris[t * 3], tris[t * 3 + 1], tris[t * 3 + 2]};
+        if (flipped(op.triangle_flips, t)) {
+            const uint32_t tmp = l[1];
+            l[1] = l[2], l[2] = tmp;
+        }
+        const float* pa = buf.p + size_t(vertex_of(l[0])) * 4;
+        const float* pb = buf.p + size_t(vertex_of(l[1])) * 4;
+        const float* pc = buf.p + size_t(vertex_of(l[2])) * 4;
+        const float e1x = pb[0] - pa[0], e1y = pb[1] - pa[1], e1z = pb[2] - pa[2];
+        const float e2x = pc[0] - pa[0], e2y = pc[1] - pa[1], e2z = pc[2] - pa[2];
+        tx[t] = e1y * e2z - e1z * e2y, ty[t] = e1z * e2x - e1x * e2z, tz[t] = e1x * e2y - e1y * e2x;
+    }
+    for (uint32_t id = 0; id < ids; ++id) {
+        float ax = 0.0f, ay = 0.0f, az = 0.0f;
+        for (uint32_t e = op.id_first[id]; e < op.id_first[id + 1]; ++e) {
+            const uint32_t t = op.id_triangles[e];
+            ax = ax + tx[t], ay = ay + ty[t], az = az + tz[t];
+        }
+        const float l2 = dot3(ax, ay, az, ax, ay, az);
+        const float inv = l2 > 0 ? rsqrt_exact(l2) : 0.0f;
+        s.accum[0][id] = ax * inv, s.accum[1][id] = ay * inv, s.accum[2][id] = az * inv;
+    }
+}
+
 // Frame entries k0..k0+3 at once (vertex_at(k), id_at(k) as write_frame takes them): every lane
 // runs write_frame's scalar expressions in its order, so the bits are write_frame's; the lanes
 // are stored in entry order, so a vertex named twice ends as the later entry left it. Needs
@@ -483,21 +519,47 @@ void write_frames(const VertexFramesOp& op, BufferData& buf, const Scratch& s, u
 
 }  // namespace
 
-void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s) {
+void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_count) {
+    const uint16_t* t = op.some ? op.triangles.data() : tris;
+    const uint32_t n = op.some ? uint32_t(op.triangles.size() / 3) : tri_count;
+    const uint32_t ids = op.num_normal_ids;
+    auto id_of = [&](uint32_t l) -> uint32_t {
+        if (op.some) return op.involved_to_normal_id[l];
+        return op.vert_to_normal_id.empty() ? l : uint32_t(op.vert_to_normal_id[l]);
+    };
+    op.id_first.assign(size_t(ids) + 1, 0);
+    op.id_triangles.assign(size_t(n) * 3, 0);
+    for (uint32_t k = 0; k < n * 3; ++k) ++op.id_first[id_of(t[k]) + 1];
+    for (uint32_t id = 0; id < ids; ++id) op.id_first[id + 1] += op.id_first[id];
+    std::vector<uint32_t> at(op.id_first.begin(), op.id_first.end() - 1);
+    for (uint32_t k = 0; k < n * 3; ++k) op.id_triangles[at[id_of(t[k])]++] = k / 3;  // triangle order: k ascends
+}
+
+void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, const uint16_t* indexed_triangles) {
     if (!op.some) {
         // Update all: the buffer's triangles; normal id per vertex (identity when none stored).
         const bool mapped = !op.vert_to_normal_id.empty();
         const uint32_t ids = mapped ? op.num_normal_ids : buf.count;
         auto id_of = [&](uint32_t v) { return mapped ? uint32_t(op.vert_to_normal_id[v]) : v; };
-        accumulate_normals(buf, buf.triangles, buf.triangle_count, op.triangle_flips, [](uint32_t v) { return v; }, id_of, s, ids);
+        const bool indexed = !op.id_first.empty() && buf.triangles == indexed_triangles && op.id_first.size() == size_t(ids) + 1 &&
+                             s.triangle_normals[0] && buf.triangle_count <= s.triangle_capacity &&
+                             op.id_first.back() == size_t(buf.triangle_count) * 3;
+        if (indexed)
+            sum_indexed(op, buf, buf.triangles, buf.triangle_count, [](uint32_t v) { return v; }, s, ids);
+        else
+            accumulate_normals(buf, buf.triangles, buf.triangle_count, op.triangle_flips, [](uint32_t v) { return v; }, id_of, s, ids);
         write_frames(op, buf, s, buf.count, [](uint32_t k) { return k; }, id_of);
         return;
     }
     // Update some: involved triangles index involved vertices; the selection (indices into the
     // involved vertices) is what is written, selection entry k with frame entry k.
-    accumulate_normals(buf, op.triangles.data(), uint32_t(op.triangles.size() / 3), op.triangle_flips,
-                       [&](uint32_t l) { return uint32_t(op.involved_vertices[l]); },
-                       [&](uint32_t l) { return uint32_t(op.involved_to_normal_id[l]); }, s, op.num_normal_ids);
+    const uint32_t nt = uint32_t(op.triangles.size() / 3);
+    auto involved = [&](uint32_t l) { return uint32_t(op.involved_vertices[l]); };
+    if (!op.id_first.empty() && s.triangle_normals[0] && nt <= s.triangle_capacity)
+        sum_indexed(op, buf, op.triangles.data(), nt, involved, s, op.num_normal_ids);
+    else
+        accumulate_normals(buf, op.triangles.data(), nt, op.triangle_flips, involved,
+                           [&](uint32_t l) { return uint32_t(op.involved_to_normal_id[l]); }, s, op.num_normal_ids);
     write_frames(op, buf, s, uint32_t(op.selection.size()), [&](uint32_t k) { return uint32_t(op.involved_vertices[op.selection[k]]); },
                  [&](uint32_t k) { return uint32_t(op.involved_to_normal_id[op.selection[k]]); });
 }

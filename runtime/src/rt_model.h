@@ -147,6 +147,11 @@ struct VertexFramesOp {
     std::vector<uint16_t> involved_vertices;     // some: buffer vertex indices
     std::vector<uint16_t> involved_to_normal_id; // some: per involved vertex
     std::vector<uint16_t> selection;             // some: indices into involved_vertices, written
+    // Per normal id, the triangles whose corners name it, in triangle order, a triangle once per
+    // such corner (id_first[id] .. id_first[id + 1] index id_triangles; empty: not indexed). The
+    // sums then read the triangle normals instead of scattering into them. Update all: built
+    // from the buffer's own triangles, used while the buffer has them (not the engine's).
+    std::vector<uint32_t> id_first, id_triangles;
 };
 
 struct SimpleBoneDeformOp {
@@ -229,6 +234,7 @@ struct ClothModel {
 
     uint32_t max_subset = 0;      // scratch size for composite matrices
     uint32_t max_normal_ids = 0;  // scratch for vertex frames
+    uint32_t max_frame_triangles = 0;  // scratch for vertex frames' triangle normals
 };
 
 struct FileModel {

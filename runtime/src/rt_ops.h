@@ -66,6 +66,8 @@ struct Scratch {
     uint32_t matrix_capacity;
     float* accum[3];
     uint32_t accum_capacity;
+    float* triangle_normals[3] = {nullptr, nullptr, nullptr};  // per triangle (indexed vertex frames)
+    uint32_t triangle_capacity = 0;
 };
 
 // Skin P/PN/PNT, object space (bones: transform set x inverse binds) or bone space.
@@ -85,6 +87,10 @@ Mat4 triangle_frame(const BufferData& in, uint32_t triangle);
 // 2014 mesh-mesh deform: each vertex of the range with pairs gets sum(w * frame * local position)
 // (point: ((c0*x + c3) + c1*y) + c2*z), and with deform_normals sum(w * frame * local normal)
 // ((c0*x + c1*y) + c2*z, not normalised), summed in pair order. A vertex without pairs is left.
+// Fills op.id_first and op.id_triangles from the triangles the operator sums (update some: its
+// own, `tris` ignored; update all: `tris`, tri_count of them). Every index checked at load.
+void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_count);
+
 // Fills op.frames and op.frame_of_pair from op.triangle (every entry below `triangle_count`).
 void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count);
 // Needs s.matrices for op.frames.size() frames.
@@ -95,7 +101,9 @@ void run_copy_vertices(const CopyOp& op, const BufferData& in, BufferData& out);
 void run_gather(const GatherOp& op, const BufferData& in, BufferData& out);
 // Input/output convert: the runtime keeps every buffer in one float layout, so a conversion is a copy.
 void run_convert(const BufferData& from, BufferData& to);
-void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s);
+// indexed_triangles: the triangles op.id_first indexes (update all: the buffer's own, from the
+// file); the sums scatter instead where the buffer holds others or the scratch has no room.
+void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, const uint16_t* indexed_triangles = nullptr);
 void run_simple_mesh_bone_deform(const SimpleBoneDeformOp& op, const BufferData& in, Transforms& ts, bool exact_rsqrt);
 void run_mesh_bone_deform(const MeshBoneDeformOp& op, const BufferData& in, Transforms& ts, bool exact_rsqrt);
 
