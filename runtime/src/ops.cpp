@@ -48,11 +48,7 @@ inline void blend_add(Blend& out, const Mat4& m, float w) {
     for (int c = 0; c < 4; ++c) out.c[c] = out.c[c] + load4(m.m + c * 4) * wv;
 }
 // The xyz lanes of `v` into o[0..2] (o[3] is the vertex's w: left alone).
-inline void store3(float* o, F4 v) {
-    alignas(16) float t[4];
-    solver::lanes::store4(t, v);
-    o[0] = t[0], o[1] = t[1], o[2] = t[2];
-}
+using solver::lanes::store3;
 // docs/havok-cloth.md: a point is ((c0*x + c3) + c1*y) + c2*z.
 inline void blend_point(const Blend& m, float x, float y, float z, float* o) {
     store3(o, ((m.c[0] * splat4(x) + m.c[3]) + m.c[1] * splat4(y)) + m.c[2] * splat4(z));

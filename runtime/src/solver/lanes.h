@@ -62,6 +62,11 @@ inline F4 splat4(float x) { return F4(_mm_set1_ps(x)); }
 inline F4 set4(float a, float b, float c, float d) { return F4(_mm_setr_ps(a, b, c, d)); }
 inline F4 load4(const float* p) { return F4(_mm_loadu_ps(p)); }
 inline void store4(float* p, F4 a) { _mm_storeu_ps(p, a.v); }
+// Lanes x, y, z to p[0..2] (p[3] left alone).
+inline void store3(float* p, F4 a) {
+    _mm_storel_pi(reinterpret_cast<__m64*>(p), a.v);
+    _mm_store_ss(p + 2, _mm_movehl_ps(a.v, a.v));
+}
 inline M4 mask_from_bits(const uint32_t* p) { return M4{_mm_castsi128_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))}; }
 inline M4 mask_splat(uint32_t bits) { return M4{_mm_castsi128_ps(_mm_set1_epi32(int(bits)))}; }
 // Four 16-byte vectors to lanes (x, y, z, w of vectors 0..3) and back.
@@ -104,6 +109,7 @@ inline F4 splat4(float x) { F4 r; for (int i = 0; i < 4; ++i) r.v[i] = x; return
 inline F4 set4(float a, float b, float c, float d) { F4 r; r.v[0] = a, r.v[1] = b, r.v[2] = c, r.v[3] = d; return r; }
 inline F4 load4(const float* p) { F4 r; std::memcpy(r.v, p, 16); return r; }
 inline void store4(float* p, F4 a) { std::memcpy(p, a.v, 16); }
+inline void store3(float* p, F4 a) { std::memcpy(p, a.v, 12); }
 inline M4 mask_from_bits(const uint32_t* p) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = p[i] != 0; return r; }
 inline M4 mask_splat(uint32_t bits) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = bits != 0; return r; }
 inline void transpose(const Float4& a, const Float4& b, const Float4& c, const Float4& d, F4& x, F4& y, F4& z, F4& w) {
