@@ -763,6 +763,15 @@ bool layout(const SimClothDesc& d, Arena& a, Setup& s) {
     s.triangles = a.take<uint32_t>(d.triangle_index_count);
     if (fill)
         for (uint32_t i = 0; i < d.triangle_index_count; ++i) s.triangles[i] = d.triangle_indices[i];
+    s.normal_first = a.take<uint32_t>(size_t(d.particle_count) + 1);
+    s.normal_triangles = a.take<uint32_t>(size_t(s.triangle_count) * 3);
+    if (fill) {  // triangle indices are checked below the particle count
+        const uint32_t corners = s.triangle_count * 3;
+        for (uint32_t k = 0; k < corners; ++k) ++s.normal_first[s.triangles[k] + 1];
+        for (uint32_t i = 0; i < d.particle_count; ++i) s.normal_first[i + 1] += s.normal_first[i];
+        std::vector<uint32_t> at(s.normal_first, s.normal_first + d.particle_count);
+        for (uint32_t k = 0; k < corners; ++k) s.normal_triangles[at[s.triangles[k]]++] = k / 3;
+    }
     layout_passes(d, a, s, fill);
     layout_collidables(d, a, s, fill);
     return !a.overflowed();

@@ -335,6 +335,11 @@ struct Setup {
     bool do_normals = false;
     uint32_t* triangles = nullptr;  // 3 per triangle
     uint32_t triangle_count = 0;
+    // Per particle, the triangles naming it in triangle order, a triangle once per such corner
+    // (normal_first[i] .. normal_first[i + 1] index normal_triangles): the particle normals sum
+    // them without scattering.
+    uint32_t* normal_first = nullptr;
+    uint32_t* normal_triangles = nullptr;
     Pass* passes = nullptr;
     uint32_t pass_count = 0;
     LinkSchedule* link_runs = nullptr;
@@ -396,6 +401,7 @@ struct State {
     Float4* positions = nullptr;           // padded_count (hclSimClothInstance +0x20)
     Float4* previous_positions = nullptr;  // (+0x30)
     Float4* normals = nullptr;             // (+0x40), computed when the sim cloth does normals
+    Float4* triangle_normals = nullptr;    // per triangle, the normals' scratch
     Float4* forces = nullptr;              // the action's forces of this step (wind), per particle
     float last_substep_length = 0;         // (+0x50); 0 before the first step
     float damping = 1;                     // (+0x54)

@@ -45,6 +45,7 @@ bool layout_state(const Setup& s, const StateOptions& o, Arena& a, State& st) {
     st.positions = a.take_line_aligned<Float4>(s.padded_count);
     st.previous_positions = a.take_line_aligned<Float4>(s.padded_count);
     st.normals = a.take<Float4>(s.padded_count);
+    st.triangle_normals = a.take<Float4>(s.triangle_count ? s.triangle_count : 1);
     st.forces = a.take_line_aligned<Float4>(s.padded_count);
     st.collidable_count = s.collidable_count;
     st.runtime_collidable_capacity = o.runtime_collidable_capacity;
@@ -1364,18 +1365,22 @@ bool wind(const Setup& s, State& st, const StepInputs& in) {
 
 void compute_normals(const Setup& s, State& st) {
     if (!s.do_normals || s.triangle_count == 0) return;
-    for (uint32_t i = 0; i < s.particle_count; ++i) st.normals[i] = {0, 0, 0, 0};
+    // Each triangle's normal once, then each particle's triangles in triangle order from +0: the
+    // sums of a loop scattering the triangles into their corners, in its order.
     const Float4* p = st.positions;
     for (uint32_t t = 0; t < s.triangle_count; ++t) {
         const uint32_t a = s.triangles[3 * t], b = s.triangles[3 * t + 1], c = s.triangles[3 * t + 2];
         const float ux = p[b].x - p[a].x, uy = p[b].y - p[a].y, uz = p[b].z - p[a].z;
         const float vx = p[c].x - p[a].x, vy = p[c].y - p[a].y, vz = p[c].z - p[a].z;
-        const float nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
-        for (uint32_t v : {a, b, c}) {
-            st.normals[v].x = st.normals[v].x + nx;
-            st.normals[v].y = st.normals[v].y + ny;
-            st.normals[v].z = st.normals[v].z + nz;
+        st.triangle_normals[t] = {uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx, 0};
+    }
+    for (uint32_t i = 0; i < s.particle_count; ++i) {
+        float nx = 0.0f, ny = 0.0f, nz = 0.0f;
+        for (uint32_t e = s.normal_first[i]; e < s.normal_first[i + 1]; ++e) {
+            const Float4& n = st.triangle_normals[s.normal_triangles[e]];
+            nx = nx + n.x, ny = ny + n.y, nz = nz + n.z;
         }
+        st.normals[i] = {nx, ny, nz, 0};
     }
     for (uint32_t i = 0; i < s.particle_count; ++i) {
         Float4& n = st.normals[i];
