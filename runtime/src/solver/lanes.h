@@ -52,6 +52,7 @@ inline F4 vsqrt(F4 a) { return F4(_mm_sqrt_ps(a.v)); }
 inline F4 select(M4 m, F4 a, F4 b) { return F4(_mm_or_ps(_mm_and_ps(m.v, a.v), _mm_andnot_ps(m.v, b.v))); }
 inline M4 lt(F4 a, F4 b) { return M4{_mm_cmplt_ps(a.v, b.v)}; }
 inline M4 gt(F4 a, F4 b) { return M4{_mm_cmpgt_ps(a.v, b.v)}; }
+inline M4 neq(F4 a, F4 b) { return M4{_mm_cmpneq_ps(a.v, b.v)}; }  // true where either is NaN, as a != b
 inline M4 mask_and(M4 a, M4 b) { return M4{_mm_and_ps(a.v, b.v)}; }
 inline M4 mask_or(M4 a, M4 b) { return M4{_mm_or_ps(a.v, b.v)}; }
 inline M4 select_mask(M4 m, M4 a, M4 b) { return M4{_mm_or_ps(_mm_and_ps(m.v, a.v), _mm_andnot_ps(m.v, b.v))}; }
@@ -69,6 +70,7 @@ inline void store3(float* p, F4 a) {
 }
 inline M4 mask_from_bits(const uint32_t* p) { return M4{_mm_castsi128_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))}; }
 inline M4 mask_splat(uint32_t bits) { return M4{_mm_castsi128_ps(_mm_set1_epi32(int(bits)))}; }
+inline M4 mask4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return M4{_mm_castsi128_ps(_mm_setr_epi32(int(a), int(b), int(c), int(d)))}; }
 // Four 16-byte vectors to lanes (x, y, z, w of vectors 0..3) and back.
 inline void transpose(const Float4& a, const Float4& b, const Float4& c, const Float4& d, F4& x, F4& y, F4& z, F4& w) {
     __m128 r0 = _mm_load_ps(&a.x), r1 = _mm_load_ps(&b.x), r2 = _mm_load_ps(&c.x), r3 = _mm_load_ps(&d.x);
@@ -101,6 +103,7 @@ inline F4 vsqrt(F4 a) { F4 r; for (int i = 0; i < 4; ++i) r.v[i] = std::sqrt(a.v
 inline F4 select(M4 m, F4 a, F4 b) { F4 r; for (int i = 0; i < 4; ++i) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
 inline M4 lt(F4 a, F4 b) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = a.v[i] < b.v[i]; return r; }
 inline M4 gt(F4 a, F4 b) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = a.v[i] > b.v[i]; return r; }
+inline M4 neq(F4 a, F4 b) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = a.v[i] != b.v[i]; return r; }
 inline M4 mask_and(M4 a, M4 b) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = a.v[i] && b.v[i]; return r; }
 inline M4 mask_or(M4 a, M4 b) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = a.v[i] || b.v[i]; return r; }
 inline M4 select_mask(M4 m, M4 a, M4 b) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
@@ -112,6 +115,7 @@ inline void store4(float* p, F4 a) { std::memcpy(p, a.v, 16); }
 inline void store3(float* p, F4 a) { std::memcpy(p, a.v, 12); }
 inline M4 mask_from_bits(const uint32_t* p) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = p[i] != 0; return r; }
 inline M4 mask_splat(uint32_t bits) { M4 r; for (int i = 0; i < 4; ++i) r.v[i] = bits != 0; return r; }
+inline M4 mask4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { M4 r; r.v[0] = a != 0, r.v[1] = b != 0, r.v[2] = c != 0, r.v[3] = d != 0; return r; }
 inline void transpose(const Float4& a, const Float4& b, const Float4& c, const Float4& d, F4& x, F4& y, F4& z, F4& w) {
     const Float4* r[4] = {&a, &b, &c, &d};
     for (int i = 0; i < 4; ++i) { x.v[i] = r[i]->x; y.v[i] = r[i]->y; z.v[i] = r[i]->z; w.v[i] = r[i]->w; }

@@ -588,7 +588,7 @@ void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s,
     }
 }
 
-void layout_local_range(const ConstraintSetDesc& c, Arena& a, bool fill, LocalRangeSet& r) {
+void layout_local_range(const ConstraintSetDesc& c, Arena& a, const Setup& s, bool fill, LocalRangeSet& r) {
     r.count = c.count;
     r.particle = a.take<uint32_t>(c.count);
     r.vertex = a.take<uint32_t>(c.count);
@@ -607,6 +607,13 @@ void layout_local_range(const ConstraintSetDesc& c, Arena& a, bool fill, LocalRa
         r.maximum_distance[j] = k.maximum_distance;
         r.max_normal_distance[j] = k.max_normal_distance;
         r.min_normal_distance[j] = k.min_normal_distance;
+    }
+    std::vector<uint8_t> named(s.particle_count, 0);
+    r.distinct = true;
+    for (uint32_t j = 0; j < c.count && r.distinct; ++j) {
+        const uint32_t i = r.particle[j];
+        r.distinct = i < named.size() && !named[i];
+        if (r.distinct) named[i] = 1;
     }
 }
 
@@ -724,7 +731,7 @@ void layout_passes(const SimClothDesc& d, Arena& a, Setup& s, bool fill) {
             }
             case ConstraintKind::local_range: {
                 LocalRangeSet tmp;
-                layout_local_range(c, a, fill, fill ? s.local_range_sets[range] : tmp);
+                layout_local_range(c, a, s, fill, fill ? s.local_range_sets[range] : tmp);
                 add_pass(PassKind::local_range, range++);
                 break;
             }

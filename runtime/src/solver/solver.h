@@ -273,6 +273,7 @@ struct LocalRangeSet {
     uint32_t shape_type = 0;
     bool apply_normal_component = false;
     uint32_t reference_buffer = 0;
+    bool distinct = false;  // no particle named twice: the scheduled mode runs four entries at a time
 };
 struct TransitionSet {
     uint32_t count = 0;
