@@ -1013,6 +1013,25 @@ TEST_CASE("hdr: RGBE encoding of float images") {
     CHECK(image::encode_hdr(u8).error().reason == "a Radiance .hdr needs a float RGB or RGBA image");
 }
 
+TEST_CASE("hdr and png: an image whose width x height x channels does not fit a size_t is refused, not wrapped to the buffer's size") {
+    // 2^31 x 2^30 pixels x 8 channels is 2^64 samples: wrapped to 0 it matched an empty buffer,
+    // and the .hdr writer then reserved 2^63 bytes (std::length_error out of the writer).
+    for (uint32_t channels : {4u, 8u}) {
+        Image img;
+        img.width = 1u << 31;
+        img.height = channels == 4 ? 1u << 31 : 1u << 30;
+        img.channels = channels;
+        img.is_float = true;
+        CAPTURE(channels);
+        const auto hdr = image::encode_hdr(img);
+        REQUIRE_FALSE(hdr);
+        CHECK(hdr.error().reason == "pixel buffer size does not match the image size");
+        const auto png = image::encode_png(img);
+        REQUIRE_FALSE(png);
+        CHECK(png.error().reason == "pixel buffer size does not match the image size");
+    }
+}
+
 TEST_CASE("export: float textures write a 16-bit PNG and an .hdr, bad textures are reported, not fatal") {
     // One BC6H texture (the hand-built mode 11 block) and one texture with a broken DDS.
     test::BlockBits b;

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -373,8 +374,18 @@ Result<std::vector<uint8_t>> encode_png16(const uint16_t* pixels, uint32_t width
     return encode_rows(be.data(), width, height, channels, 16, options);
 }
 
+namespace {
+// width * height * channels, or SIZE_MAX where that does not fit a size_t (no buffer holds that
+// many samples, so the size checks below refuse the image).
+size_t sample_count(const tpf::Image& image) {
+    const size_t pixels = size_t(image.width) * image.height;  // below 2^64: two 32-bit factors
+    if (image.channels != 0 && pixels > SIZE_MAX / image.channels) return SIZE_MAX;
+    return pixels * image.channels;
+}
+}  // namespace
+
 Result<std::vector<uint8_t>> encode_png(const tpf::Image& image, const PngOptions& options) {
-    const size_t n = size_t(image.width) * image.height * image.channels;
+    const size_t n = sample_count(image);
     if (!image.is_float) {
         if (image.u8.size() != n) return make_error("pixel buffer size does not match the image size", "png.pixels");
         if (image.channels == 4 && options.drop_opaque_alpha) {
@@ -395,8 +406,7 @@ Result<std::vector<uint8_t>> encode_hdr(const tpf::Image& image) {
     if (!image.is_float || image.channels < 3)
         return make_error("a Radiance .hdr needs a float RGB or RGBA image", "hdr.image");
     const size_t pixels = size_t(image.width) * image.height;
-    if (image.f32.size() != pixels * image.channels)
-        return make_error("pixel buffer size does not match the image size", "hdr.pixels");
+    if (image.f32.size() != sample_count(image)) return make_error("pixel buffer size does not match the image size", "hdr.pixels");
     std::string header = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y " + std::to_string(image.height) + " +X " +
                          std::to_string(image.width) + "\n";
     std::vector<uint8_t> out(header.begin(), header.end());
