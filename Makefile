@@ -9,7 +9,7 @@
 #   make fuzz    build the libFuzzer targets (clang) in build/fuzz; FUZZ_TIME=60 make fuzz-run runs each in
 #                turn, make fuzz-long FUZZ_TIME=3600 all of them one process per core (random seeds,
 #                grown corpora in build/fuzz/corpus/), make fuzz-minimize merges what they grew into
-#                tests/fuzz/corpus/ (committed: CI's smoke replays it); see tests/fuzz/fuzz.sh
+#                tests/data/fuzz_corpus/ (committed: CI's smoke replays it); see tests/fuzz/fuzz.sh
 #   make bench   build and run the Google Benchmark suite (release)
 #   make blender-addon  the Blender add-on that plays the cloth live: build/blender/drape_cloth.zip
 

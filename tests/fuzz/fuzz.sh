@@ -2,7 +2,7 @@
 # drape's fuzzing runs beyond CI's smoke (make fuzz-run, make fuzz-long, make fuzz-minimize), on the
 # targets of a `make fuzz` build. Each target reads the inputs its build lists in
 # BUILD/tests/fuzz_inputs/<target>.args (one argument a line: its dictionary, -max_len, the seeds
-# drape_fuzz_seeds wrote, the committed corpus tests/fuzz/corpus/<target>, and any folder of
+# drape_fuzz_seeds wrote, the committed corpus tests/data/fuzz_corpus/<target>, and any folder of
 # committed files it also starts from), the same inputs as its smoke test.
 #
 #   fuzz.sh run BUILD SECONDS [JOBS] [TARGET...]
@@ -14,7 +14,7 @@
 #                                      leaks, timeouts, out of memory) and slow units
 #   fuzz.sh minimize BUILD [TARGET...] each grown corpus (or the named targets') reduced (libFuzzer -merge=1) to the inputs
 #                                      that add coverage beyond the target's seeds, written to
-#                                      tests/fuzz/corpus/<target> (replacing it), at most
+#                                      tests/data/fuzz_corpus/<target> (replacing it), at most
 #                                      FUZZ_CORPUS_KB (default 300) KB per target, smallest first
 set -eu
 
@@ -97,7 +97,7 @@ minimize_one() {  # BUILD EXE
         case "$a" in
             -*) opts="$opts
 $a" ;;
-            "$source_dir/tests/fuzz/corpus/$t") ;;
+            "$source_dir/tests/data/fuzz_corpus/$t") ;;
             *) starts="$starts
 $a" ;;
         esac
@@ -111,11 +111,11 @@ $a" ;;
     # 2. The committed corpus (when there is one) and the grown one merged on top: only inputs
     # with new features join.
     committed=""
-    [ -d "$source_dir/tests/fuzz/corpus/$t" ] && committed="$source_dir/tests/fuzz/corpus/$t"
+    [ -d "$source_dir/tests/data/fuzz_corpus/$t" ] && committed="$source_dir/tests/data/fuzz_corpus/$t"
     # shellcheck disable=SC2086
     "$exe" -merge=1 $opts "$work/base" $committed "$build/corpus/$t" >> "$work/log" 2>&1
     IFS=$old_ifs
-    out="$source_dir/tests/fuzz/corpus/$t"
+    out="$source_dir/tests/data/fuzz_corpus/$t"
     rm -rf "$out"
     mkdir -p "$out"
     budget=$(( ${FUZZ_CORPUS_KB:-300} * 1024 ))
