@@ -13,6 +13,22 @@ using drape::solver::test::Sim;
 
 namespace {
 
+// n particles at random rest positions in [-1, 1]^3: one in about `pinned_every` pinned (inverse
+// mass 0), the others of inverse mass 0.5, 1.5 or 2.5.
+struct RandomParticles {
+    std::vector<ParticleDesc> particles;
+    std::vector<Float4> rest;
+};
+RandomParticles random_particles(std::mt19937& rng, uint32_t n, uint32_t pinned_every) {
+    RandomParticles r{std::vector<ParticleDesc>(n), std::vector<Float4>(n)};
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (uint32_t i = 0; i < n; ++i) {
+        r.particles[i] = {1, (rng() % pinned_every == 0) ? 0.0f : 0.5f + float(rng() % 3), 0.01f, 0.3f};
+        r.rest[i] = {u(rng), u(rng), u(rng), 0};
+    }
+    return r;
+}
+
 void run(Sim& sim, SolveMode mode, int steps, float dt = 1.0f / 60, uint8_t max_lanes = 8) {
     StepInputs in;
     in.dt = dt;
@@ -61,13 +77,8 @@ TEST_CASE("solver schedule: random mixed link sets, scheduled equals sequential 
     std::mt19937 rng(1234);
     for (int trial = 0; trial < 20; ++trial) {
         const uint32_t n = 5 + rng() % 60;
-        std::vector<ParticleDesc> particles(n);
-        std::vector<Float4> rest(n);
+        auto [particles, rest] = random_particles(rng, n, 5);
         std::uniform_real_distribution<float> u(-1, 1);
-        for (uint32_t i = 0; i < n; ++i) {
-            particles[i] = {1, (rng() % 5 == 0) ? 0.0f : 0.5f + float(rng() % 3), 0.01f, 0.3f};
-            rest[i] = {u(rng), u(rng), u(rng), 0};
-        }
         std::vector<LinkDesc> standard, stretch;
         std::vector<BendLinkDesc> bend;
         std::vector<CompressibleLinkDesc> comp;
@@ -316,13 +327,8 @@ TEST_CASE("solver schedule: bend stiffness items four at a time by level equal t
     std::mt19937 rng(77);
     for (int trial = 0; trial < 20; ++trial) {
         const uint32_t n = 300 + rng() % 300;  // room for items that share no particle
-        std::vector<ParticleDesc> particles(n);
-        std::vector<Float4> rest(n);
+        auto [particles, rest] = random_particles(rng, n, 6);
         std::uniform_real_distribution<float> u(-1, 1);
-        for (uint32_t i = 0; i < n; ++i) {
-            particles[i] = {1, (rng() % 6 == 0) ? 0.0f : 0.5f + float(rng() % 3), 0.01f, 0.3f};
-            rest[i] = {u(rng), u(rng), u(rng), 0};
-        }
         // Random items: most on four distinct particles; some name a particle twice (they run
         // alone), some have a flat hinge (c == d: e2 = 0, skipped) or only pinned particles.
         std::vector<BendStiffnessDesc> items;

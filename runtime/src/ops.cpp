@@ -338,6 +338,26 @@ bool flipped(const std::vector<uint8_t>& flips, uint32_t t) {
     return byte < flips.size() && ((flips[byte] >> (t & 7)) & 1u);
 }
 
+// Triangle t's corners (locals; a flipped triangle swaps its second and third) in `l`, and its
+// normal cross(b - a, c - a), area weighted, in nx, ny, nz. Named scalars, not arrays: an array
+// written lane by lane and read back whole stalled every triangle on a failed store-to-load
+// forward.
+template <class VertexOf>
+inline void triangle_normal(const BufferData& buf, const uint16_t* tris, uint32_t t, const std::vector<uint8_t>& flips, VertexOf vertex_of,
+                            uint32_t l[3], float& nx, float& ny, float& nz) {
+    l[0] = tris[t * 3], l[1] = tris[t * 3 + 1], l[2] = tris[t * 3 + 2];
+    if (flipped(flips, t)) {
+        const uint32_t tmp = l[1];
+        l[1] = l[2], l[2] = tmp;
+    }
+    const float* pa = buf.p + size_t(vertex_of(l[0])) * 4;
+    const float* pb = buf.p + size_t(vertex_of(l[1])) * 4;
+    const float* pc = buf.p + size_t(vertex_of(l[2])) * 4;
+    const float e1x = pb[0] - pa[0], e1y = pb[1] - pa[1], e1z = pb[2] - pa[2];
+    const float e2x = pc[0] - pa[0], e2y = pc[1] - pa[1], e2z = pc[2] - pa[2];
+    nx = e1y * e2z - e1z * e2y, ny = e1z * e2x - e1x * e2z, nz = e1x * e2y - e1y * e2x;
+}
+
 // Sums the triangle normals cross(b - a, c - a) (area weighted) into the normal ids of their
 // vertices, in triangle order, then normalises each sum with the exact 1/sqrtf. Triangle
 // corners are "locals": vertex_of(local) gives the buffer vertex, id_of(local) its normal id.
@@ -346,19 +366,9 @@ void accumulate_normals(const BufferData& buf, const uint16_t* tris, uint32_t tr
                         VertexOf vertex_of, IdOf id_of, Scratch& s, uint32_t ids) {
     for (int r = 0; r < 3; ++r) std::memset(s.accum[r], 0, size_t(ids) * sizeof(float));
     for (uint32_t t = 0; t < tri_count; ++t) {
-        uint32_t l[3] = {tris[t * 3], tris[t * 3 + 1], tris[t * 3 + 2]};
-        if (flipped(flips, t)) {
-            const uint32_t tmp = l[1];
-            l[1] = l[2], l[2] = tmp;
-        }
-        const float* pa = buf.p + size_t(vertex_of(l[0])) * 4;
-        const float* pb = buf.p + size_t(vertex_of(l[1])) * 4;
-        const float* pc = buf.p + size_t(vertex_of(l[2])) * 4;
-        // Named scalars, not arrays: an array written lane by lane and read back whole stalled
-        // every triangle on a failed store-to-load forward.
-        const float e1x = pb[0] - pa[0], e1y = pb[1] - pa[1], e1z = pb[2] - pa[2];
-        const float e2x = pc[0] - pa[0], e2y = pc[1] - pa[1], e2z = pc[2] - pa[2];
-        const float nx = e1y * e2z - e1z * e2y, ny = e1z * e2x - e1x * e2z, nz = e1x * e2y - e1y * e2x;
+        uint32_t l[3];
+        float nx, ny, nz;
+        triangle_normal(buf, tris, t, flips, vertex_of, l, nx, ny, nz);
         float* ax = s.accum[0];
         float* ay = s.accum[1];
         float* az = s.accum[2];
@@ -417,17 +427,8 @@ void sum_indexed(const VertexFramesOp& op, const BufferData& buf, const uint16_t
     float* ty = s.triangle_normals[1];
     float* tz = s.triangle_normals[2];
     for (uint32_t t = 0; t < tri_count; ++t) {
-        uint32_t l[3] = {tris[t * 3], tris[t * 3 + 1], tris[t * 3 + 2]};
-        if (flipped(op.triangle_flips, t)) {
-            const uint32_t tmp = l[1];
-            l[1] = l[2], l[2] = tmp;
-        }
-        const float* pa = buf.p + size_t(vertex_of(l[0])) * 4;
-        const float* pb = buf.p + size_t(vertex_of(l[1])) * 4;
-        const float* pc = buf.p + size_t(vertex_of(l[2])) * 4;
-        const float e1x = pb[0] - pa[0], e1y = pb[1] - pa[1], e1z = pb[2] - pa[2];
-        const float e2x = pc[0] - pa[0], e2y = pc[1] - pa[1], e2z = pc[2] - pa[2];
-        tx[t] = e1y * e2z - e1z * e2y, ty[t] = e1z * e2x - e1x * e2z, tz[t] = e1x * e2y - e1y * e2x;
+        uint32_t l[3];
+        triangle_normal(buf, tris, t, op.triangle_flips, vertex_of, l, tx[t], ty[t], tz[t]);
     }
     for (uint32_t id = 0; id < ids; ++id) {
         float ax = 0.0f, ay = 0.0f, az = 0.0f;
