@@ -418,6 +418,64 @@ TEST_CASE("solver normals: each particle's normal sums its triangles in triangle
     }
 }
 
+// The runtime defers the particle normals (StepInputs::defer_normals) and brings them up to date
+// before the positions move again, only where a step with wind follows. Calm steps, then wind:
+// the same bits as computing them at the end of every step; brought up to date after the
+// positions moved (a pinned particle set between steps), they would differ.
+TEST_CASE("solver normals: deferred to before the next move of the positions, the wind that reads them gives the same bits as normals computed every step") {
+    std::mt19937 rng(17);
+    const uint32_t n = 96;
+    std::vector<ParticleDesc> particles(n, ParticleDesc{1, 1, 0.01f, 0.3f});
+    for (uint32_t i = 0; i < n; i += 12) particles[i].inv_mass = 0;  // pinned: set between steps, as a move-particles operator does
+    std::vector<Float4> rest(n);
+    for (uint32_t i = 0; i < n; ++i) rest[i] = {float(i % 12) * 0.05f, -float(i / 12) * 0.05f, 0.01f * float(rng() % 5), 0};
+    std::vector<uint16_t> tris;
+    for (uint32_t r = 0; r + 1 < n / 12; ++r)
+        for (uint32_t c = 0; c + 1 < 12; ++c) {
+            const uint16_t a = uint16_t(r * 12 + c), b = uint16_t(a + 1), d = uint16_t(a + 12), e = uint16_t(a + 13);
+            tris.insert(tris.end(), {a, d, b, b, d, e});
+        }
+    std::vector<LinkDesc> links;
+    for (uint32_t i = 0; i + 12 < n; ++i) links.push_back({uint16_t(i), uint16_t(i + 12), 0.05f, 0.9f});
+    ConstraintSetDesc set;
+    set.kind = ConstraintKind::standard_link, set.links = links.data(), set.count = uint32_t(links.size());
+    SimClothDesc d;
+    d.particles = particles.data();
+    d.particle_count = n;
+    d.rest_positions = rest.data();
+    d.constraint_sets = &set;
+    d.constraint_set_count = 1;
+    d.triangle_indices = tris.data();
+    d.triangle_index_count = uint32_t(tris.size());
+    d.do_normals = true;
+    const WindField wind{{0.6f, 0.0f, 0.8f, 0}, 4.0f};
+    // mode 0: normals every step; 1: deferred, updated before the pinned particles move; 2:
+    // deferred, updated after they moved (wrong).
+    auto run_mode = [&](int mode, std::vector<Float4>& out) {
+        Sim s(d);
+        REQUIRE(s.ok());
+        for (int k = 0; k < 24; ++k) {
+            const bool windy = k >= 12;
+            if (mode == 1 && windy) drape::solver::update_normals(*s.setup, *s.state);
+            for (uint32_t i = 0; i < n; i += 12) s.p(i).x = s.p(i).x + 0.01f, s.state->previous_positions[i].x = s.p(i).x;
+            if (mode == 2 && windy) drape::solver::update_normals(*s.setup, *s.state);
+            StepInputs in;
+            in.dt = 1.0f / 30;
+            in.defer_normals = mode != 0;
+            in.wind_fields = windy ? &wind : nullptr;
+            in.wind_field_count = windy ? 1 : 0;
+            s.step(in);
+        }
+        out.assign(s.state->positions, s.state->positions + n);
+    };
+    std::vector<Float4> every, deferred, late;
+    run_mode(0, every);
+    run_mode(1, deferred);
+    run_mode(2, late);
+    CHECK(drape::solver::test::same_bits(deferred.data(), every.data(), n));
+    CHECK_FALSE(drape::solver::test::same_bits(late.data(), every.data(), n));  // the normals do matter here
+}
+
 TEST_CASE("solver schedule: local-range entries four at a time equal the sequential loop bit for bit, sphere and cylinder, with and without the normal band") {
     std::mt19937 rng(99);
     for (int trial = 0; trial < 16; ++trial) {

@@ -221,7 +221,25 @@ sv::StepInputs step_inputs(drape_instance& inst, float dt, uint32_t sim) {
     in.wind_fields = inst.wind_active;
     in.wind_field_count = nw;
     if (inst.flags & DRAPE_INSTANCE_DEPENETRATE) in.depenetration_rounds = DRAPE_DEPENETRATION_ROUNDS;
+    // Only the wind reads the particle normals, in the next step: run_state and teleport bring
+    // them up to date where it will.
+    in.defer_normals = true;
     return in;
+}
+
+// The particle normals the last step deferred, from its positions (nothing has moved them
+// since): before anything moves them, where a step with wind may read them.
+void update_due_normals(drape_instance& inst) {
+    for (size_t s = 0; s < inst.cloth->sims.size(); ++s) {
+        SimSlot& slot = inst.sims[s];
+        if (slot.state && slot.setup) sv::update_normals(*slot.setup, *slot.state);
+    }
+}
+
+bool wind_blows(const drape_instance& inst) {
+    for (uint32_t k = 0; k < inst.wind_capacity; ++k)
+        if (inst.winds[k].speed != 0) return true;
+    return false;
 }
 
 // The buffer an operator naming `index` reaches in this state: the state's redirection (a display
@@ -273,6 +291,7 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
     const State& st = m.states[inst.state];
     const bool exact = (inst.flags & DRAPE_INSTANCE_EXACT_RSQRT) != 0;
     (void)dt;
+    if (!skip_simulate && wind_blows(inst)) update_due_normals(inst);
     // The buffers the solver reads through this state's redirections.
     for (size_t b = 0; b < m.buffers.size(); ++b) {
         inst.buffer_positions[b] = reinterpret_cast<const sv::Float4*>(inst.buffers[st.buffer_map[b]].p);
@@ -848,6 +867,7 @@ drape_result drape_instance_teleport(drape_instance* inst, const float* d) {
     if (!inst || !d) return fail(inst, DRAPE_RESULT_INVALID_ARGUMENT, "teleport: null argument");
     Mat4 m;
     std::memcpy(m.m, d, sizeof m.m);
+    update_due_normals(*inst);  // as the step left them, before the positions move
     for (size_t s = 0; s < inst->cloth->sims.size(); ++s) {
         SimSlot& slot = inst->sims[s];
         for (uint32_t i = 0; i < slot.count; ++i) {

@@ -402,6 +402,9 @@ struct State {
     Float4* positions = nullptr;           // padded_count (hclSimClothInstance +0x20)
     Float4* previous_positions = nullptr;  // (+0x30)
     Float4* normals = nullptr;             // (+0x40), computed when the sim cloth does normals
+    // The normals are due (StepInputs::defer_normals): the last step left them for
+    // update_normals to compute from its positions.
+    bool normals_due = false;
     Float4* triangle_normals = nullptr;    // per triangle, the normals' scratch
     Float4* forces = nullptr;              // the action's forces of this step (wind), per particle
     float last_substep_length = 0;         // (+0x50); 0 before the first step
@@ -495,6 +498,12 @@ struct StepInputs {
     // injected), without friction; the collidables in order, repeated over the particles that
     // moved, at most this many rounds. Nothing is written where nothing is inside.
     uint32_t depenetration_rounds = 0;
+    // The particle normals at the end of the step are left due (State::normals_due) instead of
+    // computed: only the wind of a later step reads them. The caller then runs update_normals
+    // before anything changes the positions (the next step's operators, a teleport), and only
+    // where the next step has wind: the same bits as computing them here, without their cost
+    // in calm steps.
+    bool defer_normals = false;
 };
 
 // How deep a particle must be inside (m) for the depenetration rounds to move it: above the few
@@ -513,6 +522,9 @@ void notify(const Setup& setup, State& state, const StepInputs& inputs);
 // The operator's execute: the wind action, then each substep: move collidables, integrate, the
 // passes in execution order (solve_iterations times), normals at the end.
 void simulate(const Setup& setup, State& state, const StepInputs& inputs);
+// The particle normals a step deferred (StepInputs::defer_normals), from the positions as they
+// are now; nothing when none are due.
+void update_normals(const Setup& setup, State& state);
 // notify() then simulate(). Never allocates.
 void step(const Setup& setup, State& state, const StepInputs& inputs);
 

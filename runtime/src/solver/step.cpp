@@ -170,6 +170,7 @@ void reset_state(const Setup& s, State& st, const Float4* positions, const Matri
         st.normals[i] = {0, 0, 0, 0};
         st.forces[i] = {0, 0, 0, 0};
     }
+    st.normals_due = false;
     st.last_substep_length = 0;
     st.damping = 1;
     st.substep_length = 0;
@@ -1367,8 +1368,13 @@ void integrate(const Setup& s, State& st, bool forces, uint32_t lanes) {
 // particles' bounding box; per particle ((-1/dt)*(p - q) + direction*speed) * c, with c the mass
 // share times |direction . normal| times the stiffness (the stiffness times 0.7 without normals);
 // with stride s, an interior particle reuses its predecessor's force when modff(s*i) + s >= 1.
+void compute_normals(const Setup& s, State& st);
+
 bool wind(const Setup& s, State& st, const StepInputs& in) {
     if (in.wind_field_count == 0 || in.wind_fields == nullptr || s.particle_count == 0) return false;
+    // Deferred normals the caller did not bring up to date: from the positions as they are now
+    // (the caller's contract is to update them before the positions change).
+    if (st.normals_due) compute_normals(s, st);
     Float4 lo = st.positions[0], hi = st.positions[0];
     for (uint32_t i = 1; i < s.particle_count; ++i) {
         const Float4& p = st.positions[i];
@@ -1419,6 +1425,7 @@ bool wind(const Setup& s, State& st, const StepInputs& in) {
 }
 
 void compute_normals(const Setup& s, State& st) {
+    st.normals_due = false;
     if (!s.do_normals || s.triangle_count == 0) return;
     // Each triangle's normal once, then each particle's triangles in triangle order from +0: the
     // sums of a loop scattering the triangles into their corners, in its order.
@@ -1499,7 +1506,12 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
         const bool after_collision = !in.skip_collision && s.pass_count > 0 && s.passes[s.pass_count - 1].kind == PassKind::collision;
         depenetrate(s, st, in.depenetration_rounds, after_collision);
     }
-    compute_normals(s, st);
+    if (in.defer_normals) st.normals_due = s.do_normals && s.triangle_count > 0;
+    else compute_normals(s, st);
+}
+
+void update_normals(const Setup& s, State& st) {
+    if (st.normals_due) compute_normals(s, st);
 }
 
 void step(const Setup& s, State& st, const StepInputs& in) {
