@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "rt_ops.h"
+#include "solver/solver.h"
 
 using namespace drape::rt;
 
@@ -115,7 +116,8 @@ TEST_CASE("runtime kernels: vertex frames four vertices at a time equal their sc
             for (uint32_t i = 0; i < (vertices * 2 + 7) / 8; ++i) op.triangle_flips.push_back(uint8_t(rng()));
             Mesh c = a;  // the indexed sums (VertexFramesOp::id_first) on the same mesh
             c.data.p = c.p.data(), c.data.n = c.n.data(), c.data.t = c.t.data(), c.data.b = c.b.data(), c.data.triangles = c.tris.data();
-            std::vector<float> acc(size_t(vertices) * 3), tri(size_t(a.data.triangle_count) * 3);
+            std::vector<float> acc(size_t(vertices) * 3);
+            std::vector<drape::solver::Float4> tri(a.data.triangle_count);  // x, y, z, w per triangle, 16-byte aligned
             Scratch s{nullptr, 0, {acc.data(), acc.data() + vertices, acc.data() + 2 * vertices}, vertices};
             run_vertex_frames(op, a.data, s);
             frames_scalar(op, b);
@@ -123,7 +125,7 @@ TEST_CASE("runtime kernels: vertex frames four vertices at a time equal their sc
             index_normal_sums(indexed, c.tris.data(), c.data.triangle_count);
             Scratch si = s;
             const uint32_t nt = c.data.triangle_count;
-            si.triangle_normals[0] = tri.data(), si.triangle_normals[1] = tri.data() + nt, si.triangle_normals[2] = tri.data() + 2 * nt;
+            si.triangle_normals = &tri[0].x;
             si.triangle_capacity = nt;
             run_vertex_frames(indexed, c.data, si, c.tris.data());
             CAPTURE(vertices);

@@ -419,87 +419,105 @@ void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, ui
 // The sums of accumulate_normals read from the index (VertexFramesOp::id_first): every
 // triangle's normal once into the scratch, then each id's triangles in triangle order, from +0:
 // the same additions in the same order as the scattering loop, without a store and reload of
-// the same sum between neighbouring triangles.
-template <class VertexOf>
-void sum_indexed(const VertexFramesOp& op, const BufferData& buf, const uint16_t* tris, uint32_t tri_count, VertexOf vertex_of, Scratch& s,
-                 uint32_t ids) {
-    float* tx = s.triangle_normals[0];
-    float* ty = s.triangle_normals[1];
-    float* tz = s.triangle_normals[2];
+// the same sum between neighbouring triangles. A triangle's normal is one vector (x, y, z and a
+// w nobody reads): each of x, y, z is the scalar expression of triangle_normal, the sums add
+// them lane by lane, and four ids are normalised at a time, lane by lane as the scalar loop.
+void sum_indexed(const VertexFramesOp& op, const float* p, uint32_t tri_count, Scratch& s, uint32_t ids) {
+    using solver::lanes::F4;
+    using namespace solver::lanes;
+    float* tn = s.triangle_normals;
+    const uint16_t* c = op.corners.data();
     for (uint32_t t = 0; t < tri_count; ++t) {
-        uint32_t l[3];
-        triangle_normal(buf, tris, t, op.triangle_flips, vertex_of, l, tx[t], ty[t], tz[t]);
+        const F4 pa = load4(p + size_t(c[3 * t]) * 4), pb = load4(p + size_t(c[3 * t + 1]) * 4), pc = load4(p + size_t(c[3 * t + 2]) * 4);
+        const F4 e1 = pb - pa, e2 = pc - pa;
+        store4(tn + size_t(t) * 4, yzx(e1) * zxy(e2) - zxy(e1) * yzx(e2));
     }
-    for (uint32_t id = 0; id < ids; ++id) {
-        float ax = 0.0f, ay = 0.0f, az = 0.0f;
-        for (uint32_t e = op.id_first[id]; e < op.id_first[id + 1]; ++e) {
-            const uint32_t t = op.id_triangles[e];
-            ax = ax + tx[t], ay = ay + ty[t], az = az + tz[t];
-        }
-        const float l2 = dot3(ax, ay, az, ax, ay, az);
+    const uint32_t* first = op.id_first.data();
+    const uint32_t* tris = op.id_triangles.data();
+    auto sum = [&](uint32_t id) {
+        F4 a = splat4(0.0f);
+        for (uint32_t e = first[id]; e < first[id + 1]; ++e) a = a + load4(tn + size_t(tris[e]) * 4);
+        return a;
+    };
+    const F4 zero = splat4(0.0f), one = splat4(1.0f);
+    uint32_t id = 0;
+    for (; id + 4 <= ids; id += 4) {
+        F4 x = sum(id), y = sum(id + 1), z = sum(id + 2), w = sum(id + 3);
+        transpose4(x, y, z, w);
+        const F4 l2 = (x * x + y * y) + z * z;
+        const F4 inv = select(gt(l2, zero), one / vsqrt(l2), zero);
+        store4(s.accum[0] + id, x * inv), store4(s.accum[1] + id, y * inv), store4(s.accum[2] + id, z * inv);
+    }
+    for (; id < ids; ++id) {
+        alignas(16) float a[4];
+        store4(a, sum(id));
+        const float l2 = dot3(a[0], a[1], a[2], a[0], a[1], a[2]);
         const float inv = l2 > 0 ? rsqrt_exact(l2) : 0.0f;
-        s.accum[0][id] = ax * inv, s.accum[1][id] = ay * inv, s.accum[2][id] = az * inv;
+        s.accum[0][id] = a[0] * inv, s.accum[1][id] = a[1] * inv, s.accum[2][id] = a[2] * inv;
     }
 }
 
 // Frame entries k0..k0+3 at once (vertex_at(k), id_at(k) as write_frame takes them): every lane
 // runs write_frame's scalar expressions in its order, so the bits are write_frame's; the lanes
 // are stored in entry order, so a vertex named twice ends as the later entry left it. Needs
-// tangents and four frame entries.
+// tangents and four frame entries. A vertex's position and normal are read as one vector each
+// and transposed into lanes (the edge's x, y, z subtracted lane by lane as the scalar does).
 template <class VertexAt, class IdAt>
 void write_frames4(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t k0, VertexAt vertex_at, IdAt id_at) {
-    using solver::lanes::F4;
-    using solver::lanes::set4;
-    alignas(16) float a[12][4];  // t xyz at rows 8..10 on the way out
+    using namespace solver::lanes;
     uint32_t v[4], id[4];
-    const float* nv[4];
-    const float* pr[4];
-    const float* pv[4];
-    for (int j = 0; j < 4; ++j) {
-        const uint32_t k = k0 + uint32_t(j);
-        v[j] = vertex_at(k);
-        id[j] = id_at(k);
-        nv[j] = buf.n + size_t(v[j]) * 4;
-        pr[j] = buf.p + size_t(op.reference_vertices[k]) * 4;
-        pv[j] = buf.p + size_t(v[j]) * 4;
+    F4 ex, ey, ez, ew;
+    {
+        F4 e[4];
+        for (int j = 0; j < 4; ++j) {
+            const uint32_t k = k0 + uint32_t(j);
+            v[j] = vertex_at(k);
+            id[j] = id_at(k);
+            e[j] = load4(buf.p + size_t(op.reference_vertices[k]) * 4) - load4(buf.p + size_t(v[j]) * 4);
+        }
+        transpose4(e[0], e[1], e[2], e[3]);
+        ex = e[0], ey = e[1], ez = e[2], ew = e[3];
     }
     // The normal of each lane: its id's sum (normalised) where the operator writes normals, else
     // the buffer's own.
-    auto normal = [&](int r) {
-        return op.normals ? set4(s.accum[r][id[0]], s.accum[r][id[1]], s.accum[r][id[2]], s.accum[r][id[3]])
-                          : set4(nv[0][r], nv[1][r], nv[2][r], nv[3][r]);
-    };
-    auto edge = [&](int r) {
-        return set4(pr[0][r] - pv[0][r], pr[1][r] - pv[1][r], pr[2][r] - pv[2][r], pr[3][r] - pv[3][r]);
-    };
-    const F4 nx = normal(0), ny = normal(1), nz = normal(2);
-    F4 ex = edge(0), ey = edge(1), ez = edge(2);
+    F4 nx, ny, nz;
+    if (op.normals) {
+        if (id[1] == id[0] + 1 && id[2] == id[0] + 2 && id[3] == id[0] + 3)
+            nx = load4(s.accum[0] + id[0]), ny = load4(s.accum[1] + id[0]), nz = load4(s.accum[2] + id[0]);
+        else
+            nx = set4(s.accum[0][id[0]], s.accum[0][id[1]], s.accum[0][id[2]], s.accum[0][id[3]]),
+            ny = set4(s.accum[1][id[0]], s.accum[1][id[1]], s.accum[1][id[2]], s.accum[1][id[3]]),
+            nz = set4(s.accum[2][id[0]], s.accum[2][id[1]], s.accum[2][id[2]], s.accum[2][id[3]]);
+    } else {
+        F4 nw;
+        nx = load4(buf.n + size_t(v[0]) * 4), ny = load4(buf.n + size_t(v[1]) * 4), nz = load4(buf.n + size_t(v[2]) * 4);
+        nw = load4(buf.n + size_t(v[3]) * 4);
+        transpose4(nx, ny, nz, nw);
+    }
     const F4 d = (ex * nx + ey * ny) + ez * nz;
     ex = ex - nx * d, ey = ey - ny * d, ez = ez - nz * d;
     const F4 l2 = (ex * ex + ey * ey) + ez * ez;
     const F4 zero = splat4(0.0f);
-    const F4 inv = solver::lanes::select(solver::lanes::gt(l2, zero), splat4(1.0f) / solver::lanes::vsqrt(l2), zero);
+    const F4 inv = select(gt(l2, zero), splat4(1.0f) / vsqrt(l2), zero);
     ex = ex * inv, ey = ey * inv, ez = ez * inv;
     const F4 nex = ny * ez - nz * ey, ney = nz * ex - nx * ez, nez = nx * ey - ny * ex;
     const F4 c = load4(op.tangent_cos.data() + k0), sn = load4(op.tangent_sin.data() + k0);
     const F4 tx = ex * c + nex * sn, ty = ey * c + ney * sn, tz = ez * c + nez * sn;
-    solver::lanes::store4(a[8], tx), solver::lanes::store4(a[9], ty), solver::lanes::store4(a[10], tz);
-    const bool bit = op.bitangents;
-    alignas(16) float b[3][4];
+    // Lanes back to one vector per entry; x, y, z stored (w, the buffer's own, left), in entry order.
+    F4 n4[4] = {nx, ny, nz, ew}, t4[4] = {tx, ty, tz, ew};
+    transpose4(n4[0], n4[1], n4[2], n4[3]);
+    transpose4(t4[0], t4[1], t4[2], t4[3]);
+    const bool bit = op.bitangents && k0 + 4 <= op.bitangent_flip.size();
+    F4 b4[4];
     if (bit) {
-        solver::lanes::store4(b[0], ny * tz - nz * ty), solver::lanes::store4(b[1], nz * tx - nx * tz), solver::lanes::store4(b[2], nx * ty - ny * tx);
+        const F4 f = load4(op.bitangent_flip.data() + k0);
+        b4[0] = (ny * tz - nz * ty) * f, b4[1] = (nz * tx - nx * tz) * f, b4[2] = (nx * ty - ny * tx) * f, b4[3] = ew;
+        transpose4(b4[0], b4[1], b4[2], b4[3]);
     }
     for (int j = 0; j < 4; ++j) {
-        const uint32_t k = k0 + uint32_t(j);
-        float* nw = buf.n + size_t(v[j]) * 4;
-        if (op.normals) nw[0] = s.accum[0][id[j]], nw[1] = s.accum[1][id[j]], nw[2] = s.accum[2][id[j]];
-        float* tv = buf.t + size_t(v[j]) * 4;
-        tv[0] = a[8][j], tv[1] = a[9][j], tv[2] = a[10][j];
-        if (bit && k < op.bitangent_flip.size()) {
-            const float f = op.bitangent_flip[k];
-            float* bv = buf.b + size_t(v[j]) * 4;
-            bv[0] = b[0][j] * f, bv[1] = b[1][j] * f, bv[2] = b[2][j] * f;
-        }
+        if (op.normals) store3(buf.n + size_t(v[j]) * 4, n4[j]);
+        store3(buf.t + size_t(v[j]) * 4, t4[j]);
+        if (bit) store3(buf.b + size_t(v[j]) * 4, b4[j]);
     }
 }
 
@@ -530,6 +548,12 @@ void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_co
     for (uint32_t id = 0; id < ids; ++id) op.id_first[id + 1] += op.id_first[id];
     std::vector<uint32_t> at(op.id_first.begin(), op.id_first.end() - 1);
     for (uint32_t k = 0; k < n * 3; ++k) op.id_triangles[at[id_of(t[k])]++] = k / 3;  // triangle order: k ascends
+    op.corners.resize(size_t(n) * 3);
+    for (uint32_t tri = 0; tri < n; ++tri) {
+        uint32_t l[3] = {t[3 * tri], t[3 * tri + 1], t[3 * tri + 2]};
+        if (flipped(op.triangle_flips, tri)) std::swap(l[1], l[2]);
+        for (int k = 0; k < 3; ++k) op.corners[3 * size_t(tri) + k] = uint16_t(op.some ? op.involved_vertices[l[k]] : l[k]);
+    }
 }
 
 void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, const uint16_t* indexed_triangles) {
@@ -539,10 +563,10 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, co
         const uint32_t ids = mapped ? op.num_normal_ids : buf.count;
         auto id_of = [&](uint32_t v) { return mapped ? uint32_t(op.vert_to_normal_id[v]) : v; };
         const bool indexed = !op.id_first.empty() && buf.triangles == indexed_triangles && op.id_first.size() == size_t(ids) + 1 &&
-                             s.triangle_normals[0] && buf.triangle_count <= s.triangle_capacity &&
+                             s.triangle_normals && buf.triangle_count <= s.triangle_capacity &&
                              op.id_first.back() == size_t(buf.triangle_count) * 3;
         if (indexed)
-            sum_indexed(op, buf, buf.triangles, buf.triangle_count, [](uint32_t v) { return v; }, s, ids);
+            sum_indexed(op, buf.p, buf.triangle_count, s, ids);
         else
             accumulate_normals(buf, buf.triangles, buf.triangle_count, op.triangle_flips, [](uint32_t v) { return v; }, id_of, s, ids);
         write_frames(op, buf, s, buf.count, [](uint32_t k) { return k; }, id_of);
@@ -552,8 +576,8 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, co
     // involved vertices) is what is written, selection entry k with frame entry k.
     const uint32_t nt = uint32_t(op.triangles.size() / 3);
     auto involved = [&](uint32_t l) { return uint32_t(op.involved_vertices[l]); };
-    if (!op.id_first.empty() && s.triangle_normals[0] && nt <= s.triangle_capacity)
-        sum_indexed(op, buf, op.triangles.data(), nt, involved, s, op.num_normal_ids);
+    if (!op.id_first.empty() && s.triangle_normals && nt <= s.triangle_capacity)
+        sum_indexed(op, buf.p, nt, s, op.num_normal_ids);
     else
         accumulate_normals(buf, op.triangles.data(), nt, op.triangle_flips, involved,
                            [&](uint32_t l) { return uint32_t(op.involved_to_normal_id[l]); }, s, op.num_normal_ids);

@@ -152,6 +152,9 @@ struct VertexFramesOp {
     // sums then read the triangle normals instead of scattering into them. Update all: built
     // from the buffer's own triangles, used while the buffer has them (not the engine's).
     std::vector<uint32_t> id_first, id_triangles;
+    // With the index: per triangle its three corners as buffer vertices, a flipped triangle's
+    // second and third swapped (the triangles the index was built from).
+    std::vector<uint16_t> corners;
 };
 
 struct SimpleBoneDeformOp {

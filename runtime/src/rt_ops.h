@@ -66,7 +66,7 @@ struct Scratch {
     uint32_t matrix_capacity;
     float* accum[3];
     uint32_t accum_capacity;
-    float* triangle_normals[3] = {nullptr, nullptr, nullptr};  // per triangle (indexed vertex frames)
+    float* triangle_normals = nullptr;  // x, y, z, w per triangle, 16-byte aligned (indexed vertex frames)
     uint32_t triangle_capacity = 0;
 };
 

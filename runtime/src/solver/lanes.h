@@ -77,6 +77,11 @@ inline void transpose(const Float4& a, const Float4& b, const Float4& c, const F
     _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
     x.v = r0; y.v = r1; z.v = r2; w.v = r3;
 }
+// Four vectors in registers transposed in place (rows become lanes), and back (its own inverse).
+inline void transpose4(F4& a, F4& b, F4& c, F4& d) { _MM_TRANSPOSE4_PS(a.v, b.v, c.v, d.v); }
+// A vector's lanes turned: (y, z, x, w) and (z, x, y, w); cross(a, b) = yzx(a) zxy(b) - zxy(a) yzx(b).
+inline F4 yzx(F4 a) { return F4(_mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(3, 0, 2, 1))); }
+inline F4 zxy(F4 a) { return F4(_mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(3, 1, 0, 2))); }
 inline void untranspose(F4 x, F4 y, F4 z, F4 w, Float4& a, Float4& b, Float4& c, Float4& d) {
     __m128 r0 = x.v, r1 = y.v, r2 = z.v, r3 = w.v;
     _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
@@ -120,6 +125,17 @@ inline void transpose(const Float4& a, const Float4& b, const Float4& c, const F
     const Float4* r[4] = {&a, &b, &c, &d};
     for (int i = 0; i < 4; ++i) { x.v[i] = r[i]->x; y.v[i] = r[i]->y; z.v[i] = r[i]->z; w.v[i] = r[i]->w; }
 }
+inline void transpose4(F4& a, F4& b, F4& c, F4& d) {
+    F4* r[4] = {&a, &b, &c, &d};
+    for (int i = 0; i < 4; ++i)
+        for (int j = i + 1; j < 4; ++j) {
+            const float t = r[i]->v[j];
+            r[i]->v[j] = r[j]->v[i];
+            r[j]->v[i] = t;
+        }
+}
+inline F4 yzx(F4 a) { return set4(a.v[1], a.v[2], a.v[0], a.v[3]); }
+inline F4 zxy(F4 a) { return set4(a.v[2], a.v[0], a.v[1], a.v[3]); }
 inline void untranspose(F4 x, F4 y, F4 z, F4 w, Float4& a, Float4& b, Float4& c, Float4& d) {
     Float4* r[4] = {&a, &b, &c, &d};
     for (int i = 0; i < 4; ++i) { r[i]->x = x.v[i]; r[i]->y = y.v[i]; r[i]->z = z.v[i]; r[i]->w = w.v[i]; }
