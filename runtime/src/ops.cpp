@@ -565,9 +565,10 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, co
         const bool indexed = !op.id_first.empty() && buf.triangles == indexed_triangles && op.id_first.size() == size_t(ids) + 1 &&
                              s.triangle_normals && buf.triangle_count <= s.triangle_capacity &&
                              op.id_first.back() == size_t(buf.triangle_count) * 3;
-        if (indexed)
+        // Without normals to write, the tangents stand on the buffer's own: no sums to make.
+        if (op.normals && indexed)
             sum_indexed(op, buf.p, buf.triangle_count, s, ids);
-        else
+        else if (op.normals)
             accumulate_normals(buf, buf.triangles, buf.triangle_count, op.triangle_flips, [](uint32_t v) { return v; }, id_of, s, ids);
         write_frames(op, buf, s, buf.count, [](uint32_t k) { return k; }, id_of);
         return;
@@ -576,9 +577,10 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, co
     // involved vertices) is what is written, selection entry k with frame entry k.
     const uint32_t nt = uint32_t(op.triangles.size() / 3);
     auto involved = [&](uint32_t l) { return uint32_t(op.involved_vertices[l]); };
-    if (!op.id_first.empty() && s.triangle_normals && nt <= s.triangle_capacity)
+    const bool indexed = !op.id_first.empty() && s.triangle_normals && nt <= s.triangle_capacity;
+    if (op.normals && indexed)
         sum_indexed(op, buf.p, nt, s, op.num_normal_ids);
-    else
+    else if (op.normals)
         accumulate_normals(buf, op.triangles.data(), nt, op.triangle_flips, involved,
                            [&](uint32_t l) { return uint32_t(op.involved_to_normal_id[l]); }, s, op.num_normal_ids);
     write_frames(op, buf, s, uint32_t(op.selection.size()), [&](uint32_t k) { return uint32_t(op.involved_vertices[op.selection[k]]); },
