@@ -262,3 +262,52 @@ TEST_CASE("runtime kernels: the skin blends in four lanes equal the row-by-row s
         }
     }
 }
+
+TEST_CASE("runtime kernels: the 2014 mesh-mesh deform in four lanes equals the row-by-row scalar form bit for bit") {
+    std::mt19937 rng(23);
+    std::uniform_real_distribution<float> x(-1.0f, 1.0f), weight(0.0f, 1.0f);
+    for (int trial = 0; trial < 8; ++trial) {
+        Mesh in(40, 30, rng);
+        Mesh out(64, 0, rng);
+        MeshMeshDeform2014Op op;
+        op.start_vertex = uint32_t(trial);
+        op.normals = trial % 2 == 0;
+        std::uniform_int_distribution<uint32_t> tri(0, in.data.triangle_count - 1), pairs(0, 5);
+        op.first_pair.push_back(0);
+        for (uint32_t v = 0; v + op.start_vertex < out.count; ++v) {
+            const uint32_t n = pairs(rng);  // some vertices without pairs: left as they are
+            for (uint32_t k = 0; k < n; ++k) {
+                op.triangle.push_back(uint16_t(tri(rng)));
+                op.weight.push_back(weight(rng));
+                for (int r = 0; r < 3; ++r) op.local_p.push_back(x(rng)), op.local_n.push_back(x(rng));
+            }
+            op.first_pair.push_back(uint32_t(op.triangle.size()));
+        }
+        index_frames(op, in.data.triangle_count);
+        std::vector<Mat4> frames(op.frames.size());
+        Scratch s{frames.data(), uint32_t(frames.size()), {nullptr, nullptr, nullptr}, 0};
+        const std::vector<float> before_p = out.p, before_n = out.n;
+        run_mesh_mesh_deform_2014(op, in.data, out.data, s);
+        size_t differ = 0;
+        for (size_t v = 0; v + 1 < op.first_pair.size(); ++v) {
+            const size_t o = (op.start_vertex + v) * 4;
+            float p[3] = {before_p[o], before_p[o + 1], before_p[o + 2]}, n[3] = {before_n[o], before_n[o + 1], before_n[o + 2]};
+            for (uint32_t k = op.first_pair[v]; k < op.first_pair[v + 1]; ++k) {
+                const Mat4 f = triangle_frame(in.data, op.triangle[k]);
+                const float* lp = &op.local_p[size_t(k) * 3];
+                const float* ln = &op.local_n[size_t(k) * 3];
+                const float w = op.weight[k];
+                for (int r = 0; r < 3; ++r) {
+                    const float q = ((f.m[r] * lp[0] + f.m[12 + r]) + f.m[4 + r] * lp[1]) + f.m[8 + r] * lp[2];
+                    const float qn = (f.m[r] * ln[0] + f.m[4 + r] * ln[1]) + f.m[8 + r] * ln[2];
+                    p[r] = k == op.first_pair[v] ? q * w : p[r] + q * w;
+                    if (op.normals) n[r] = k == op.first_pair[v] ? qn * w : n[r] + qn * w;
+                }
+            }
+            for (int r = 0; r < 3; ++r) differ += !same_bits(out.p[o + r], p[r]) + !same_bits(out.n[o + r], n[r]);
+            differ += !same_bits(out.p[o + 3], before_p[o + 3]) + !same_bits(out.n[o + 3], before_n[o + 3]);  // w left alone
+        }
+        CAPTURE(trial);
+        CHECK(differ == 0);
+    }
+}

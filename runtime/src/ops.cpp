@@ -162,14 +162,13 @@ void unpack_vector3(const int16_t v[4], float out[3]) {
     for (int i = 0; i < 3; ++i) out[i] = float(int32_t(uint32_t(uint16_t(v[i])) << 16)) * scale;
 }
 
+// By columns: lane k of column c is the scalar expression of row k (the same bits).
 Mat4 compose(const Mat4& b, const Mat4& i) {
+    const F4 b0 = load4(b.m), b1 = load4(b.m + 4), b2 = load4(b.m + 8), b3 = load4(b.m + 12);
     Mat4 r;
-    for (int c = 0; c < 3; ++c) {
-        const float x = i.m[c * 4], y = i.m[c * 4 + 1], z = i.m[c * 4 + 2];
-        for (int k = 0; k < 4; ++k) r.m[c * 4 + k] = (b.m[k] * x + b.m[4 + k] * y) + b.m[8 + k] * z;
-    }
-    const float x = i.m[12], y = i.m[13], z = i.m[14];
-    for (int k = 0; k < 4; ++k) r.m[12 + k] = ((b.m[k] * x + b.m[12 + k]) + b.m[4 + k] * y) + b.m[8 + k] * z;
+    for (int c = 0; c < 3; ++c)
+        solver::lanes::store4(r.m + c * 4, (b0 * splat4(i.m[c * 4]) + b1 * splat4(i.m[c * 4 + 1])) + b2 * splat4(i.m[c * 4 + 2]));
+    solver::lanes::store4(r.m + 12, ((b0 * splat4(i.m[12]) + b3) + b1 * splat4(i.m[13])) + b2 * splat4(i.m[14]));
     return r;
 }
 
@@ -246,31 +245,31 @@ void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count) {
 }
 
 void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData& in, BufferData& out, Scratch& s) {
+    using solver::lanes::store3;
     for (size_t j = 0; j < op.frames.size(); ++j) s.matrices[j] = triangle_frame(in, op.frames[j]);
     const size_t nv = op.first_pair.empty() ? 0 : op.first_pair.size() - 1;
+    // A frame's columns as four-lane vectors: each lane runs transform_point's (and
+    // transform_direction's) expression of its row, and the weighted sum of its row in pair
+    // order; the w lane is carried and never stored.
     for (size_t v = 0; v < nv; ++v) {
         const uint32_t first = op.first_pair[v], last = op.first_pair[v + 1];
         if (first >= last) continue;
-        float p[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+        F4 p = splat4(0.0f), n = splat4(0.0f);
         for (uint32_t k = first; k < last; ++k) {
-            const Mat4& f = s.matrices[op.frame_of_pair[k]];
+            const float* f = s.matrices[op.frame_of_pair[k]].m;
+            const F4 c0 = load4(f), c1 = load4(f + 4), c2 = load4(f + 8), c3 = load4(f + 12);
             const float* lp = &op.local_p[size_t(k) * 3];
-            float q[3];
-            transform_point(f, lp[0], lp[1], lp[2], q);
-            const float w = op.weight[k];
-            for (int r = 0; r < 3; ++r) p[r] = k == first ? q[r] * w : p[r] + q[r] * w;
+            const F4 w = splat4(op.weight[k]);
+            const F4 q = ((c0 * splat4(lp[0]) + c3) + c1 * splat4(lp[1])) + c2 * splat4(lp[2]);
+            p = k == first ? q * w : p + q * w;
             if (op.normals) {
                 const float* ln = &op.local_n[size_t(k) * 3];
-                transform_direction(f, ln[0], ln[1], ln[2], q);
-                for (int r = 0; r < 3; ++r) n[r] = k == first ? q[r] * w : n[r] + q[r] * w;
+                const F4 qn = (c0 * splat4(ln[0]) + c1 * splat4(ln[1])) + c2 * splat4(ln[2]);
+                n = k == first ? qn * w : n + qn * w;
             }
         }
-        float* o = out.p + (op.start_vertex + v) * 4;
-        o[0] = p[0], o[1] = p[1], o[2] = p[2];
-        if (op.normals && out.n) {
-            float* on = out.n + (op.start_vertex + v) * 4;
-            on[0] = n[0], on[1] = n[1], on[2] = n[2];
-        }
+        store3(out.p + (op.start_vertex + v) * 4, p);
+        if (op.normals && out.n) store3(out.n + (op.start_vertex + v) * 4, n);
     }
 }
 
