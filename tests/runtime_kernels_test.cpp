@@ -178,7 +178,7 @@ float weight_of(const DeformBlock& b, uint32_t k) {
 
 }  // namespace
 
-TEST_CASE("runtime kernels: the skin blends in four lanes equal the row-by-row scalar form bit for bit") {
+TEST_CASE("runtime kernels: the skin blends in four lanes and two vertices per eight lanes equal the row-by-row scalar form bit for bit") {
     std::mt19937 rng(11);
     const uint32_t bones = 9;
     std::vector<Mat4> set;
@@ -190,75 +190,79 @@ TEST_CASE("runtime kernels: the skin blends in four lanes equal the row-by-row s
         const uint32_t nv = 3 * 16;
         std::vector<Mat4> scratch(bones);
         Scratch s{scratch.data(), bones, {nullptr, nullptr, nullptr}, 0};
+        for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {  // 8: two vertices per AVX2 register where the CPU has it
+            CAPTURE(int(lanes));
+            s.max_lanes = lanes;
 
-        // Object space: composite = B x bind ((B.c0*x + B.c1*y) + B.c2*z per column, the
-        // translation ((B.c0*x + B.c3) + B.c1*y) + B.c2*z); the blend adds M*w in bone order (a
-        // one-blend vertex takes its matrix); a point is ((c0*x + c3) + c1*y) + c2*z, a direction
-        // (c0*x + c1*y) + c2*z.
-        {
-            Mesh out(nv, 0, rng);
-            const std::vector<float> before_w = out.p;
-            run_object_space_skin(op, ts, out.data, s);
-            std::vector<Mat4> comp(bones);
-            for (uint32_t j = 0; j < bones; ++j) {
-                const Mat4& b = set[j];
-                const Mat4& i = op.binds[j];
-                for (int c = 0; c < 3; ++c)
-                    for (int k = 0; k < 4; ++k) comp[j].m[c * 4 + k] = (b.m[k] * i.m[c * 4] + b.m[4 + k] * i.m[c * 4 + 1]) + b.m[8 + k] * i.m[c * 4 + 2];
-                for (int k = 0; k < 4; ++k) comp[j].m[12 + k] = ((b.m[k] * i.m[12] + b.m[12 + k]) + b.m[4 + k] * i.m[13]) + b.m[8 + k] * i.m[14];
-            }
-            size_t differ = 0;
-            for (const DeformBlock& blk : op.blocks)
-                for (uint32_t j = 0; j < blk.vertex_count; ++j) {
-                    const uint32_t v = blk.vertices[j], li = blk.local * 16 + j;
-                    for (int r = 0; r < 3; ++r) {
-                        float col[4];
-                        for (int c = 0; c < 4; ++c) {
-                            if (blends == 1) {
-                                col[c] = comp[blk.bones[j]].m[c * 4 + r];
-                                continue;
+            // Object space: composite = B x bind ((B.c0*x + B.c1*y) + B.c2*z per column, the
+            // translation ((B.c0*x + B.c3) + B.c1*y) + B.c2*z); the blend adds M*w in bone order (a
+            // one-blend vertex takes its matrix); a point is ((c0*x + c3) + c1*y) + c2*z, a direction
+            // (c0*x + c1*y) + c2*z.
+            {
+                Mesh out(nv, 0, rng);
+                const std::vector<float> before_w = out.p;
+                run_object_space_skin(op, ts, out.data, s);
+                std::vector<Mat4> comp(bones);
+                for (uint32_t j = 0; j < bones; ++j) {
+                    const Mat4& b = set[j];
+                    const Mat4& i = op.binds[j];
+                    for (int c = 0; c < 3; ++c)
+                        for (int k = 0; k < 4; ++k) comp[j].m[c * 4 + k] = (b.m[k] * i.m[c * 4] + b.m[4 + k] * i.m[c * 4 + 1]) + b.m[8 + k] * i.m[c * 4 + 2];
+                    for (int k = 0; k < 4; ++k) comp[j].m[12 + k] = ((b.m[k] * i.m[12] + b.m[12 + k]) + b.m[4 + k] * i.m[13]) + b.m[8 + k] * i.m[14];
+                }
+                size_t differ = 0;
+                for (const DeformBlock& blk : op.blocks)
+                    for (uint32_t j = 0; j < blk.vertex_count; ++j) {
+                        const uint32_t v = blk.vertices[j], li = blk.local * 16 + j;
+                        for (int r = 0; r < 3; ++r) {
+                            float col[4];
+                            for (int c = 0; c < 4; ++c) {
+                                if (blends == 1) {
+                                    col[c] = comp[blk.bones[j]].m[c * 4 + r];
+                                    continue;
+                                }
+                                float acc = comp[blk.bones[j * blends]].m[c * 4 + r] * weight_of(blk, j * blends);
+                                for (uint32_t i = 1; i < blends; ++i)
+                                    acc = acc + comp[blk.bones[j * blends + i]].m[c * 4 + r] * weight_of(blk, j * blends + i);
+                                col[c] = acc;
                             }
-                            float acc = comp[blk.bones[j * blends]].m[c * 4 + r] * weight_of(blk, j * blends);
-                            for (uint32_t i = 1; i < blends; ++i)
-                                acc = acc + comp[blk.bones[j * blends + i]].m[c * 4 + r] * weight_of(blk, j * blends + i);
-                            col[c] = acc;
+                            const float point = ((col[0] * op.local_p.x[li] + col[3]) + col[1] * op.local_p.y[li]) + col[2] * op.local_p.z[li];
+                            differ += !same_bits(out.p[v * 4 + r], point);
+                            const LocalStream* dirs[3] = {&op.local_n, &op.local_t, &op.local_b};
+                            const std::vector<float>* outs[3] = {&out.n, &out.t, &out.b};
+                            for (int q = 0; q < 3; ++q) {
+                                const float dir = (col[0] * dirs[q]->x[li] + col[1] * dirs[q]->y[li]) + col[2] * dirs[q]->z[li];
+                                differ += !same_bits((*outs[q])[v * 4 + r], dir);
+                            }
                         }
-                        const float point = ((col[0] * op.local_p.x[li] + col[3]) + col[1] * op.local_p.y[li]) + col[2] * op.local_p.z[li];
-                        differ += !same_bits(out.p[v * 4 + r], point);
-                        const LocalStream* dirs[3] = {&op.local_n, &op.local_t, &op.local_b};
-                        const std::vector<float>* outs[3] = {&out.n, &out.t, &out.b};
-                        for (int q = 0; q < 3; ++q) {
-                            const float dir = (col[0] * dirs[q]->x[li] + col[1] * dirs[q]->y[li]) + col[2] * dirs[q]->z[li];
-                            differ += !same_bits((*outs[q])[v * 4 + r], dir);
-                        }
+                        differ += !same_bits(out.p[v * 4 + 3], before_w[v * 4 + 3]);  // w left alone
                     }
-                    differ += !same_bits(out.p[v * 4 + 3], before_w[v * 4 + 3]);  // w left alone
-                }
-            CHECK(differ == 0);
-        }
+                CHECK(differ == 0);
+            }
 
-        // Bone space: point = sum over influences, from +0, of ((c0*x + c1*y) + c2*z) + c3*w;
-        // normal and tangent the same without c3.
-        {
-            Mesh out(nv, 0, rng);
-            run_bone_space_skin(op, ts, out.data, s);
-            size_t differ = 0;
-            for (const DeformBlock& blk : op.blocks)
-                for (uint32_t j = 0; j < blk.vertex_count; ++j) {
-                    const uint32_t v = blk.vertices[j];
-                    for (int r = 0; r < 3; ++r) {
-                        float p = 0, n = 0, t = 0;
-                        for (uint32_t i = 0; i < blends; ++i) {
-                            const uint32_t li = blk.local * 16 + j * blends + i;
-                            const Mat4& b = set[blk.bones[j * blends + i]];
-                            p = p + (((b.m[r] * op.local_p.x[li] + b.m[4 + r] * op.local_p.y[li]) + b.m[8 + r] * op.local_p.z[li]) + b.m[12 + r] * op.local_p.w[li]);
-                            n = n + ((b.m[r] * op.local_n.x[li] + b.m[4 + r] * op.local_n.y[li]) + b.m[8 + r] * op.local_n.z[li]);
-                            t = t + ((b.m[r] * op.local_t.x[li] + b.m[4 + r] * op.local_t.y[li]) + b.m[8 + r] * op.local_t.z[li]);
+            // Bone space: point = sum over influences, from +0, of ((c0*x + c1*y) + c2*z) + c3*w;
+            // normal and tangent the same without c3.
+            {
+                Mesh out(nv, 0, rng);
+                run_bone_space_skin(op, ts, out.data, s);
+                size_t differ = 0;
+                for (const DeformBlock& blk : op.blocks)
+                    for (uint32_t j = 0; j < blk.vertex_count; ++j) {
+                        const uint32_t v = blk.vertices[j];
+                        for (int r = 0; r < 3; ++r) {
+                            float p = 0, n = 0, t = 0;
+                            for (uint32_t i = 0; i < blends; ++i) {
+                                const uint32_t li = blk.local * 16 + j * blends + i;
+                                const Mat4& b = set[blk.bones[j * blends + i]];
+                                p = p + (((b.m[r] * op.local_p.x[li] + b.m[4 + r] * op.local_p.y[li]) + b.m[8 + r] * op.local_p.z[li]) + b.m[12 + r] * op.local_p.w[li]);
+                                n = n + ((b.m[r] * op.local_n.x[li] + b.m[4 + r] * op.local_n.y[li]) + b.m[8 + r] * op.local_n.z[li]);
+                                t = t + ((b.m[r] * op.local_t.x[li] + b.m[4 + r] * op.local_t.y[li]) + b.m[8 + r] * op.local_t.z[li]);
+                            }
+                            differ += !same_bits(out.p[v * 4 + r], p) + !same_bits(out.n[v * 4 + r], n) + !same_bits(out.t[v * 4 + r], t);
                         }
-                        differ += !same_bits(out.p[v * 4 + r], p) + !same_bits(out.n[v * 4 + r], n) + !same_bits(out.t[v * 4 + r], t);
                     }
-                }
-            CHECK(differ == 0);
+                CHECK(differ == 0);
+            }
         }
     }
 }

@@ -190,24 +190,44 @@ float rsqrt_game(float x) {
 
 float rsqrt_exact(float x) { return 1.0f / std::sqrt(x); }
 
+// ops_avx2.cpp: the blends two vertices at a time (the same bits), where the CPU has AVX2.
+bool blend_avx2_built();
+void object_space_blend_avx2(const DeformOp& op, const Mat4* composites, BufferData& out);
+void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& out);
+
+namespace {
+bool wide_blends(const Scratch& s) {
+    static const bool available = blend_avx2_built() && solver::widest_lanes() >= 8;
+    return s.max_lanes >= 8 && available;
+}
+void object_blend(const DeformOp& op, const Mat4* composites, BufferData& out, const Scratch& s) {
+    if (wide_blends(s)) object_space_blend_avx2(op, composites, out);
+    else object_space_blend(op, composites, out);
+}
+void bone_blend(const DeformOp& op, const Mat4* bones, BufferData& out, const Scratch& s) {
+    if (wide_blends(s)) bone_space_blend_avx2(op, bones, out);
+    else bone_space_blend(op, bones, out);
+}
+}  // namespace
+
 void run_object_space_skin(const DeformOp& op, const Transforms& ts, BufferData& out, Scratch& s) {
     for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = compose(to_buffer_space(out, ts.m[op.subset[j]]), op.binds[j]);
-    object_space_blend(op, s.matrices, out);
+    object_blend(op, s.matrices, out, s);
 }
 
 void run_bone_space_skin(const DeformOp& op, const Transforms& ts, BufferData& out, Scratch& s) {
     for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = to_buffer_space(out, ts.m[op.subset[j]]);
-    bone_space_blend(op, s.matrices, out);
+    bone_blend(op, s.matrices, out, s);
 }
 
 void run_object_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s) {
     for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = compose(triangle_frame(in, op.subset[j]), op.binds[j]);
-    object_space_blend(op, s.matrices, out);
+    object_blend(op, s.matrices, out, s);
 }
 
 void run_bone_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s) {
     for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = triangle_frame(in, op.subset[j]);
-    bone_space_blend(op, s.matrices, out);
+    bone_blend(op, s.matrices, out, s);
 }
 
 Mat4 triangle_frame(const BufferData& in, uint32_t triangle) {

@@ -68,6 +68,9 @@ struct Scratch {
     uint32_t accum_capacity;
     float* triangle_normals = nullptr;  // x, y, z, w per triangle, 16-byte aligned (indexed vertex frames)
     uint32_t triangle_capacity = 0;
+    // Widest lanes the skin blends may use: 8 (two vertices per AVX2 register, where the CPU has
+    // AVX2) or 4. Both give the same bits; tests run both.
+    uint8_t max_lanes = 8;
 };
 
 // Skin P/PN/PNT, object space (bones: transform set x inverse binds) or bone space.

@@ -1,0 +1,207 @@
+// drape runtime: the skin blends two vertices at a time in one AVX2 register (the low half one
+// vertex's column, the high half the next vertex's), chosen at run time (solver::widest_lanes).
+// Each half runs the four-lane form's operations of ops.cpp in its order, correctly rounded
+// operations only and no FMA (the target is "avx,avx2" without "fma", and the runtime compiles
+// with -ffp-contract=off), so the bits are its bits; tests compare both with a scalar form.
+#include <cstdint>
+#include <cstring>
+
+#include "rt_ops.h"  // before the target pragma: nothing of it may become AVX code
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx,avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx,avx2")
+#endif
+#include <immintrin.h>
+
+namespace drape::rt {
+namespace {
+
+// Names of their own (not the lanes of solver/lanes.h): an inline function compiled here is AVX
+// code and must not stand in for the SSE2 one of the same name.
+inline __m256 two_columns(const float* lo, const float* hi) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
+}
+inline __m256 two_splats(float lo, float hi) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_set1_ps(lo)), _mm_set1_ps(hi), 1);
+}
+inline void store_xyz(float* o, __m128 v) {
+    _mm_storel_pi(reinterpret_cast<__m64*>(o), v);
+    _mm_store_ss(o + 2, _mm_movehl_ps(v, v));
+}
+inline void store_two_xyz(float* lo, float* hi, __m256 v) {
+    store_xyz(lo, _mm256_castps256_ps128(v));
+    store_xyz(hi, _mm256_extractf128_ps(v, 1));
+}
+inline float weight_at(const DeformBlock& b, uint32_t k) {  // weight_from_byte / weight_from_u16
+    if (b.blends <= 4) {
+        float scale;
+        const uint32_t bits = 0x3B808081u;
+        std::memcpy(&scale, &bits, 4);
+        return float(uint32_t(b.weights[k])) * scale;
+    }
+    return float(uint32_t(b.weights[k])) * (1.0f / 65535.0f);
+}
+
+struct LocalStreams {
+    const float *px, *py, *pz, *nx, *ny, *nz, *tx, *ty, *tz, *bx, *by, *bz;
+    bool wn, wt, wb;
+};
+
+// Vertex j of the block in the four-lane form (the block's odd last vertex).
+void object_one(const DeformBlock& blk, const Mat4* m, const LocalStreams& s, uint32_t j, BufferData& out) {
+    const uint32_t n = blk.blends;
+    __m128 c[4];
+    if (n == 1) {
+        for (int k = 0; k < 4; ++k) c[k] = _mm_loadu_ps(m[blk.bones[j]].m + 4 * k);
+    } else {
+        const __m128 w0 = _mm_set1_ps(weight_at(blk, j * n));
+        for (int k = 0; k < 4; ++k) c[k] = _mm_mul_ps(_mm_loadu_ps(m[blk.bones[j * n]].m + 4 * k), w0);
+        for (uint32_t i = 1; i < n; ++i) {
+            const __m128 w = _mm_set1_ps(weight_at(blk, j * n + i));
+            const float* b = m[blk.bones[j * n + i]].m;
+            for (int k = 0; k < 4; ++k) c[k] = _mm_add_ps(c[k], _mm_mul_ps(_mm_loadu_ps(b + 4 * k), w));
+        }
+    }
+    const uint32_t li = blk.local * 16 + j;
+    const size_t v = size_t(blk.vertices[j]) * 4;
+    auto point = [&](const float* x, const float* y, const float* z) {
+        return _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(c[0], _mm_set1_ps(x[li])), c[3]), _mm_mul_ps(c[1], _mm_set1_ps(y[li]))),
+                          _mm_mul_ps(c[2], _mm_set1_ps(z[li])));
+    };
+    auto direction = [&](const float* x, const float* y, const float* z) {
+        return _mm_add_ps(_mm_add_ps(_mm_mul_ps(c[0], _mm_set1_ps(x[li])), _mm_mul_ps(c[1], _mm_set1_ps(y[li]))),
+                          _mm_mul_ps(c[2], _mm_set1_ps(z[li])));
+    };
+    store_xyz(out.p + v, point(s.px, s.py, s.pz));
+    if (s.wn) store_xyz(out.n + v, direction(s.nx, s.ny, s.nz));
+    if (s.wt) store_xyz(out.t + v, direction(s.tx, s.ty, s.tz));
+    if (s.wb) store_xyz(out.b + v, direction(s.bx, s.by, s.bz));
+}
+
+}  // namespace
+
+bool blend_avx2_built() { return true; }
+
+void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out) {
+    LocalStreams s{op.local_p.x.data(), op.local_p.y.data(), op.local_p.z.data(), op.local_n.x.data(), op.local_n.y.data(),
+              op.local_n.z.data(), op.local_t.x.data(), op.local_t.y.data(), op.local_t.z.data(), op.local_b.x.data(),
+              op.local_b.y.data(), op.local_b.z.data(),
+              (op.streams & k_stream_n) && !op.local_n.empty() && out.n != nullptr,
+              (op.streams & k_stream_t) && !op.local_t.empty() && out.t != nullptr,
+              (op.streams & k_stream_b) && !op.local_b.empty() && out.b != nullptr};
+    for (const DeformBlock& blk : op.blocks) {
+        const uint32_t n = blk.blends;
+        uint32_t j = 0;
+        for (; j + 2 <= blk.vertex_count; j += 2) {
+            const uint32_t a = j * n, b = (j + 1) * n;  // the two vertices' first influences
+            __m256 c[4];
+            if (n == 1) {
+                for (int k = 0; k < 4; ++k) c[k] = two_columns(m[blk.bones[j]].m + 4 * k, m[blk.bones[j + 1]].m + 4 * k);
+            } else {
+                const __m256 w0 = two_splats(weight_at(blk, a), weight_at(blk, b));
+                for (int k = 0; k < 4; ++k) c[k] = _mm256_mul_ps(two_columns(m[blk.bones[a]].m + 4 * k, m[blk.bones[b]].m + 4 * k), w0);
+                for (uint32_t i = 1; i < n; ++i) {
+                    const __m256 w = two_splats(weight_at(blk, a + i), weight_at(blk, b + i));
+                    const float* lo = m[blk.bones[a + i]].m;
+                    const float* hi = m[blk.bones[b + i]].m;
+                    for (int k = 0; k < 4; ++k) c[k] = _mm256_add_ps(c[k], _mm256_mul_ps(two_columns(lo + 4 * k, hi + 4 * k), w));
+                }
+            }
+            const uint32_t li = blk.local * 16 + j;
+            float* o0 = nullptr;
+            float* o1 = nullptr;
+            const size_t v0 = size_t(blk.vertices[j]) * 4, v1 = size_t(blk.vertices[j + 1]) * 4;
+            auto splat = [&](const float* x) { return two_splats(x[li], x[li + 1]); };
+            // A point: ((c0*x + c3) + c1*y) + c2*z; a direction: (c0*x + c1*y) + c2*z.
+            const __m256 p = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(s.px)), c[3]), _mm256_mul_ps(c[1], splat(s.py))),
+                                           _mm256_mul_ps(c[2], splat(s.pz)));
+            o0 = out.p + v0, o1 = out.p + v1;
+            store_two_xyz(o0, o1, p);
+            auto direction = [&](const float* x, const float* y, const float* z, float* base) {
+                const __m256 d = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(x)), _mm256_mul_ps(c[1], splat(y))), _mm256_mul_ps(c[2], splat(z)));
+                store_two_xyz(base + v0, base + v1, d);
+            };
+            if (s.wn) direction(s.nx, s.ny, s.nz, out.n);
+            if (s.wt) direction(s.tx, s.ty, s.tz, out.t);
+            if (s.wb) direction(s.bx, s.by, s.bz, out.b);
+        }
+        if (j < blk.vertex_count) object_one(blk, m, s, j, out);
+    }
+}
+
+void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& out) {
+    const bool wn = (op.streams & k_stream_n) && !op.local_n.empty() && out.n != nullptr;
+    const bool wt = (op.streams & k_stream_t) && !op.local_t.empty() && out.t != nullptr;
+    const float *px = op.local_p.x.data(), *py = op.local_p.y.data(), *pz = op.local_p.z.data(), *pw = op.local_p.w.data();
+    const float *nx = op.local_n.x.data(), *ny = op.local_n.y.data(), *nz = op.local_n.z.data();
+    const float *tx = op.local_t.x.data(), *ty = op.local_t.y.data(), *tz = op.local_t.z.data();
+    for (const DeformBlock& blk : op.blocks) {
+        const uint32_t n = blk.blends;
+        uint32_t j = 0;
+        // Each half sums its vertex's rows from +0 in influence order:
+        // point += ((c0*x + c1*y) + c2*z) + c3*w, normal and tangent the same without c3.
+        for (; j + 2 <= blk.vertex_count; j += 2) {
+            __m256 p = _mm256_setzero_ps(), nn = _mm256_setzero_ps(), tt = _mm256_setzero_ps();
+            for (uint32_t i = 0; i < n; ++i) {
+                const uint32_t l0 = blk.local * 16 + j * n + i, l1 = l0 + n;
+                const float* lo = bones[blk.bones[j * n + i]].m;
+                const float* hi = bones[blk.bones[(j + 1) * n + i]].m;
+                const __m256 c0 = two_columns(lo, hi), c1 = two_columns(lo + 4, hi + 4), c2 = two_columns(lo + 8, hi + 8),
+                             c3 = two_columns(lo + 12, hi + 12);
+                auto splat = [&](const float* x) { return two_splats(x[l0], x[l1]); };
+                p = _mm256_add_ps(p, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c0, splat(px)), _mm256_mul_ps(c1, splat(py))),
+                                                                 _mm256_mul_ps(c2, splat(pz))),
+                                                   _mm256_mul_ps(c3, splat(pw))));
+                if (wn)
+                    nn = _mm256_add_ps(nn, _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c0, splat(nx)), _mm256_mul_ps(c1, splat(ny))),
+                                                         _mm256_mul_ps(c2, splat(nz))));
+                if (wt)
+                    tt = _mm256_add_ps(tt, _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c0, splat(tx)), _mm256_mul_ps(c1, splat(ty))),
+                                                         _mm256_mul_ps(c2, splat(tz))));
+            }
+            const size_t v0 = size_t(blk.vertices[j]) * 4, v1 = size_t(blk.vertices[j + 1]) * 4;
+            store_two_xyz(out.p + v0, out.p + v1, p);
+            if (wn) store_two_xyz(out.n + v0, out.n + v1, nn);
+            if (wt) store_two_xyz(out.t + v0, out.t + v1, tt);
+        }
+        for (; j < blk.vertex_count; ++j) {
+            __m128 p = _mm_setzero_ps(), nn = _mm_setzero_ps(), tt = _mm_setzero_ps();
+            for (uint32_t i = 0; i < n; ++i) {
+                const uint32_t li = blk.local * 16 + j * n + i;
+                const float* b = bones[blk.bones[j * n + i]].m;
+                const __m128 c0 = _mm_loadu_ps(b), c1 = _mm_loadu_ps(b + 4), c2 = _mm_loadu_ps(b + 8), c3 = _mm_loadu_ps(b + 12);
+                auto splat = [&](const float* x) { return _mm_set1_ps(x[li]); };
+                p = _mm_add_ps(p, _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, splat(px)), _mm_mul_ps(c1, splat(py))), _mm_mul_ps(c2, splat(pz))),
+                                             _mm_mul_ps(c3, splat(pw))));
+                if (wn) nn = _mm_add_ps(nn, _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, splat(nx)), _mm_mul_ps(c1, splat(ny))), _mm_mul_ps(c2, splat(nz))));
+                if (wt) tt = _mm_add_ps(tt, _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, splat(tx)), _mm_mul_ps(c1, splat(ty))), _mm_mul_ps(c2, splat(tz))));
+            }
+            const size_t v = size_t(blk.vertices[j]) * 4;
+            store_xyz(out.p + v, p);
+            if (wn) store_xyz(out.n + v, nn);
+            if (wt) store_xyz(out.t + v, tt);
+        }
+    }
+}
+
+}  // namespace drape::rt
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#else  // no AVX2 path on this compiler/target
+
+namespace drape::rt {
+bool blend_avx2_built() { return false; }
+void object_space_blend_avx2(const DeformOp&, const Mat4*, BufferData&) {}
+void bone_space_blend_avx2(const DeformOp&, const Mat4*, BufferData&) {}
+}  // namespace drape::rt
+
+#endif
