@@ -323,7 +323,7 @@ TEST_CASE("solver schedule: under wind and a varying dt the AVX-512, AVX2 and SS
     }
 }
 
-TEST_CASE("solver schedule: bend stiffness items four at a time by level equal the file's order bit for bit") {
+TEST_CASE("solver schedule: bend stiffness items four and eight at a time by level equal the file's order bit for bit") {
     std::mt19937 rng(77);
     for (int trial = 0; trial < 20; ++trial) {
         const uint32_t n = 300 + rng() % 300;  // room for items that share no particle
@@ -360,14 +360,19 @@ TEST_CASE("solver schedule: bend stiffness items four at a time by level equal t
         REQUIRE(b.ok());
         REQUIRE(a.setup->bend_stiffness_set_count == 1);
         const BendStiffnessSet& bs = a.setup->bend_stiffness_sets[0];
-        uint32_t four = 0, alone = 0;
-        for (uint32_t l = 0; l < bs.level_count; ++l) four += bs.level_batches4[l], alone += bs.level_singles[l];
+        uint32_t four = 0, alone = 0, eight = 0;
+        for (uint32_t l = 0; l < bs.level_count; ++l) four += bs.level_batches4[l], alone += bs.level_singles[l], eight += bs.level_batches4[l] / 2;
         CHECK(4 * four + alone == bs.count);
-        CHECK(four > 0);  // the scheduled path runs four at a time
-        run(a, SolveMode::scheduled, 40, 1.0f / 30);
+        CHECK(four > 0);   // the scheduled path runs four at a time
+        CHECK(eight > 0);  // and, with eight lanes, two batches of a level at once
         run(b, SolveMode::sequential, 40, 1.0f / 30);
-        CHECK(drape::solver::test::same_bits(a.state->positions, b.state->positions, n));
-        CHECK(drape::solver::test::same_bits(a.state->previous_positions, b.state->previous_positions, n));
+        for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {
+            CAPTURE(int(lanes));
+            Sim scheduled(d);
+            run(scheduled, SolveMode::scheduled, 40, 1.0f / 30, lanes);
+            CHECK(drape::solver::test::same_bits(scheduled.state->positions, b.state->positions, n));
+            CHECK(drape::solver::test::same_bits(scheduled.state->previous_positions, b.state->previous_positions, n));
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include "solver/arena.h"
 #include "solver/lanes.h"
+#include "solver/bend_kernel.h"
 #include "solver/link_kernel.h"
 #include "solver/solver.h"
 
@@ -23,6 +24,8 @@ bool has_avx2();
 void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32_t width, bool uniform);
 // links_avx2.cpp: the Verlet step of particles [0, returned count), two per vector.
 uint32_t integrate_avx2(const Setup& s, State& st, bool forces);
+// links_avx2.cpp: bend-stiffness items j..j+7 (two four-item batches of one level), one per lane.
+void bend_eight_avx2(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j);
 // links_avx512.cpp: `count` sixteen-lane batches.
 bool has_avx512();
 void link_batches16_avx512(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);
@@ -413,7 +416,6 @@ void bend_one(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j) 
 // (im, m2 or e2 not positive) writes its particles back as they were.
 void bend_four(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j) {
     using lanes::F4;
-    using lanes::M4;
     const uint32_t* i = b.particles + 4 * j;  // item k, particle q: i[4 * k + q]
     F4 x[4], y[4], z[4], pw[4], w[4], im_of[4];
     const float* wj = b.weights + 4 * j;  // item k, particle q: wj[4 * k + q]
@@ -422,33 +424,10 @@ void bend_four(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j)
         w[q] = lanes::set4(wj[q], wj[4 + q], wj[8 + q], wj[12 + q]);
         im_of[q] = lanes::set4(s.inv_mass[i[q]], s.inv_mass[i[4 + q]], s.inv_mass[i[8 + q]], s.inv_mass[i[12 + q]]);
     }
-    const F4 im = lanes::load4(b.inv_mass_sum + j);
-    const F4 cx = ((w[0] * x[0] + w[1] * x[1]) + w[2] * x[2]) + w[3] * x[3];
-    const F4 cy = ((w[0] * y[0] + w[1] * y[1]) + w[2] * y[2]) + w[3] * y[3];
-    const F4 cz = ((w[0] * z[0] + w[1] * z[1]) + w[2] * z[2]) + w[3] * z[3];
-    const F4 ex = x[3] - x[2], ey = y[3] - y[2], ez = z[3] - z[2];
-    const F4 abx = x[1] - x[0], aby = y[1] - y[0], abz = z[1] - z[0];
-    const F4 mx = ey * abz - ez * aby, my = ez * abx - ex * abz, mz = ex * aby - ey * abx;
-    const F4 m2 = (mx * mx + my * my) + mz * mz, e2 = (ex * ex + ey * ey) + ez * ez;
-    const F4 zero = lanes::splat4(0.0f);
-    const M4 live = lanes::mask_and(lanes::gt(im, zero), lanes::mask_and(lanes::gt(m2, zero), lanes::gt(e2, zero)));
-    if (!lanes::any(live)) return;
-    const F4 inv_m = lanes::splat4(1.0f) / lanes::vsqrt(m2);
-    const F4 nx = mx * inv_m, ny = my * inv_m, nz = mz * inv_m;
-    const F4 acx = x[0] - x[2], acy = y[0] - y[2], acz = z[0] - z[2];
-    const F4 bcx = x[1] - x[2], bcy = y[1] - y[2], bcz = z[1] - z[2];
-    const F4 xax = acy * ez - acz * ey, xay = acz * ex - acx * ez, xaz = acx * ey - acy * ex;
-    const F4 xbx = bcy * ez - bcz * ey, xby = bcz * ex - bcx * ez, xbz = bcx * ey - bcy * ex;
-    const F4 heights = (lanes::vsqrt((xax * xax + xay * xay) + xaz * xaz) * lanes::vsqrt((xbx * xbx + xby * xby) + xbz * xbz)) / e2;
-    const F4 violation = ((cx * nx + cy * ny) + cz * nz) - lanes::load4(b.rest_curvature + j) * heights;
-    const F4 g = (lanes::load4(b.stiffness + j) * violation) / im;
-    for (int q = 0; q < 4; ++q) {
-        const F4 f = (g * w[q]) * im_of[q];
-        const F4 nxq = lanes::select(live, x[q] - nx * f, x[q]);
-        const F4 nyq = lanes::select(live, y[q] - ny * f, y[q]);
-        const F4 nzq = lanes::select(live, z[q] - nz * f, z[q]);
-        lanes::untranspose(nxq, nyq, nzq, pw[q], p[i[q]], p[i[4 + q]], p[i[8 + q]], p[i[12 + q]]);
-    }
+    if (!lanes::bend_kernel<F4, lanes::M4>(x, y, z, w, im_of, lanes::load4(b.inv_mass_sum + j), lanes::load4(b.stiffness + j),
+                                          lanes::load4(b.rest_curvature + j)))
+        return;
+    for (int q = 0; q < 4; ++q) lanes::untranspose(x[q], y[q], z[q], pw[q], p[i[q]], p[i[4 + q]], p[i[8 + q]], p[i[12 + q]]);
 }
 
 // hclBendStiffnessConstraintSet (the reading of the corpus, sim_setups.cpp and docs/runtime.md):
@@ -459,15 +438,19 @@ void bend_four(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j)
 // heights of the current positions) is projected along n with the inverse-mass-weighted shares:
 // p_i -= n * (((stiffness * C) / sum w_j^2 invMass_j) * w_i) * invMass_i. Scheduled: by level,
 // four items at a time; sequential: one by one in the file's order. The same bits.
-void solve_bend_stiffness(const BendStiffnessSet& b, const Setup& s, Float4* p, SolveMode mode) {
+void solve_bend_stiffness(const BendStiffnessSet& b, const Setup& s, Float4* p, SolveMode mode, uint32_t lanes) {
     if (mode == SolveMode::sequential) {
         for (uint32_t j = 0; j < b.count; ++j) bend_one(b, s, p, b.file_order[j]);
         return;
     }
+    // Two four-item batches of one level share no particle either: eight lanes take them at once.
     uint32_t j = 0;
     for (uint32_t l = 0; l < b.level_count; ++l) {
-        for (uint32_t k = 0; k < b.level_batches4[l]; ++k, j += 4) bend_four(b, s, p, j);
-        for (uint32_t k = 0; k < b.level_singles[l]; ++k, ++j) bend_one(b, s, p, j);
+        uint32_t k = 0;
+        if (lanes >= 8)
+            for (; k + 2 <= b.level_batches4[l]; k += 2, j += 8) bend_eight_avx2(b, s, p, j);
+        for (; k < b.level_batches4[l]; ++k, j += 4) bend_four(b, s, p, j);
+        for (uint32_t q = 0; q < b.level_singles[l]; ++q, ++j) bend_one(b, s, p, j);
     }
 }
 
@@ -1483,7 +1466,7 @@ void simulate(const Setup& s, State& st, const StepInputs& in) {
                 const Pass& pass = s.passes[k];
                 switch (pass.kind) {
                     case PassKind::links: solve_links(s.link_runs[pass.index], st.positions, in); break;
-                    case PassKind::bend_stiffness: solve_bend_stiffness(s.bend_stiffness_sets[pass.index], s, st.positions, in.mode); break;
+                    case PassKind::bend_stiffness: solve_bend_stiffness(s.bend_stiffness_sets[pass.index], s, st.positions, in.mode, lanes); break;
                     case PassKind::local_range: if (!in.skip_local_range) solve_local_range(s.local_range_sets[pass.index], s, st.positions, in); break;
                     case PassKind::transition: {
                         const TransitionSet& t = s.transition_sets[pass.index];
