@@ -481,7 +481,7 @@ TEST_CASE("solver normals: deferred to before the next move of the positions, th
     CHECK_FALSE(drape::solver::test::same_bits(late.data(), every.data(), n));  // the normals do matter here
 }
 
-TEST_CASE("solver schedule: local-range entries four at a time equal the sequential loop bit for bit, sphere and cylinder, with and without the normal band") {
+TEST_CASE("solver schedule: local-range entries four and eight at a time equal the sequential loop bit for bit, sphere and cylinder, with and without the normal band") {
     std::mt19937 rng(99);
     for (int trial = 0; trial < 16; ++trial) {
         const uint32_t n = 30 + rng() % 120;
@@ -524,9 +524,10 @@ TEST_CASE("solver schedule: local-range entries four at a time equal the sequent
         d.constraint_set_count = 2;
         const uint32_t vertices[1] = {n};
         d.buffer_count = 1, d.buffer_vertex_counts = vertices;
-        Sim a(d), b(d);
+        Sim a(d), a8(d), b(d);  // a: four lanes, a8: eight where the CPU has AVX2, b: the sequential loop
         INFO(a.error);
         REQUIRE(a.ok());
+        REQUIRE(a8.ok());
         REQUIRE(b.ok());
         REQUIRE(a.setup->local_range_set_count == 1);
         CHECK(a.setup->local_range_sets[0].distinct);
@@ -537,10 +538,14 @@ TEST_CASE("solver schedule: local-range entries four at a time equal the sequent
         in.buffer_positions = positions, in.buffer_normals = normals, in.buffer_count = 1;
         for (int step = 0; step < 20; ++step) {
             in.mode = SolveMode::scheduled;
+            in.max_lanes = 4;
             a.step(in);
+            in.max_lanes = 8;
+            a8.step(in);
             in.mode = SolveMode::sequential;
             b.step(in);
         }
         CHECK(drape::solver::test::same_bits(a.state->positions, b.state->positions, n));
+        CHECK(drape::solver::test::same_bits(a8.state->positions, b.state->positions, n));
     }
 }

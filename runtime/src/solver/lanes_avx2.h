@@ -23,6 +23,8 @@ inline F8 vmax(F8 a, F8 b) { return {_mm256_max_ps(a.v, b.v)}; }
 inline F8 vsqrt(F8 a) { return {_mm256_sqrt_ps(a.v)}; }
 inline F8 select(M8 m, F8 a, F8 b) { return {_mm256_blendv_ps(b.v, a.v, m.v)}; }
 inline M8 gt(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GT_OQ)}; }
+inline M8 lt(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
+inline M8 neq(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_NEQ_UQ)}; }  // true where either is NaN, as a != b
 inline M8 mask_and(M8 a, M8 b) { return {_mm256_and_ps(a.v, b.v)}; }
 inline bool any(M8 m) { return _mm256_movemask_ps(m.v) != 0; }
 template <> inline F8 splat_v<F8>(float x) { return {_mm256_set1_ps(x)}; }

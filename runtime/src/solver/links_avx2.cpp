@@ -19,6 +19,7 @@
 #include "solver/lanes_avx2.h"  // inside the target region: its functions are AVX2 code
 #include "solver/bend_kernel.h"
 #include "solver/link_kernel.h"
+#include "solver/local_range_kernel.h"
 
 namespace drape::solver::lanes {
 
@@ -161,6 +162,36 @@ void bend_eight_avx2(const BendStiffnessSet& b, const Setup& s, Float4* p, uint3
     }
 }
 
+// Entries j..j+7 one per lane (the set names each particle once): local_range_kernel as
+// local_range_four runs it, entries k and k + 4 in one register's halves.
+void local_range_eight_avx2(const LocalRangeSet& r, const Setup& s, Float4* p, const Float4* ref, const Float4* nrm, uint32_t j) {
+    using namespace lanes;
+    const uint32_t* i = r.particle + j;
+    const uint32_t* v = r.vertex + j;
+    auto rows = [](const Float4* base, const uint32_t* at, __m256& x, __m256& y, __m256& z, __m256& w) {
+        x = load_pair(base + at[0], base + at[4]), y = load_pair(base + at[1], base + at[5]);
+        z = load_pair(base + at[2], base + at[6]), w = load_pair(base + at[3], base + at[7]);
+        transpose8(x, y, z, w);
+    };
+    __m256 px, py, pz, pw, cx, cy, cz, cw, nx, ny, nz, nw;
+    rows(p, i, px, py, pz, pw);
+    rows(ref, v, cx, cy, cz, cw);
+    if (nrm) rows(nrm, v, nx, ny, nz, nw);
+    else nx = ny = nz = _mm256_setzero_ps();
+    const bool band = r.apply_normal_component && nrm;
+    const F8 hi{band ? _mm256_loadu_ps(r.max_normal_distance + j) : nx}, lo{band ? _mm256_loadu_ps(r.min_normal_distance + j) : nx};
+    F8 tx, ty, tz;
+    local_range_kernel<F8, M8>(F8{px}, F8{py}, F8{pz}, F8{cx}, F8{cy}, F8{cz}, F8{nx}, F8{ny}, F8{nz}, nrm != nullptr,
+                               r.apply_normal_component, hi, lo, F8{_mm256_loadu_ps(r.maximum_distance + j)}, r.shape_type, r.stiffness, tx, ty, tz);
+    const uint32_t* dyn = s.dynamic_mask;
+    const __m256 live = _mm256_castsi256_ps(
+        _mm256_setr_epi32(int(dyn[i[0]]), int(dyn[i[1]]), int(dyn[i[2]]), int(dyn[i[3]]), int(dyn[i[4]]), int(dyn[i[5]]), int(dyn[i[6]]), int(dyn[i[7]])));
+    __m256 x = _mm256_blendv_ps(px, tx.v, live), y = _mm256_blendv_ps(py, ty.v, live), z = _mm256_blendv_ps(pz, tz.v, live), w = pw;
+    transpose8(x, y, z, w);
+    store_pair(p + i[0], p + i[4], x), store_pair(p + i[1], p + i[5], y);
+    store_pair(p + i[2], p + i[6], z), store_pair(p + i[3], p + i[7], w);
+}
+
 uint32_t integrate_avx2(const Setup& s, State& st, bool forces) {
     const uint32_t pairs = s.particle_count / 2;
     if (forces) integrate_pairs<true>(s, st, pairs);
@@ -183,6 +214,7 @@ bool has_avx2() { return false; }
 void link_batches_avx2(Float4*, const uint32_t*, uint32_t, uint32_t, bool) {}
 uint32_t integrate_avx2(const Setup&, State&, bool) { return 0; }
 void bend_eight_avx2(const BendStiffnessSet&, const Setup&, Float4*, uint32_t) {}
+void local_range_eight_avx2(const LocalRangeSet&, const Setup&, Float4*, const Float4*, const Float4*, uint32_t) {}
 }  // namespace drape::solver
 
 #endif

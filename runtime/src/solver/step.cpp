@@ -13,6 +13,7 @@
 #include "solver/lanes.h"
 #include "solver/bend_kernel.h"
 #include "solver/link_kernel.h"
+#include "solver/local_range_kernel.h"
 #include "solver/solver.h"
 
 namespace drape::solver {
@@ -26,6 +27,8 @@ void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32
 uint32_t integrate_avx2(const Setup& s, State& st, bool forces);
 // links_avx2.cpp: bend-stiffness items j..j+7 (two four-item batches of one level), one per lane.
 void bend_eight_avx2(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j);
+// links_avx2.cpp: local-range entries j..j+7 (their particles distinct), one per lane.
+void local_range_eight_avx2(const LocalRangeSet& r, const Setup& s, Float4* p, const Float4* ref, const Float4* nrm, uint32_t j);
 // links_avx512.cpp: `count` sixteen-lane batches.
 bool has_avx512();
 void link_batches16_avx512(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);
@@ -459,50 +462,19 @@ void solve_bend_stiffness(const BendStiffnessSet& b, const Setup& s, Float4* p, 
 // particle the loop skips (pinned) is written back as it was.
 void local_range_four(const LocalRangeSet& r, const Setup& s, Float4* p, const Float4* ref, const Float4* nrm, uint32_t j) {
     using lanes::F4;
-    using lanes::M4;
     const uint32_t* i = r.particle + j;
     const uint32_t* v = r.vertex + j;
     F4 px, py, pz, pw, cx, cy, cz, cw, nx, ny, nz, nw;
     lanes::transpose(p[i[0]], p[i[1]], p[i[2]], p[i[3]], px, py, pz, pw);
     lanes::transpose(ref[v[0]], ref[v[1]], ref[v[2]], ref[v[3]], cx, cy, cz, cw);
-    const F4 zero = lanes::splat4(0.0f);
-    if (nrm) {
-        lanes::transpose(nrm[v[0]], nrm[v[1]], nrm[v[2]], nrm[v[3]], nx, ny, nz, nw);
-    } else {
-        nx = ny = nz = zero;
-    }
-    F4 dx = px - cx, dy = py - cy, dz = pz - cz;
-    const F4 nd = nrm ? (dx * nx + dy * ny) + dz * nz : zero;
-    F4 nd_new = nd;
-    if (r.apply_normal_component && nrm) {
-        const F4 hi = lanes::load4(r.max_normal_distance + j), lo = lanes::load4(r.min_normal_distance + j);
-        nd_new = lanes::select(lanes::gt(nd, hi), hi, nd);
-        nd_new = lanes::select(lanes::lt(nd_new, lo), lo, nd_new);
-    }
-    const F4 maxd = lanes::load4(r.maximum_distance + j);
+    if (nrm) lanes::transpose(nrm[v[0]], nrm[v[1]], nrm[v[2]], nrm[v[3]], nx, ny, nz, nw);
+    else nx = ny = nz = lanes::splat4(0.0f);
+    const bool band = r.apply_normal_component && nrm;
+    const F4 hi = band ? lanes::load4(r.max_normal_distance + j) : nx, lo = band ? lanes::load4(r.min_normal_distance + j) : nx;
     F4 tx, ty, tz;
-    if (r.shape_type == 1) {
-        F4 qx = dx - nx * nd, qy = dy - ny * nd, qz = dz - nz * nd;
-        const F4 l2 = (qx * qx + qy * qy) + qz * qz;
-        const M4 far = lanes::gt(l2, maxd * maxd);
-        const F4 k = maxd / lanes::vsqrt(l2);
-        qx = lanes::select(far, qx * k, qx), qy = lanes::select(far, qy * k, qy), qz = lanes::select(far, qz * k, qz);
-        tx = (cx + qx) + nx * nd_new, ty = (cy + qy) + ny * nd_new, tz = (cz + qz) + nz * nd_new;
-    } else {
-        const M4 moved = lanes::neq(nd_new, nd);
-        const F4 kn = nd_new - nd;
-        dx = lanes::select(moved, dx + nx * kn, dx), dy = lanes::select(moved, dy + ny * kn, dy), dz = lanes::select(moved, dz + nz * kn, dz);
-        const F4 l2 = (dx * dx + dy * dy) + dz * dz;
-        const M4 far = lanes::gt(l2, maxd * maxd);
-        const F4 k = maxd / lanes::vsqrt(l2);
-        dx = lanes::select(far, dx * k, dx), dy = lanes::select(far, dy * k, dy), dz = lanes::select(far, dz * k, dz);
-        tx = cx + dx, ty = cy + dy, tz = cz + dz;
-    }
-    if (r.stiffness != 1.0f) {
-        const F4 st = lanes::splat4(r.stiffness);
-        tx = px + (tx - px) * st, ty = py + (ty - py) * st, tz = pz + (tz - pz) * st;
-    }
-    const M4 live = lanes::mask4(s.dynamic_mask[i[0]], s.dynamic_mask[i[1]], s.dynamic_mask[i[2]], s.dynamic_mask[i[3]]);
+    lanes::local_range_kernel<F4, lanes::M4>(px, py, pz, cx, cy, cz, nx, ny, nz, nrm != nullptr, r.apply_normal_component, hi, lo,
+                                             lanes::load4(r.maximum_distance + j), r.shape_type, r.stiffness, tx, ty, tz);
+    const lanes::M4 live = lanes::mask4(s.dynamic_mask[i[0]], s.dynamic_mask[i[1]], s.dynamic_mask[i[2]], s.dynamic_mask[i[3]]);
     lanes::untranspose(lanes::select(live, tx, px), lanes::select(live, ty, py), lanes::select(live, tz, pz), pw, p[i[0]], p[i[1]], p[i[2]], p[i[3]]);
 }
 
@@ -512,8 +484,11 @@ void solve_local_range(const LocalRangeSet& r, const Setup& s, Float4* p, const 
     const Float4* nrm = in.buffer_normals ? in.buffer_normals[r.reference_buffer] : nullptr;
     if (ref == nullptr) return;
     uint32_t first = 0;
-    if (r.distinct && in.mode != SolveMode::sequential)
+    if (r.distinct && in.mode != SolveMode::sequential) {
+        if (step_lanes(in) >= 8)
+            for (; first + 8 <= r.count; first += 8) local_range_eight_avx2(r, s, p, ref, nrm, first);
         for (; first + 4 <= r.count; first += 4) local_range_four(r, s, p, ref, nrm, first);
+    }
     for (uint32_t j = first; j < r.count; ++j) {
         const uint32_t i = r.particle[j];
         if (!s.dynamic_mask[i]) continue;
