@@ -117,7 +117,7 @@ TEST_CASE("runtime kernels: vertex frames four vertices at a time equal their sc
             Mesh c = a;  // the indexed sums (VertexFramesOp::id_first) on the same mesh
             c.data.p = c.p.data(), c.data.n = c.n.data(), c.data.t = c.t.data(), c.data.b = c.b.data(), c.data.triangles = c.tris.data();
             std::vector<float> acc(size_t(vertices) * 3);
-            std::vector<drape::solver::Float4> tri(a.data.triangle_count);  // x, y, z, w per triangle, 16-byte aligned
+            std::vector<drape::solver::Float4> tri(a.data.triangle_count + 1);  // x, y, z, w per triangle and the pad, 16-byte aligned
             Scratch s{nullptr, 0, {acc.data(), acc.data() + vertices, acc.data() + 2 * vertices}, vertices};
             run_vertex_frames(op, a.data, s);
             frames_scalar(op, b);

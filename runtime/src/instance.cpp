@@ -163,7 +163,7 @@ void layout(drape_instance& inst, Carver& c, uint32_t max_collidables, uint32_t 
     inst.scratch.matrix_capacity = m.max_subset;
     for (int r = 0; r < 3; ++r) inst.scratch.accum[r] = c.take<float>(m.max_normal_ids ? m.max_normal_ids : 1);
     inst.scratch.accum_capacity = m.max_normal_ids;
-    inst.scratch.triangle_normals = reinterpret_cast<float*>(c.take<sv::Float4>(m.max_frame_triangles ? m.max_frame_triangles : 1));
+    inst.scratch.triangle_normals = reinterpret_cast<float*>(c.take<sv::Float4>(size_t(m.max_frame_triangles) + 1));
     inst.scratch.triangle_capacity = m.max_frame_triangles;
     inst.collidable_capacity = max_collidables;
     inst.collidables = c.take<sv::RuntimeCollidable>(size_t(ns) * max_collidables + 1);

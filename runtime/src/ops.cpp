@@ -440,7 +440,9 @@ void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, ui
 // the same additions in the same order as the scattering loop, without a store and reload of
 // the same sum between neighbouring triangles. A triangle's normal is one vector (x, y, z and a
 // w nobody reads): each of x, y, z is the scalar expression of triangle_normal, the sums add
-// them lane by lane, and four ids are normalised at a time, lane by lane as the scalar loop.
+// them lane by lane, four ids side by side (VertexFramesOp::group_first: an id with fewer
+// triangles than the most of its group adds -0 after its own, which leaves its sum as it was),
+// and four ids are normalised at a time, lane by lane as the scalar loop.
 void sum_indexed(const VertexFramesOp& op, const float* p, uint32_t tri_count, Scratch& s, uint32_t ids) {
     using solver::lanes::F4;
     using namespace solver::lanes;
@@ -451,6 +453,7 @@ void sum_indexed(const VertexFramesOp& op, const float* p, uint32_t tri_count, S
         const F4 e1 = pb - pa, e2 = pc - pa;
         store4(tn + size_t(t) * 4, yzx(e1) * zxy(e2) - zxy(e1) * yzx(e2));
     }
+    store4(tn + size_t(tri_count) * 4, splat4(-0.0f));  // the pad of the grouped sums
     const uint32_t* first = op.id_first.data();
     const uint32_t* tris = op.id_triangles.data();
     auto sum = [&](uint32_t id) {
@@ -459,9 +462,17 @@ void sum_indexed(const VertexFramesOp& op, const float* p, uint32_t tri_count, S
         return a;
     };
     const F4 zero = splat4(0.0f), one = splat4(1.0f);
+    const uint32_t* gf = op.group_first.data();
+    const uint32_t* gt4 = op.group_triangles.data();
+    const uint32_t groups = op.group_first.empty() ? 0 : uint32_t(op.group_first.size() - 1);
     uint32_t id = 0;
-    for (; id + 4 <= ids; id += 4) {
-        F4 x = sum(id), y = sum(id + 1), z = sum(id + 2), w = sum(id + 3);
+    for (uint32_t g = 0; g < groups; ++g, id += 4) {
+        F4 x = zero, y = zero, z = zero, w = zero;  // the sums of ids 4g .. 4g + 3
+        for (uint32_t e = gf[g]; e < gf[g + 1]; ++e) {
+            const uint32_t* t = gt4 + size_t(e) * 4;
+            x = x + load4(tn + size_t(t[0]) * 4), y = y + load4(tn + size_t(t[1]) * 4);
+            z = z + load4(tn + size_t(t[2]) * 4), w = w + load4(tn + size_t(t[3]) * 4);
+        }
         transpose4(x, y, z, w);
         const F4 l2 = (x * x + y * y) + z * z;
         const F4 inv = select(gt(l2, zero), one / vsqrt(l2), zero);
@@ -567,6 +578,18 @@ void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_co
     for (uint32_t id = 0; id < ids; ++id) op.id_first[id + 1] += op.id_first[id];
     std::vector<uint32_t> at(op.id_first.begin(), op.id_first.end() - 1);
     for (uint32_t k = 0; k < n * 3; ++k) op.id_triangles[at[id_of(t[k])]++] = k / 3;  // triangle order: k ascends
+    op.group_first.assign(1, 0);
+    op.group_triangles.clear();
+    for (uint32_t g = 0; g + 1 <= ids / 4; ++g) {
+        uint32_t rounds = 0;
+        for (uint32_t lane = 0; lane < 4; ++lane) rounds = std::max(rounds, op.id_first[4 * g + lane + 1] - op.id_first[4 * g + lane]);
+        for (uint32_t e = 0; e < rounds; ++e)
+            for (uint32_t lane = 0; lane < 4; ++lane) {
+                const uint32_t at = op.id_first[4 * g + lane] + e;
+                op.group_triangles.push_back(at < op.id_first[4 * g + lane + 1] ? op.id_triangles[at] : n);
+            }
+        op.group_first.push_back(op.group_first.back() + rounds);
+    }
     op.corners.resize(size_t(n) * 3);
     for (uint32_t tri = 0; tri < n; ++tri) {
         uint32_t l[3] = {t[3 * tri], t[3 * tri + 1], t[3 * tri + 2]};

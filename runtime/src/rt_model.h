@@ -155,6 +155,11 @@ struct VertexFramesOp {
     // With the index: per triangle its three corners as buffer vertices, a flipped triangle's
     // second and third swapped (the triangles the index was built from).
     std::vector<uint16_t> corners;
+    // The same sums four ids at a time (ids 4g .. 4g + 3, g < num_normal_ids / 4): round e of
+    // group g names in group_triangles[4 * e + lane] (e from group_first[g] to group_first[g + 1])
+    // the triangle lane adds, after an id's own triangles the pad index (the triangle count),
+    // whose normal is -0: the identity of addition, so the sums keep their bits.
+    std::vector<uint32_t> group_first, group_triangles;
 };
 
 struct SimpleBoneDeformOp {

@@ -66,7 +66,9 @@ struct Scratch {
     uint32_t matrix_capacity;
     float* accum[3];
     uint32_t accum_capacity;
-    float* triangle_normals = nullptr;  // x, y, z, w per triangle, 16-byte aligned (indexed vertex frames)
+    // x, y, z, w per triangle, 16-byte aligned (indexed vertex frames): triangle_capacity + 1
+    // vectors, the last for the pad of the grouped sums.
+    float* triangle_normals = nullptr;
     uint32_t triangle_capacity = 0;
     // Widest lanes the skin blends may use: 8 (two vertices per AVX2 register, where the CPU has
     // AVX2) or 4. Both give the same bits; tests run both.
