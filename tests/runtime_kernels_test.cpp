@@ -38,9 +38,13 @@ struct Mesh {
     }
 };
 
-// The scalar form of update-all vertex frames with an identity id map.
+// The scalar form of update-all vertex frames (normal id per vertex: the operator's map, or the
+// vertex itself).
 void frames_scalar(const VertexFramesOp& op, Mesh& m) {
-    std::vector<float> ax(m.count, 0.0f), ay(m.count, 0.0f), az(m.count, 0.0f);
+    const bool mapped = !op.vert_to_normal_id.empty();
+    const uint32_t ids = mapped ? op.num_normal_ids : m.count;
+    auto id_of = [&](uint32_t v) { return mapped ? uint32_t(op.vert_to_normal_id[v]) : v; };
+    std::vector<float> ax(ids, 0.0f), ay(ids, 0.0f), az(ids, 0.0f);
     for (uint32_t tri = 0; tri < m.data.triangle_count; ++tri) {
         uint32_t l[3] = {m.tris[tri * 3], m.tris[tri * 3 + 1], m.tris[tri * 3 + 2]};
         if (tri / 8 < op.triangle_flips.size() && ((op.triangle_flips[tri / 8] >> (tri % 8)) & 1u)) std::swap(l[1], l[2]);
@@ -50,16 +54,16 @@ void frames_scalar(const VertexFramesOp& op, Mesh& m) {
         const float e1x = bb[0] - a[0], e1y = bb[1] - a[1], e1z = bb[2] - a[2];
         const float e2x = c[0] - a[0], e2y = c[1] - a[1], e2z = c[2] - a[2];
         const float nx = e1y * e2z - e1z * e2y, ny = e1z * e2x - e1x * e2z, nz = e1x * e2y - e1y * e2x;
-        for (uint32_t k : l) ax[k] = ax[k] + nx, ay[k] = ay[k] + ny, az[k] = az[k] + nz;
+        for (uint32_t k : l) ax[id_of(k)] = ax[id_of(k)] + nx, ay[id_of(k)] = ay[id_of(k)] + ny, az[id_of(k)] = az[id_of(k)] + nz;
     }
-    for (uint32_t v = 0; v < m.count; ++v) {
-        const float l2 = (ax[v] * ax[v] + ay[v] * ay[v]) + az[v] * az[v];
+    for (uint32_t i = 0; i < ids; ++i) {
+        const float l2 = (ax[i] * ax[i] + ay[i] * ay[i]) + az[i] * az[i];
         const float inv = l2 > 0 ? 1.0f / std::sqrt(l2) : 0.0f;
-        ax[v] = ax[v] * inv, ay[v] = ay[v] * inv, az[v] = az[v] * inv;
+        ax[i] = ax[i] * inv, ay[i] = ay[i] * inv, az[i] = az[i] * inv;
     }
     for (uint32_t v = 0; v < m.count; ++v) {
         float* nv = &m.n[v * 4];
-        if (op.normals) nv[0] = ax[v], nv[1] = ay[v], nv[2] = az[v];
+        if (op.normals) nv[0] = ax[id_of(v)], nv[1] = ay[id_of(v)], nv[2] = az[id_of(v)];
         if (!op.tangents || v >= op.reference_vertices.size()) continue;
         const float nx = nv[0], ny = nv[1], nz = nv[2];
         const float* pr = &m.p[op.reference_vertices[v] * 4];
@@ -90,22 +94,29 @@ void check_same(const std::vector<float>& a, const std::vector<float>& b, const 
 
 }  // namespace
 
-TEST_CASE("runtime kernels: vertex frames four vertices at a time equal their scalar form bit for bit") {
+TEST_CASE("runtime kernels: vertex frames four and eight vertices at a time equal their scalar form bit for bit") {
     std::mt19937 rng(7);
     for (uint32_t vertices : {3u, 4u, 5u, 31u, 64u, 257u}) {
-        for (int variant = 0; variant < 4; ++variant) {
+        // Variants 4..7: 0..3 with eight-lane frames where the CPU has AVX2; 8..15: 0..7 with
+        // vertices sharing normal ids (a map, so the lanes' ids are not consecutive).
+        for (int variant = 0; variant < 16; ++variant) {
+            const uint8_t lanes = variant % 8 < 4 ? 4 : 8;
             Mesh a(vertices, vertices * 2, rng);
             Mesh b = a;
             b.data.p = b.p.data(), b.data.n = b.n.data(), b.data.t = b.t.data(), b.data.b = b.b.data(), b.data.triangles = b.tris.data();
             VertexFramesOp op;
-            op.normals = variant != 1;      // 1: the buffer's own normals are read
-            op.tangents = variant != 2;     // 2: normals only
-            op.bitangents = variant != 3;   // 3: no bitangents
+            op.normals = variant % 4 != 1;     // 1: the buffer's own normals are read
+            op.tangents = variant % 4 != 2;    // 2: normals only
+            op.bitangents = variant % 4 != 3;  // 3: no bitangents
             op.num_normal_ids = vertices;
+            if (variant >= 8) {
+                op.num_normal_ids = vertices / 2 + 1;
+                for (uint32_t v = 0; v < vertices; ++v) op.vert_to_normal_id.push_back(uint16_t((v * 7 + v / 3) % op.num_normal_ids));
+            }
             std::uniform_int_distribution<uint32_t> vertex(0, vertices - 1);
             std::uniform_real_distribution<float> angle(-3.0f, 3.0f);
             // Fewer frame entries than vertices in one variant: the rest take normals only.
-            const uint32_t framed = variant == 0 ? vertices - vertices / 3 : vertices;
+            const uint32_t framed = variant % 4 == 0 ? vertices - vertices / 3 : vertices;
             for (uint32_t v = 0; v < framed; ++v) {
                 // Some reference vertices are the vertex itself: a zero edge, the l2 > 0 branch.
                 op.reference_vertices.push_back(uint16_t(v % 7 == 0 ? v : vertex(rng)));
@@ -119,6 +130,7 @@ TEST_CASE("runtime kernels: vertex frames four vertices at a time equal their sc
             std::vector<float> acc(size_t(vertices) * 3);
             std::vector<drape::solver::Float4> tri(a.data.triangle_count + 1);  // x, y, z, w per triangle and the pad, 16-byte aligned
             Scratch s{nullptr, 0, {acc.data(), acc.data() + vertices, acc.data() + 2 * vertices}, vertices};
+            s.max_lanes = lanes;
             run_vertex_frames(op, a.data, s);
             frames_scalar(op, b);
             VertexFramesOp indexed = op;

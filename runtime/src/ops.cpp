@@ -190,22 +190,24 @@ float rsqrt_game(float x) {
 
 float rsqrt_exact(float x) { return 1.0f / std::sqrt(x); }
 
-// ops_avx2.cpp: the blends two vertices at a time (the same bits), where the CPU has AVX2.
-bool blend_avx2_built();
+// ops_avx2.cpp: the blends two vertices and the vertex frames eight entries at a time (the same
+// bits), where the CPU has AVX2.
+bool ops_avx2_built();
 void object_space_blend_avx2(const DeformOp& op, const Mat4* composites, BufferData& out);
 void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& out);
+void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t k0, const uint32_t* v, const uint32_t* id);
 
 namespace {
-bool wide_blends(const Scratch& s) {
-    static const bool available = blend_avx2_built() && solver::widest_lanes() >= 8;
+bool wide_lanes(const Scratch& s) {
+    static const bool available = ops_avx2_built() && solver::widest_lanes() >= 8;
     return s.max_lanes >= 8 && available;
 }
 void object_blend(const DeformOp& op, const Mat4* composites, BufferData& out, const Scratch& s) {
-    if (wide_blends(s)) object_space_blend_avx2(op, composites, out);
+    if (wide_lanes(s)) object_space_blend_avx2(op, composites, out);
     else object_space_blend(op, composites, out);
 }
 void bone_blend(const DeformOp& op, const Mat4* bones, BufferData& out, const Scratch& s) {
-    if (wide_blends(s)) bone_space_blend_avx2(op, bones, out);
+    if (wide_lanes(s)) bone_space_blend_avx2(op, bones, out);
     else bone_space_blend(op, bones, out);
 }
 }  // namespace
@@ -557,6 +559,12 @@ void write_frames(const VertexFramesOp& op, BufferData& buf, const Scratch& s, u
     uint32_t k = 0;
     if (op.tangents) {
         const uint32_t framed = std::min<uint32_t>(count, uint32_t(op.reference_vertices.size()));
+        if (wide_lanes(s))
+            for (; k + 8 <= framed; k += 8) {
+                uint32_t v[8], id[8];
+                for (uint32_t j = 0; j < 8; ++j) v[j] = vertex_at(k + j), id[j] = id_at(k + j);
+                write_frames8_avx2(op, buf, s, k, v, id);
+            }
         for (; k + 4 <= framed; k += 4) write_frames4(op, buf, s, k, vertex_at, id_at);
     }
     for (; k < count; ++k) write_frame(op, buf, s, vertex_at(k), id_at(k), k);

@@ -36,6 +36,19 @@ inline void store_two_xyz(float* lo, float* hi, __m256 v) {
     store_xyz(lo, _mm256_castps256_ps128(v));
     store_xyz(hi, _mm256_extractf128_ps(v, 1));
 }
+inline __m256 mul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
+inline __m256 add(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
+inline __m256 sub(__m256 a, __m256 b) { return _mm256_sub_ps(a, b); }
+// Rows (a0|a4), (a1|a5), (a2|a6), (a3|a7) of four-float vectors to x, y, z, w of the eight, and
+// back (its own inverse).
+inline void transpose_rows(__m256& r0, __m256& r1, __m256& r2, __m256& r3) {
+    const __m256 t0 = _mm256_shuffle_ps(r0, r1, 0x44), t1 = _mm256_shuffle_ps(r2, r3, 0x44);
+    const __m256 t2 = _mm256_shuffle_ps(r0, r1, 0xEE), t3 = _mm256_shuffle_ps(r2, r3, 0xEE);
+    r0 = _mm256_shuffle_ps(t0, t1, 0x88);
+    r1 = _mm256_shuffle_ps(t0, t1, 0xDD);
+    r2 = _mm256_shuffle_ps(t2, t3, 0x88);
+    r3 = _mm256_shuffle_ps(t2, t3, 0xDD);
+}
 inline float weight_at(const DeformBlock& b, uint32_t k) {  // weight_from_byte / weight_from_u16
     if (b.blends <= 4) {
         float scale;
@@ -84,7 +97,7 @@ void object_one(const DeformBlock& blk, const Mat4* m, const LocalStreams& s, ui
 
 }  // namespace
 
-bool blend_avx2_built() { return true; }
+bool ops_avx2_built() { return true; }
 
 void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out) {
     LocalStreams s{op.local_p.x.data(), op.local_p.y.data(), op.local_p.z.data(), op.local_n.x.data(), op.local_n.y.data(),
@@ -188,6 +201,71 @@ void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& ou
     }
 }
 
+// Frame entries k0..k0+7, entry j of vertex v[j] and normal id id[j], one per lane: the
+// operations of write_frames4 (ops.cpp) in its order, entries j and j + 4 in one register's halves;
+// stored in entry order.
+void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t k0, const uint32_t* v, const uint32_t* id) {
+    auto rows = [&](const float* base, const uint32_t* at, __m256& x, __m256& y, __m256& z, __m256& w) {
+        x = two_columns(base + size_t(at[0]) * 4, base + size_t(at[4]) * 4), y = two_columns(base + size_t(at[1]) * 4, base + size_t(at[5]) * 4);
+        z = two_columns(base + size_t(at[2]) * 4, base + size_t(at[6]) * 4), w = two_columns(base + size_t(at[3]) * 4, base + size_t(at[7]) * 4);
+        transpose_rows(x, y, z, w);
+    };
+    __m256 ex, ey, ez, ew;
+    {
+        __m256 e[4];
+        for (int j = 0; j < 4; ++j) {
+            const uint32_t k = k0 + uint32_t(j);
+            e[j] = _mm256_sub_ps(two_columns(buf.p + size_t(op.reference_vertices[k]) * 4, buf.p + size_t(op.reference_vertices[k + 4]) * 4),
+                                 two_columns(buf.p + size_t(v[j]) * 4, buf.p + size_t(v[j + 4]) * 4));
+        }
+        transpose_rows(e[0], e[1], e[2], e[3]);
+        ex = e[0], ey = e[1], ez = e[2], ew = e[3];
+    }
+    __m256 nx, ny, nz;
+    if (op.normals) {
+        bool consecutive = true;
+        for (int j = 1; j < 8; ++j) consecutive = consecutive && id[j] == id[0] + uint32_t(j);
+        if (consecutive) {
+            nx = _mm256_loadu_ps(s.accum[0] + id[0]), ny = _mm256_loadu_ps(s.accum[1] + id[0]), nz = _mm256_loadu_ps(s.accum[2] + id[0]);
+        } else {
+            auto gather = [&](const float* a) {
+                return _mm256_setr_ps(a[id[0]], a[id[1]], a[id[2]], a[id[3]], a[id[4]], a[id[5]], a[id[6]], a[id[7]]);
+            };
+            nx = gather(s.accum[0]), ny = gather(s.accum[1]), nz = gather(s.accum[2]);
+        }
+    } else {
+        __m256 nw;
+        rows(buf.n, v, nx, ny, nz, nw);
+    }
+    const __m256 d = add(add(mul(ex, nx), mul(ey, ny)), mul(ez, nz));
+    ex = sub(ex, mul(nx, d)), ey = sub(ey, mul(ny, d)), ez = sub(ez, mul(nz, d));
+    const __m256 l2 = add(add(mul(ex, ex), mul(ey, ey)), mul(ez, ez));
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 inv = _mm256_blendv_ps(zero, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(l2)), _mm256_cmp_ps(l2, zero, _CMP_GT_OQ));
+    ex = mul(ex, inv), ey = mul(ey, inv), ez = mul(ez, inv);
+    const __m256 nex = sub(mul(ny, ez), mul(nz, ey)), ney = sub(mul(nz, ex), mul(nx, ez)), nez = sub(mul(nx, ey), mul(ny, ex));
+    const __m256 c = _mm256_loadu_ps(op.tangent_cos.data() + k0), sn = _mm256_loadu_ps(op.tangent_sin.data() + k0);
+    const __m256 tx = add(mul(ex, c), mul(nex, sn)), ty = add(mul(ey, c), mul(ney, sn)), tz = add(mul(ez, c), mul(nez, sn));
+    __m256 n4[4] = {nx, ny, nz, ew}, t4[4] = {tx, ty, tz, ew}, b4[4];
+    transpose_rows(n4[0], n4[1], n4[2], n4[3]);
+    transpose_rows(t4[0], t4[1], t4[2], t4[3]);
+    const bool bit = op.bitangents && k0 + 8 <= op.bitangent_flip.size();
+    if (bit) {
+        const __m256 f = _mm256_loadu_ps(op.bitangent_flip.data() + k0);
+        b4[0] = mul(sub(mul(ny, tz), mul(nz, ty)), f), b4[1] = mul(sub(mul(nz, tx), mul(nx, tz)), f), b4[2] = mul(sub(mul(nx, ty), mul(ny, tx)), f);
+        b4[3] = ew;
+        transpose_rows(b4[0], b4[1], b4[2], b4[3]);
+    }
+    for (int j = 0; j < 8; ++j) {
+        const int r = j & 3;
+        auto half = [&](__m256 x) { return j < 4 ? _mm256_castps256_ps128(x) : _mm256_extractf128_ps(x, 1); };
+        const size_t o = size_t(v[j]) * 4;
+        if (op.normals) store_xyz(buf.n + o, half(n4[r]));
+        store_xyz(buf.t + o, half(t4[r]));
+        if (bit) store_xyz(buf.b + o, half(b4[r]));
+    }
+}
+
 }  // namespace drape::rt
 
 #if defined(__clang__)
@@ -199,9 +277,10 @@ void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& ou
 #else  // no AVX2 path on this compiler/target
 
 namespace drape::rt {
-bool blend_avx2_built() { return false; }
+bool ops_avx2_built() { return false; }
 void object_space_blend_avx2(const DeformOp&, const Mat4*, BufferData&) {}
 void bone_space_blend_avx2(const DeformOp&, const Mat4*, BufferData&) {}
+void write_frames8_avx2(const VertexFramesOp&, BufferData&, const Scratch&, uint32_t, const uint32_t*, const uint32_t*) {}
 }  // namespace drape::rt
 
 #endif

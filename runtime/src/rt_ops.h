@@ -70,8 +70,9 @@ struct Scratch {
     // vectors, the last for the pad of the grouped sums.
     float* triangle_normals = nullptr;
     uint32_t triangle_capacity = 0;
-    // Widest lanes the skin blends may use: 8 (two vertices per AVX2 register, where the CPU has
-    // AVX2) or 4. Both give the same bits; tests run both.
+    // Widest lanes the skin blends and the vertex frames may use: 8 (AVX2 registers, where the
+    // CPU has AVX2: two vertices of a blend, eight frame entries) or 4. Both give the same bits;
+    // tests run both.
     uint8_t max_lanes = 8;
 };
 
