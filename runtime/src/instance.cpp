@@ -350,10 +350,13 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
                 if (c.from_buffer != c.to_buffer) run_convert(from, to);
                 // No vertices from the engine: the file's own skin of the mesh (its `_Skin` state)
                 // stands in for the engine's, so the rest of the state reads the skinned mesh.
+                // Where the state overwrites some of its vertices before reading them, skins
+                // without those (plan_stand_ins).
+                const uint32_t planned = pos < st.stand_in.size() ? st.stand_in[pos] : UINT32_MAX;
                 if (!di.has_positions && c.from_buffer != c.to_buffer && !state_skins_next(m, st, pos, c))
-                    for (uint32_t oi : c.display_skins) {
-                        const Operator& skin = m.operators[oi];
-                        const DeformOp& d = m.deforms[skin.payload];
+                    for (size_t q = 0; q < c.display_skins.size(); ++q) {
+                        const Operator& skin = m.operators[c.display_skins[q]];
+                        const DeformOp& d = planned == UINT32_MAX ? m.deforms[skin.payload] : m.stand_in_deforms[planned + q];
                         if (skin.kind == OpKind::object_space_skin) run_object_space_skin(d, inst.transforms, to, inst.scratch);
                         else run_bone_space_skin(d, inst.transforms, to, inst.scratch);
                     }

@@ -735,9 +735,15 @@ bool read_reference_pairs(Loader& L, const ClothModel& m, const Set* set, const 
     return true;
 }
 
-// Each particle's reference vertex (for reset): from the first local-range or transition set.
+// Each particle's reference vertex (for reset): from the first local-range or transition set;
+// and every buffer such a set reads.
 bool load_reference_vertices(Loader& L, const ClothModel& m, const fb::SimClothData* sd, SimCloth& sc) {
     sc.reference_vertex.assign(sc.particle_count, 0xFFFF);
+    for (size_t k = 0; k < size_of(sd->static_constraint_sets()); ++k) {
+        const auto* cs = sd->static_constraint_sets()->Get(uint32_t(k));
+        if (const auto* lr = cs->data_as_LocalRangeSet()) sc.read_buffers.push_back(lr->reference_mesh_buffer_index());
+        else if (const auto* tr = cs->data_as_TransitionSet()) sc.read_buffers.push_back(tr->reference_mesh_buffer_index());
+    }
     for (size_t k = 0; k < size_of(sd->static_constraint_sets()) && sc.reference_buffer == UINT32_MAX; ++k) {
         const auto* cs = sd->static_constraint_sets()->Get(uint32_t(k));
         if (const auto* lr = cs->data_as_LocalRangeSet()) {
@@ -891,6 +897,7 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
     bind_sim_buffers(m);
     if (!load_operators(L, cd, m) || !load_states(L, cd, m)) return false;
     link_display_skins(m);
+    plan_stand_ins(m);
     std::sort(m.driven_bones.begin(), m.driven_bones.end());
     m.driven_bones.erase(std::unique(m.driven_bones.begin(), m.driven_bones.end()), m.driven_bones.end());
     return true;

@@ -194,6 +194,11 @@ struct State {
     std::string name;
     std::vector<uint32_t> operators;
     std::vector<uint32_t> buffer_map;  // per buffer definition: the buffer operators of this state reach
+    // Per operator position (empty: none): for an input conversion whose stand-in skins write
+    // vertices this state overwrites before anything reads them, the index in
+    // ClothModel::stand_in_deforms of the first of its skins without those vertices (one per
+    // display skin, in order); UINT32_MAX: the conversion's own skins (plan_stand_ins).
+    std::vector<uint32_t> stand_in;
 };
 
 // A file collidable of a sim cloth, as the C API lists it (drape_collidable_info).
@@ -213,6 +218,7 @@ struct SimCloth {
     std::vector<uint16_t> fixed;
     std::vector<uint8_t> pinned;                        // per particle: 1 when a move-particles operator sets it
     std::vector<uint16_t> reference_vertex;             // per particle, 0xFFFF none (local range/transition)
+    std::vector<uint32_t> read_buffers;                 // every buffer its local-range and transition sets read
     std::vector<uint16_t> triangles;                    // the sim cloth's triangles, 3 per triangle
     uint32_t reference_buffer = UINT32_MAX;
     uint32_t root_buffer = UINT32_MAX;                  // the first display buffer, for reset
@@ -239,6 +245,7 @@ struct ClothModel {
     std::vector<MeshBoneDeformOp> mesh_bone_deforms;
     std::vector<MeshMeshDeform2014Op> mesh_mesh_2014;
     std::vector<SimulateOp> simulates;
+    std::vector<DeformOp> stand_in_deforms;  // State::stand_in
 
     uint32_t max_subset = 0;      // scratch size for composite matrices
     uint32_t max_normal_ids = 0;  // scratch for vertex frames

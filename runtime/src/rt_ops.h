@@ -96,6 +96,12 @@ Mat4 triangle_frame(const BufferData& in, uint32_t triangle);
 // Fills op.id_first and op.id_triangles from the triangles the operator sums (update some: its
 // own, `tris` ignored; update all: `tris`, tri_count of them). Every index checked at load.
 void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_count);
+// For each state's input conversions (ConvertOp::display_skins): the vertices of the stand-in
+// skins that a later operator of the state overwrites, in every stream the skin writes, before
+// any operator reads them, are dead; where some are, State::stand_in names copies of the skins
+// without them (each remaining vertex blended as before: the same bits). Reads are taken
+// broadly (an operator reading a buffer reads all of its vertices), writes narrowly.
+void plan_stand_ins(ClothModel& m);
 
 // Fills op.frames and op.frame_of_pair from op.triangle (every entry below `triangle_count`).
 void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count);
