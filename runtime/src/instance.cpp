@@ -347,11 +347,12 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
                 if (di.has_positions) from.p = di.p;
                 if (di.has_normals) from.n = di.n;
                 if (di.has_tangents) from.t = di.t;
-                if (c.from_buffer != c.to_buffer) run_convert(from, to);
+                if (c.from_buffer != c.to_buffer)
+                    run_convert(from, to, pos < st.convert_streams.size() ? st.convert_streams[pos] : uint8_t(k_stream_p | k_stream_n | k_stream_t | k_stream_b));
                 // No vertices from the engine: the file's own skin of the mesh (its `_Skin` state)
                 // stands in for the engine's, so the rest of the state reads the skinned mesh.
                 // Where the state overwrites some of its vertices before reading them, skins
-                // without those (plan_stand_ins).
+                // without those (plan_conversions).
                 const uint32_t planned = pos < st.stand_in.size() ? st.stand_in[pos] : UINT32_MAX;
                 if (!di.has_positions && c.from_buffer != c.to_buffer && !state_skins_next(m, st, pos, c))
                     for (size_t q = 0; q < c.display_skins.size(); ++q) {

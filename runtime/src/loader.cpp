@@ -897,7 +897,7 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
     bind_sim_buffers(m);
     if (!load_operators(L, cd, m) || !load_states(L, cd, m)) return false;
     link_display_skins(m);
-    plan_stand_ins(m);
+    plan_conversions(m);
     std::sort(m.driven_bones.begin(), m.driven_bones.end());
     m.driven_bones.erase(std::unique(m.driven_bones.begin(), m.driven_bones.end()), m.driven_bones.end());
     return true;

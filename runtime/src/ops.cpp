@@ -341,12 +341,12 @@ void run_gather(const GatherOp& op, const BufferData& in, BufferData& out) {
     }
 }
 
-void run_convert(const BufferData& from, BufferData& to) {
+void run_convert(const BufferData& from, BufferData& to, uint8_t streams) {
     const uint32_t n = from.count < to.count ? from.count : to.count;
-    copy_stream(from.p, to.p, 0, 0, n);
-    copy_stream(from.n, to.n, 0, 0, n);
-    copy_stream(from.t, to.t, 0, 0, n);
-    copy_stream(from.b, to.b, 0, 0, n);
+    if (streams & k_stream_p) copy_stream(from.p, to.p, 0, 0, n);
+    if (streams & k_stream_n) copy_stream(from.n, to.n, 0, 0, n);
+    if (streams & k_stream_t) copy_stream(from.t, to.t, 0, 0, n);
+    if (streams & k_stream_b) copy_stream(from.b, to.b, 0, 0, n);
 }
 
 namespace {

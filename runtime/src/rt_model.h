@@ -197,8 +197,11 @@ struct State {
     // Per operator position (empty: none): for an input conversion whose stand-in skins write
     // vertices this state overwrites before anything reads them, the index in
     // ClothModel::stand_in_deforms of the first of its skins without those vertices (one per
-    // display skin, in order); UINT32_MAX: the conversion's own skins (plan_stand_ins).
+    // display skin, in order); UINT32_MAX: the conversion's own skins (plan_conversions).
     std::vector<uint32_t> stand_in;
+    // Per operator position (empty: all): the streams (Streams bits) an input conversion copies,
+    // those the state reads before overwriting them (plan_conversions).
+    std::vector<uint8_t> convert_streams;
 };
 
 // A file collidable of a sim cloth, as the C API lists it (drape_collidable_info).

@@ -96,12 +96,13 @@ Mat4 triangle_frame(const BufferData& in, uint32_t triangle);
 // Fills op.id_first and op.id_triangles from the triangles the operator sums (update some: its
 // own, `tris` ignored; update all: `tris`, tri_count of them). Every index checked at load.
 void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_count);
-// For each state's input conversions (ConvertOp::display_skins): the vertices of the stand-in
-// skins that a later operator of the state overwrites, in every stream the skin writes, before
-// any operator reads them, are dead; where some are, State::stand_in names copies of the skins
-// without them (each remaining vertex blended as before: the same bits). Reads are taken
-// broadly (an operator reading a buffer reads all of its vertices), writes narrowly.
-void plan_stand_ins(ClothModel& m);
+// For each state's input conversions: the streams of the copy and the vertices of the stand-in
+// skins (ConvertOp::display_skins) that a later operator of the state overwrites before any
+// operator reads them are dead. State::convert_streams names the streams to copy;
+// State::stand_in copies of the skins without the vertices dead in every stream they write (each
+// remaining vertex blended as before: the same bits). Reads are taken broadly (an operator
+// reading a buffer reads all of its vertices), writes narrowly.
+void plan_conversions(ClothModel& m);
 
 // Fills op.frames and op.frame_of_pair from op.triangle (every entry below `triangle_count`).
 void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count);
@@ -112,7 +113,7 @@ void run_move_particles(const MoveParticlesOp& op, const BufferData& ref, Partic
 void run_copy_vertices(const CopyOp& op, const BufferData& in, BufferData& out);
 void run_gather(const GatherOp& op, const BufferData& in, BufferData& out);
 // Input/output convert: the runtime keeps every buffer in one float layout, so a conversion is a copy.
-void run_convert(const BufferData& from, BufferData& to);
+void run_convert(const BufferData& from, BufferData& to, uint8_t streams = k_stream_p | k_stream_n | k_stream_t | k_stream_b);
 // indexed_triangles: the triangles op.id_first indexes (update all: the buffer's own, from the
 // file); the sums scatter instead where the buffer holds others or the scratch has no room.
 void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, const uint16_t* indexed_triangles = nullptr);

@@ -1,10 +1,13 @@
-// drape runtime: which vertices of an input conversion's stand-in skins a state reads.
+// drape runtime: what of an input conversion a state reads (its copy's streams, its stand-in
+// skins' vertices).
 //
 // When the engine hands no display vertices, an input conversion runs the file's own skin of the
 // mesh into the shadow (ConvertOp::display_skins), so that the vertices no later operator writes
 // are the skinned mesh. Most of a cloth mesh's vertices are then written again by the state's
 // mesh-mesh deform before anything reads them: skinning them is work nobody sees. This pass finds
-// them once at load, per state, and keeps copies of the skins without them.
+// them once at load, per state, and keeps copies of the skins without them. Likewise a stream of
+// the conversion's copy that the state overwrites everywhere before reading (Sekiro's hair: its
+// skin writes every vertex right after) is not copied.
 //
 // The pass walks the operators after the conversion in state order, per vertex of the shadow
 // and per stream (position, normal, tangent, bitangent) the stand-in writes: a read makes the
@@ -184,7 +187,7 @@ DeformOp without(const DeformOp& d, bool object_space, const std::vector<uint8_t
 
 }  // namespace
 
-void plan_stand_ins(ClothModel& m) {
+void plan_conversions(ClothModel& m) {
     m.stand_in_deforms.clear();
     // A bound on the plan's work (vertex sweeps and writes): far above any real cloth's (tens of
     // thousands), far below what makes a load slow.
@@ -197,26 +200,43 @@ void plan_stand_ins(ClothModel& m) {
         for (const DeformBlock& b : d.blocks) copies += size_t(b.vertex_count) * 4;
     for (State& st : m.states) {
         st.stand_in.clear();
+        st.convert_streams.clear();
         for (size_t pos = 0; pos < st.operators.size(); ++pos) {
             const Operator& op = m.operators[st.operators[pos]];
             if (op.kind != OpKind::input_convert) continue;
             const ConvertOp& c = m.converts[op.payload];
-            if (c.display_skins.empty() || c.from_buffer == c.to_buffer || c.to_buffer >= m.buffers.size() || m.buffers[c.to_buffer].sim >= 0) continue;
-            Walk w{c.to_buffer, std::vector<uint8_t>(m.buffers[c.to_buffer].num_vertices, 0), {}, k_all_streams, &budget};
-            w.live.assign(w.pending.size(), 0);
+            if (c.from_buffer == c.to_buffer || c.to_buffer >= m.buffers.size() || m.buffers[c.to_buffer].sim >= 0) continue;
+            const size_t nv = m.buffers[c.to_buffer].num_vertices;
+            // The conversion's copy: every vertex in every stream. A stream no vertex of which is
+            // read before the state overwrites it is not copied. (With the stand-in skin after the
+            // copy, fewer of its vertices are read still.)
+            {
+                Walk w{c.to_buffer, std::vector<uint8_t>(nv, k_all_streams), std::vector<uint8_t>(nv, 0), k_all_streams, &budget};
+                bool known = true;
+                for (size_t q = pos + 1; q < st.operators.size() && known; ++q) known = visit(m, st, m.operators[st.operators[q]], w);
+                uint8_t needed = known ? 0 : k_all_streams;
+                for (size_t v = 0; v < nv; ++v) needed |= w.live[v] | w.pending[v];
+                if (needed != k_all_streams) {
+                    if (st.convert_streams.empty()) st.convert_streams.assign(st.operators.size(), k_all_streams);
+                    st.convert_streams[pos] = needed;
+                }
+            }
+            if (c.display_skins.empty()) continue;
+            // The stand-in skins: their vertices that are read.
+            Walk w{c.to_buffer, std::vector<uint8_t>(nv, 0), std::vector<uint8_t>(nv, 0), k_all_streams, &budget};
             for (uint32_t oi : c.display_skins) {
                 const Operator& skin = m.operators[oi];
                 const DeformOp& d = m.deforms[skin.payload];
                 const uint8_t s = deform_streams(d, skin.kind == OpKind::object_space_skin);
                 for (const DeformBlock& b : d.blocks)
                     for (uint32_t j = 0; j < b.vertex_count; ++j)
-                        if (b.vertices[j] < w.pending.size()) w.pending[b.vertices[j]] |= s;
+                        if (b.vertices[j] < nv) w.pending[b.vertices[j]] |= s;
             }
             bool known = true;
             for (size_t q = pos + 1; q < st.operators.size() && known; ++q) known = visit(m, st, m.operators[st.operators[q]], w);
-            std::vector<uint8_t> keep(w.pending.size(), 1);
+            std::vector<uint8_t> keep(nv, 1);
             size_t dropped = 0;
-            for (size_t v = 0; v < keep.size(); ++v) {
+            for (size_t v = 0; v < nv; ++v) {
                 keep[v] = !known || w.live[v] != 0 || w.pending[v] != 0;
                 dropped += !keep[v];
             }

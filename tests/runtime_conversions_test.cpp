@@ -1,6 +1,7 @@
-// The stand-in skins of the input conversions (plan_stand_ins): the vertices a state overwrites
-// in every stream before reading them are left out, nothing else, and the vertices kept are
-// blended to the same bits.
+// What of an input conversion a state reads (plan_conversions): the stand-in skins' vertices the
+// state overwrites in every stream before reading them are left out, nothing else, and the
+// vertices kept are blended to the same bits; a stream of the copy overwritten everywhere before
+// any read is not copied.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -82,7 +83,7 @@ std::vector<uint16_t> vertices_of(const DeformOp& d) {
 
 TEST_CASE("runtime stand-in skins: the vertices a later deform overwrites before anything reads them are left out, the rest blend to the same bits") {
     ClothModel m = model(false, false, false);
-    plan_stand_ins(m);
+    plan_conversions(m);
     REQUIRE(m.states[0].stand_in.size() == 4);
     REQUIRE(m.states[0].stand_in[0] == 0);
     REQUIRE(m.stand_in_deforms.size() == 1);
@@ -116,26 +117,39 @@ TEST_CASE("runtime stand-in skins: the vertices a later deform overwrites before
 TEST_CASE("runtime stand-in skins: a stream nothing overwrites before it is read, or a read before the deform, keeps the vertex") {
     SUBCASE("the stand-in writes normals, the deform only positions, the frames the normals") {
         ClothModel m = model(true, false, false);
-        plan_stand_ins(m);
+        plan_conversions(m);
         REQUIRE(m.stand_in_deforms.size() == 1);
         CHECK(vertices_of(m.stand_in_deforms[0]) == std::vector<uint16_t>{4, 5, 6, 7});
     }
     SUBCASE("the stand-in writes normals, the deform only positions, the frames read the normals") {
         ClothModel m = model(true, false, false);
         m.frames[0].normals = false;  // the frames keep (read) the buffer's normals
-        plan_stand_ins(m);
+        plan_conversions(m);
         CHECK(m.stand_in_deforms.empty());
     }
     SUBCASE("the deform writes normals too") {
         ClothModel m = model(true, true, false);
-        plan_stand_ins(m);
+        plan_conversions(m);
         REQUIRE(m.stand_in_deforms.size() == 1);
         CHECK(vertices_of(m.stand_in_deforms[0]) == std::vector<uint16_t>{4, 5, 6, 7});
     }
     SUBCASE("vertex frames read the positions before the deform writes them") {
         ClothModel m = model(false, false, true);
-        plan_stand_ins(m);
+        plan_conversions(m);
         CHECK(m.stand_in_deforms.empty());
         CHECK(m.states[0].stand_in.empty());
     }
+}
+
+TEST_CASE("runtime conversions: a stream the state overwrites everywhere before reading it is not copied") {
+    ClothModel m = model(false, false, false);
+    plan_conversions(m);
+    // The frames write every vertex's normal before anything reads one; the positions of 4..7,
+    // the tangents and the bitangents are read (by the frames, by the output conversion).
+    REQUIRE(m.states[0].convert_streams.size() == 4);
+    CHECK(m.states[0].convert_streams[0] == uint8_t(k_stream_p | k_stream_t | k_stream_b));
+    CHECK(m.states[0].convert_streams[1] == uint8_t(k_stream_p | k_stream_n | k_stream_t | k_stream_b));
+    m.frames[0].normals = false;  // the frames read the buffer's normals: every stream is read
+    plan_conversions(m);
+    CHECK(m.states[0].convert_streams.empty());
 }
