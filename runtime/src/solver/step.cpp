@@ -760,6 +760,11 @@ struct ShapeLanes {
     V c0x, c0y, c0z, c1x, c1y, c1z, r0, r1, ux, uy, uz, sin_t, cos_t, inv_l2, dx, dy, dz, len_cos;
     V lo_x, lo_y, lo_z, hi_x, hi_y, hi_z;
     Float4 box_lo, box_hi;  // the same box as one vector each (x, y, z, 0), for a group's bounds
+    // Capsules and tapered capsules: the squared distance from the segment c0-c1 beyond which a
+    // particle cannot touch the shape (its bigger radius plus the largest particle radius, grown
+    // as the box is), and the segment's 1/|c1 - c0|^2 (0 for a point). Only with has_box.
+    bool has_bound;
+    V bound2, seg_inv_l2;
 };
 template <class V>
 ShapeLanes<V> shape_lanes(const WorldShape& w, float max_particle_radius = -1) {
@@ -792,6 +797,15 @@ ShapeLanes<V> shape_lanes(const WorldShape& w, float max_particle_radius = -1) {
                     (w.c0z < w.c1z ? w.c0z : w.c1z) - grow, 0};
         l.box_hi = {(w.c0x > w.c1x ? w.c0x : w.c1x) + grow, (w.c0y > w.c1y ? w.c0y : w.c1y) + grow,
                     (w.c0z > w.c1z ? w.c0z : w.c1z) + grow, 0};
+        // The shape lies within `r - max_particle_radius` of its segment (a tapered capsule's cone
+        // between its end spheres too); grown by `grow` the bound stays above every rounding of
+        // the exact tests, so a lane it rejects the collision would leave as it is.
+        const float dx = w.c1x - w.c0x, dy = w.c1y - w.c0y, dz = w.c1z - w.c0z, l2 = (dx * dx + dy * dy) + dz * dz;
+        l.has_bound = (w.kind == ShapeKind::capsule || w.kind == ShapeKind::tapered_capsule) && l2 < big;
+        l.bound2 = splat_v<V>(grow * grow);
+        l.seg_inv_l2 = splat_v<V>(l2 > 0 ? 1.0f / l2 : 0.0f);
+    } else {
+        l.has_bound = false;
     }
     return l;
 }
@@ -1101,6 +1115,14 @@ DRAPE_COLLIDE_INLINE bool collide_group(const Setup& s, Float4* p, Float4* q, co
         M4 active = mask_from_bits(m);
         if (b.has_box) {
             active = mask_and(active, in_box);
+            if (!any(active)) continue;
+        }
+        if (b.has_bound) {  // lanes farther from the segment than the bound: outside the shape
+            const F4 zero = splat4(0.0f), one = splat4(1.0f);
+            const F4 ax = px - b.c0x, ay = py - b.c0y, az = pz - b.c0z;
+            const F4 t = vmin(vmax(((ax * b.dx + ay * b.dy) + az * b.dz) * b.seg_inv_l2, zero), one);
+            const F4 ex = ax - b.dx * t, ey = ay - b.dy * t, ez = az - b.dz * t;
+            active = mask_and(active, lt((ex * ex + ey * ey) + ez * ez, b.bound2));
             if (!any(active)) continue;
         }
         if (!have_q) {
