@@ -103,7 +103,9 @@ bool in_kind(OpKind k, Kind kind) {
     }
     return false;
 }
-// Cloth data `c`'s model with only the operators of `kind` in each state.
+// Cloth data `c`'s model with only the operators of `kind` in each state. The conversions' plans
+// (what of a conversion the state reads, by operator position) are dropped with the other
+// operators: a conversion alone copies every stream and runs its whole stand-in skin.
 drape::rt::ClothModel only_kind(const drape_cloth_file* f, uint32_t c, Kind kind) {
     drape::rt::ClothModel only = f->model.cloths[c];
     for (auto& st : only.states) {
@@ -111,6 +113,8 @@ drape::rt::ClothModel only_kind(const drape_cloth_file* f, uint32_t c, Kind kind
         for (uint32_t oi : st.operators)
             if (in_kind(only.operators[oi].kind, kind)) keep.push_back(oi);
         st.operators = keep;
+        st.stand_in.clear();
+        st.convert_streams.clear();
     }
     return only;
 }
