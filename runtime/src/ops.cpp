@@ -196,6 +196,7 @@ bool ops_avx2_built();
 void object_space_blend_avx2(const DeformOp& op, const Mat4* composites, BufferData& out);
 void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& out);
 void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t k0, const uint32_t* v, const uint32_t* id);
+void normal_sums_avx2(const VertexFramesOp& op, const float* p, uint32_t tri_count, float* tn, float* const accum[3], uint32_t groups);
 
 namespace {
 bool wide_lanes(const Scratch& s) {
@@ -445,8 +446,8 @@ void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, ui
 // them lane by lane, four ids side by side (VertexFramesOp::group_first: an id with fewer
 // triangles than the most of its group adds -0 after its own, which leaves its sum as it was),
 // and four ids are normalised at a time, lane by lane as the scalar loop.
-void sum_indexed(const VertexFramesOp& op, const float* p, uint32_t tri_count, Scratch& s, uint32_t ids) {
-    using solver::lanes::F4;
+// The triangle normals and the grouped sums of groups [0, groups), four lanes.
+void normal_sums4(const VertexFramesOp& op, const float* p, uint32_t tri_count, Scratch& s, uint32_t groups) {
     using namespace solver::lanes;
     float* tn = s.triangle_normals;
     const uint16_t* c = op.corners.data();
@@ -456,19 +457,10 @@ void sum_indexed(const VertexFramesOp& op, const float* p, uint32_t tri_count, S
         store4(tn + size_t(t) * 4, yzx(e1) * zxy(e2) - zxy(e1) * yzx(e2));
     }
     store4(tn + size_t(tri_count) * 4, splat4(-0.0f));  // the pad of the grouped sums
-    const uint32_t* first = op.id_first.data();
-    const uint32_t* tris = op.id_triangles.data();
-    auto sum = [&](uint32_t id) {
-        F4 a = splat4(0.0f);
-        for (uint32_t e = first[id]; e < first[id + 1]; ++e) a = a + load4(tn + size_t(tris[e]) * 4);
-        return a;
-    };
     const F4 zero = splat4(0.0f), one = splat4(1.0f);
     const uint32_t* gf = op.group_first.data();
     const uint32_t* gt4 = op.group_triangles.data();
-    const uint32_t groups = op.group_first.empty() ? 0 : uint32_t(op.group_first.size() - 1);
-    uint32_t id = 0;
-    for (uint32_t g = 0; g < groups; ++g, id += 4) {
+    for (uint32_t g = 0; g < groups; ++g) {
         F4 x = zero, y = zero, z = zero, w = zero;  // the sums of ids 4g .. 4g + 3
         for (uint32_t e = gf[g]; e < gf[g + 1]; ++e) {
             const uint32_t* t = gt4 + size_t(e) * 4;
@@ -478,11 +470,23 @@ void sum_indexed(const VertexFramesOp& op, const float* p, uint32_t tri_count, S
         transpose4(x, y, z, w);
         const F4 l2 = (x * x + y * y) + z * z;
         const F4 inv = select(gt(l2, zero), one / vsqrt(l2), zero);
+        const size_t id = size_t(g) * 4;
         store4(s.accum[0] + id, x * inv), store4(s.accum[1] + id, y * inv), store4(s.accum[2] + id, z * inv);
     }
-    for (; id < ids; ++id) {
+}
+
+void sum_indexed(const VertexFramesOp& op, const float* p, uint32_t tri_count, Scratch& s, uint32_t ids) {
+    using namespace solver::lanes;
+    const uint32_t groups = op.group_first.empty() ? 0 : uint32_t(op.group_first.size() - 1);
+    if (wide_lanes(s)) normal_sums_avx2(op, p, tri_count, s.triangle_normals, s.accum, groups);
+    else normal_sums4(op, p, tri_count, s, groups);
+    // The ids after the last whole group, one at a time.
+    const float* tn = s.triangle_normals;
+    for (uint32_t id = groups * 4; id < ids; ++id) {
+        F4 sum = splat4(0.0f);
+        for (uint32_t e = op.id_first[id]; e < op.id_first[id + 1]; ++e) sum = sum + load4(tn + size_t(op.id_triangles[e]) * 4);
         alignas(16) float a[4];
-        store4(a, sum(id));
+        store4(a, sum);
         const float l2 = dot3(a[0], a[1], a[2], a[0], a[1], a[2]);
         const float inv = l2 > 0 ? rsqrt_exact(l2) : 0.0f;
         s.accum[0][id] = a[0] * inv, s.accum[1][id] = a[1] * inv, s.accum[2][id] = a[2] * inv;

@@ -201,6 +201,55 @@ void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& ou
     }
 }
 
+// The triangle normals and the grouped normal sums of sum_indexed (ops.cpp) for groups [0,
+// groups): two triangles per register (each half the one-vector cross product of ops.cpp), and
+// two ids' sums per register (each half an id's additions in its order); the normalisation is
+// ops.cpp's, four ids at a time. The tail ids are left to the caller.
+void normal_sums_avx2(const VertexFramesOp& op, const float* p, uint32_t tri_count, float* tn, float* const accum[3], uint32_t groups) {
+    const uint16_t* c = op.corners.data();
+    // cross(a, b) = yzx(a) zxy(b) - zxy(a) yzx(b), in each half.
+    auto cross = [&](__m256 a, __m256 b) {
+        const __m256 a1 = _mm256_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1)), b2 = _mm256_shuffle_ps(b, b, _MM_SHUFFLE(3, 1, 0, 2));
+        const __m256 a2 = _mm256_shuffle_ps(a, a, _MM_SHUFFLE(3, 1, 0, 2)), b1 = _mm256_shuffle_ps(b, b, _MM_SHUFFLE(3, 0, 2, 1));
+        return sub(mul(a1, b2), mul(a2, b1));
+    };
+    uint32_t t = 0;
+    for (; t + 2 <= tri_count; t += 2) {
+        const uint16_t* k = c + 3 * size_t(t);
+        const __m256 pa = two_columns(p + size_t(k[0]) * 4, p + size_t(k[3]) * 4);
+        const __m256 pb = two_columns(p + size_t(k[1]) * 4, p + size_t(k[4]) * 4);
+        const __m256 pc = two_columns(p + size_t(k[2]) * 4, p + size_t(k[5]) * 4);
+        _mm256_storeu_ps(tn + size_t(t) * 4, cross(sub(pb, pa), sub(pc, pa)));
+    }
+    for (; t < tri_count; ++t) {
+        const uint16_t* k = c + 3 * size_t(t);
+        const __m128 pa = _mm_loadu_ps(p + size_t(k[0]) * 4), pb = _mm_loadu_ps(p + size_t(k[1]) * 4), pc = _mm_loadu_ps(p + size_t(k[2]) * 4);
+        const __m128 e1 = _mm_sub_ps(pb, pa), e2 = _mm_sub_ps(pc, pa);
+        const __m128 n = _mm_sub_ps(_mm_mul_ps(_mm_shuffle_ps(e1, e1, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(e2, e2, _MM_SHUFFLE(3, 1, 0, 2))),
+                                    _mm_mul_ps(_mm_shuffle_ps(e1, e1, _MM_SHUFFLE(3, 1, 0, 2)), _mm_shuffle_ps(e2, e2, _MM_SHUFFLE(3, 0, 2, 1))));
+        _mm_storeu_ps(tn + size_t(t) * 4, n);
+    }
+    _mm_storeu_ps(tn + size_t(tri_count) * 4, _mm_set1_ps(-0.0f));  // the pad of the grouped sums
+    const uint32_t* gf = op.group_first.data();
+    const uint32_t* g4 = op.group_triangles.data();
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+    for (uint32_t g = 0; g < groups; ++g) {
+        __m256 s01 = _mm256_setzero_ps(), s23 = _mm256_setzero_ps();
+        for (uint32_t e = gf[g]; e < gf[g + 1]; ++e) {
+            const uint32_t* r = g4 + size_t(e) * 4;
+            s01 = add(s01, two_columns(tn + size_t(r[0]) * 4, tn + size_t(r[1]) * 4));
+            s23 = add(s23, two_columns(tn + size_t(r[2]) * 4, tn + size_t(r[3]) * 4));
+        }
+        __m128 x = _mm256_castps256_ps128(s01), y = _mm256_extractf128_ps(s01, 1);
+        __m128 z = _mm256_castps256_ps128(s23), w = _mm256_extractf128_ps(s23, 1);
+        _MM_TRANSPOSE4_PS(x, y, z, w);
+        const __m128 l2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z));
+        const __m128 inv = _mm_blendv_ps(zero, _mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero));
+        const size_t id = size_t(g) * 4;
+        _mm_storeu_ps(accum[0] + id, _mm_mul_ps(x, inv)), _mm_storeu_ps(accum[1] + id, _mm_mul_ps(y, inv)), _mm_storeu_ps(accum[2] + id, _mm_mul_ps(z, inv));
+    }
+}
+
 // Frame entries k0..k0+7, entry j of vertex v[j] and normal id id[j], one per lane: the
 // operations of write_frames4 (ops.cpp) in its order, entries j and j + 4 in one register's halves;
 // stored in entry order.
@@ -281,6 +330,7 @@ bool ops_avx2_built() { return false; }
 void object_space_blend_avx2(const DeformOp&, const Mat4*, BufferData&) {}
 void bone_space_blend_avx2(const DeformOp&, const Mat4*, BufferData&) {}
 void write_frames8_avx2(const VertexFramesOp&, BufferData&, const Scratch&, uint32_t, const uint32_t*, const uint32_t*) {}
+void normal_sums_avx2(const VertexFramesOp&, const float*, uint32_t, float*, float* const*, uint32_t) {}
 }  // namespace drape::rt
 
 #endif
