@@ -28,6 +28,11 @@ inline __m256 two_columns(const float* lo, const float* hi) {
 inline __m256 two_splats(float lo, float hi) {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_set1_ps(lo)), _mm_set1_ps(hi), 1);
 }
+// x[0] in the low half, x[1] in the high half: two neighbouring floats (one 8-byte load) spread.
+inline __m256 neighbour_splats(const float* x) {
+    const __m128 two = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(x)));
+    return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(two), _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
+}
 inline void store_xyz(float* o, __m128 v) {
     _mm_storel_pi(reinterpret_cast<__m64*>(o), v);
     _mm_store_ss(o + 2, _mm_movehl_ps(v, v));
@@ -108,6 +113,23 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
               (op.streams & k_stream_b) && !op.local_b.empty() && out.b != nullptr};
     for (const DeformBlock& blk : op.blocks) {
         const uint32_t n = blk.blends;
+        // The block's weights as floats, eight at a time: float(w) * scale as weight_at has it
+        // (a 16-bit weight converts exactly either way).
+        alignas(32) float wf[128];
+        if (n > 1) {
+            float unit;
+            if (blk.blends <= 4) {
+                const uint32_t bits = 0x3B808081u;
+                std::memcpy(&unit, &bits, 4);
+            } else {
+                unit = 1.0f / 65535.0f;
+            }
+            const __m256 u = _mm256_set1_ps(unit);
+            for (uint32_t k = 0; k < 16 * n; k += 8) {  // 16 vertices x n influences at most
+                const __m256i w32 = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk.weights + k)));
+                _mm256_store_ps(wf + k, _mm256_mul_ps(_mm256_cvtepi32_ps(w32), u));
+            }
+        }
         uint32_t j = 0;
         for (; j + 2 <= blk.vertex_count; j += 2) {
             const uint32_t a = j * n, b = (j + 1) * n;  // the two vertices' first influences
@@ -115,10 +137,10 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
             if (n == 1) {
                 for (int k = 0; k < 4; ++k) c[k] = two_columns(m[blk.bones[j]].m + 4 * k, m[blk.bones[j + 1]].m + 4 * k);
             } else {
-                const __m256 w0 = two_splats(weight_at(blk, a), weight_at(blk, b));
+                const __m256 w0 = two_splats(wf[a], wf[b]);
                 for (int k = 0; k < 4; ++k) c[k] = _mm256_mul_ps(two_columns(m[blk.bones[a]].m + 4 * k, m[blk.bones[b]].m + 4 * k), w0);
                 for (uint32_t i = 1; i < n; ++i) {
-                    const __m256 w = two_splats(weight_at(blk, a + i), weight_at(blk, b + i));
+                    const __m256 w = two_splats(wf[a + i], wf[b + i]);
                     const float* lo = m[blk.bones[a + i]].m;
                     const float* hi = m[blk.bones[b + i]].m;
                     for (int k = 0; k < 4; ++k) c[k] = _mm256_add_ps(c[k], _mm256_mul_ps(two_columns(lo + 4 * k, hi + 4 * k), w));
@@ -128,7 +150,7 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
             float* o0 = nullptr;
             float* o1 = nullptr;
             const size_t v0 = size_t(blk.vertices[j]) * 4, v1 = size_t(blk.vertices[j + 1]) * 4;
-            auto splat = [&](const float* x) { return two_splats(x[li], x[li + 1]); };
+            auto splat = [&](const float* x) { return neighbour_splats(x + li); };  // vertices j and j + 1 are neighbours
             // A point: ((c0*x + c3) + c1*y) + c2*z; a direction: (c0*x + c1*y) + c2*z.
             const __m256 p = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(s.px)), c[3]), _mm256_mul_ps(c[1], splat(s.py))),
                                            _mm256_mul_ps(c[2], splat(s.pz)));
