@@ -327,3 +327,22 @@ TEST_CASE("runtime kernels: the 2014 mesh-mesh deform in four lanes equals the r
         CHECK(differ == 0);
     }
 }
+
+TEST_CASE("runtime kernels: the triangle frame in four lanes equals its scalar form bit for bit") {
+    std::mt19937 rng(31);
+    Mesh m(24, 40, rng);
+    size_t differ = 0;
+    for (uint32_t t = 0; t < m.data.triangle_count; ++t) {
+        const Mat4 f = triangle_frame(m.data, t);
+        const float* a = &m.p[m.tris[t * 3] * 4];
+        const float* b = &m.p[m.tris[t * 3 + 1] * 4];
+        const float* c = &m.p[m.tris[t * 3 + 2] * 4];
+        float g[3], e1[3], e2[3];
+        for (int r = 0; r < 3; ++r) g[r] = ((a[r] + b[r]) + c[r]) * (1.0f / 3.0f), e1[r] = a[r] - g[r], e2[r] = b[r] - g[r];
+        const float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        for (int r = 0; r < 3; ++r)
+            differ += !same_bits(f.m[r], e1[r]) + !same_bits(f.m[4 + r], e2[r]) + !same_bits(f.m[8 + r], n[r]) + !same_bits(f.m[12 + r], g[r]);
+        differ += !(f.m[3] == 0 && f.m[7] == 0 && f.m[11] == 0 && f.m[15] == 1);
+    }
+    CHECK(differ == 0);
+}

@@ -234,25 +234,18 @@ void run_bone_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, B
 }
 
 Mat4 triangle_frame(const BufferData& in, uint32_t triangle) {
+    using namespace solver::lanes;
     const uint16_t* t = in.triangles + size_t(triangle) * 3;
-    const float* a = in.p + size_t(t[0]) * 4;
-    const float* b = in.p + size_t(t[1]) * 4;
-    const float* c = in.p + size_t(t[2]) * 4;
-    const float third = 1.0f / 3.0f;
-    float g[3], e1[3], e2[3];
-    for (int r = 0; r < 3; ++r) {
-        g[r] = ((a[r] + b[r]) + c[r]) * third;
-        e1[r] = a[r] - g[r];
-        e2[r] = b[r] - g[r];
-    }
-    const float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    // Lane by lane the scalar expressions: g = ((a + b) + c) * (1/3), c0 = a - g, c1 = b - g,
+    // c2 = c0 x c1 (the w lanes are set after).
+    const F4 a = load4(in.p + size_t(t[0]) * 4), b = load4(in.p + size_t(t[1]) * 4), c = load4(in.p + size_t(t[2]) * 4);
+    const F4 g = ((a + b) + c) * splat4(1.0f / 3.0f);
+    const F4 e1 = a - g, e2 = b - g;
     Mat4 f;
-    for (int r = 0; r < 3; ++r) {
-        f.m[r] = e1[r];
-        f.m[4 + r] = e2[r];
-        f.m[8 + r] = n[r];
-        f.m[12 + r] = g[r];
-    }
+    store4(f.m, e1);
+    store4(f.m + 4, e2);
+    store4(f.m + 8, yzx(e1) * zxy(e2) - zxy(e1) * yzx(e2));
+    store4(f.m + 12, g);
     f.m[3] = f.m[7] = f.m[11] = 0;
     f.m[15] = 1;
     return f;
