@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "rt_ops.h"  // before the target pragma: nothing of it may become AVX code
+#include "rt_ops.h"        // before the target pragma: nothing of it may become AVX code
+#include "solver/lanes.h"  // likewise (its SSE2 functions must stay SSE2 code)
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #if defined(__clang__)
@@ -17,8 +18,12 @@
 #endif
 #include <immintrin.h>
 
+#include "solver/lanes_avx2.h"  // inside the target region: its functions are AVX2 code
+
 namespace drape::rt {
 namespace {
+
+using solver::lanes::transpose8;
 
 // Names of their own (not the lanes of solver/lanes.h): an inline function compiled here is AVX
 // code and must not stand in for the SSE2 one of the same name.
@@ -44,16 +49,6 @@ inline void store_two_xyz(float* lo, float* hi, __m256 v) {
 inline __m256 mul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
 inline __m256 add(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
 inline __m256 sub(__m256 a, __m256 b) { return _mm256_sub_ps(a, b); }
-// Rows (a0|a4), (a1|a5), (a2|a6), (a3|a7) of four-float vectors to x, y, z, w of the eight, and
-// back (its own inverse).
-inline void transpose_rows(__m256& r0, __m256& r1, __m256& r2, __m256& r3) {
-    const __m256 t0 = _mm256_shuffle_ps(r0, r1, 0x44), t1 = _mm256_shuffle_ps(r2, r3, 0x44);
-    const __m256 t2 = _mm256_shuffle_ps(r0, r1, 0xEE), t3 = _mm256_shuffle_ps(r2, r3, 0xEE);
-    r0 = _mm256_shuffle_ps(t0, t1, 0x88);
-    r1 = _mm256_shuffle_ps(t0, t1, 0xDD);
-    r2 = _mm256_shuffle_ps(t2, t3, 0x88);
-    r3 = _mm256_shuffle_ps(t2, t3, 0xDD);
-}
 inline float weight_at(const DeformBlock& b, uint32_t k) {  // weight_from_byte / weight_from_u16
     if (b.blends <= 4) {
         float scale;
@@ -279,7 +274,7 @@ void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch
     auto rows = [&](const float* base, const uint32_t* at, __m256& x, __m256& y, __m256& z, __m256& w) {
         x = two_columns(base + size_t(at[0]) * 4, base + size_t(at[4]) * 4), y = two_columns(base + size_t(at[1]) * 4, base + size_t(at[5]) * 4);
         z = two_columns(base + size_t(at[2]) * 4, base + size_t(at[6]) * 4), w = two_columns(base + size_t(at[3]) * 4, base + size_t(at[7]) * 4);
-        transpose_rows(x, y, z, w);
+        transpose8(x, y, z, w);
     };
     __m256 ex, ey, ez, ew;
     {
@@ -289,7 +284,7 @@ void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch
             e[j] = _mm256_sub_ps(two_columns(buf.p + size_t(op.reference_vertices[k]) * 4, buf.p + size_t(op.reference_vertices[k + 4]) * 4),
                                  two_columns(buf.p + size_t(v[j]) * 4, buf.p + size_t(v[j + 4]) * 4));
         }
-        transpose_rows(e[0], e[1], e[2], e[3]);
+        transpose8(e[0], e[1], e[2], e[3]);
         ex = e[0], ey = e[1], ez = e[2], ew = e[3];
     }
     __m256 nx, ny, nz;
@@ -318,14 +313,14 @@ void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch
     const __m256 c = _mm256_loadu_ps(op.tangent_cos.data() + k0), sn = _mm256_loadu_ps(op.tangent_sin.data() + k0);
     const __m256 tx = add(mul(ex, c), mul(nex, sn)), ty = add(mul(ey, c), mul(ney, sn)), tz = add(mul(ez, c), mul(nez, sn));
     __m256 n4[4] = {nx, ny, nz, ew}, t4[4] = {tx, ty, tz, ew}, b4[4];
-    transpose_rows(n4[0], n4[1], n4[2], n4[3]);
-    transpose_rows(t4[0], t4[1], t4[2], t4[3]);
+    transpose8(n4[0], n4[1], n4[2], n4[3]);
+    transpose8(t4[0], t4[1], t4[2], t4[3]);
     const bool bit = op.bitangents && k0 + 8 <= op.bitangent_flip.size();
     if (bit) {
         const __m256 f = _mm256_loadu_ps(op.bitangent_flip.data() + k0);
         b4[0] = mul(sub(mul(ny, tz), mul(nz, ty)), f), b4[1] = mul(sub(mul(nz, tx), mul(nx, tz)), f), b4[2] = mul(sub(mul(nx, ty), mul(ny, tx)), f);
         b4[3] = ew;
-        transpose_rows(b4[0], b4[1], b4[2], b4[3]);
+        transpose8(b4[0], b4[1], b4[2], b4[3]);
     }
     for (int j = 0; j < 8; ++j) {
         const int r = j & 3;

@@ -1,7 +1,7 @@
 // drape solver: eight float lanes in one AVX2 register (F8, M8 masks), their correctly rounded
 // operations, and the 4 x 8 transpose the link batches use. Include only where AVX2 code may be
-// generated: inside links_avx2.cpp's target("avx,avx2") region, or a file compiled with -mavx2;
-// nowhere else, or the SSE2 paths would be compiled with AVX instructions.
+// generated: inside the target("avx,avx2") regions of links_avx2.cpp and ops_avx2.cpp, or a file
+// compiled with -mavx2; nowhere else, or the SSE2 paths would be compiled with AVX instructions.
 #pragma once
 
 #include <immintrin.h>
