@@ -237,17 +237,18 @@ Mat4 triangle_frame(const BufferData& in, uint32_t triangle) {
     using namespace solver::lanes;
     const uint16_t* t = in.triangles + size_t(triangle) * 3;
     // Lane by lane the scalar expressions: g = ((a + b) + c) * (1/3), c0 = a - g, c1 = b - g,
-    // c2 = c0 x c1 (the w lanes are set after).
+    // c2 = c0 x c1; the w lanes 0, 0, 0 and 1 are set in the registers (a column stored whole is
+    // read back whole by compose without a failed store-to-load forward).
     const F4 a = load4(in.p + size_t(t[0]) * 4), b = load4(in.p + size_t(t[1]) * 4), c = load4(in.p + size_t(t[2]) * 4);
     const F4 g = ((a + b) + c) * splat4(1.0f / 3.0f);
     const F4 e1 = a - g, e2 = b - g;
+    const M4 xyz = mask4(~0u, ~0u, ~0u, 0u);
+    const F4 zero = splat4(0.0f);
     Mat4 f;
-    store4(f.m, e1);
-    store4(f.m + 4, e2);
-    store4(f.m + 8, yzx(e1) * zxy(e2) - zxy(e1) * yzx(e2));
-    store4(f.m + 12, g);
-    f.m[3] = f.m[7] = f.m[11] = 0;
-    f.m[15] = 1;
+    store4(f.m, select(xyz, e1, zero));
+    store4(f.m + 4, select(xyz, e2, zero));
+    store4(f.m + 8, select(xyz, yzx(e1) * zxy(e2) - zxy(e1) * yzx(e2), zero));
+    store4(f.m + 12, select(xyz, g, splat4(1.0f)));
     return f;
 }
 
