@@ -406,11 +406,12 @@ void bend_one(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j) 
     const float heights = (std::sqrt(dot3(xa, xa)) * std::sqrt(dot3(xb, xb))) / e2;
     const float violation = dot3(c, n) - b.rest_curvature[j] * heights;
     const float g = (b.stiffness[j] * violation) / im;
+    // Each particle written back whole (x, y, z and its w): a later item's vector load of it then
+    // takes the value from one store, not from three (a failed store-to-load forward).
     for (int q = 0; q < 4; ++q) {
         const float f = (g * w[q]) * s.inv_mass[i[q]];
-        p[i[q]].x = p[i[q]].x - n.x * f;
-        p[i[q]].y = p[i[q]].y - n.y * f;
-        p[i[q]].z = p[i[q]].z - n.z * f;
+        const Float4 o = p[i[q]];
+        p[i[q]] = Float4{o.x - n.x * f, o.y - n.y * f, o.z - n.z * f, o.w};
     }
 }
 
