@@ -136,20 +136,21 @@ void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32
 
 // Items j..j+7 one per lane (two four-item batches of one level: no particle shared, none named
 // twice): bend_kernel as bend_four runs it, the rows of item k and k + 4 in one register's halves.
-void bend_eight_avx2(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j) {
+void bend_eight_avx2(const BendStiffnessSet& b, const Setup&, Float4* p, uint32_t j) {
     using namespace lanes;
     const uint32_t* i = b.particles + 4 * j;  // item k, particle q: i[4 * k + q]
-    const float* wj = b.weights + 4 * j;
     F8 x[4], y[4], z[4], w[4], im_of[4];
     __m256 pw[4];
-    auto mass = [&](uint32_t k, int q) { return s.inv_mass[i[4 * k + q]]; };
     for (int q = 0; q < 4; ++q) {
         __m256 r0 = load_pair(p + i[q], p + i[16 + q]), r1 = load_pair(p + i[4 + q], p + i[20 + q]);
         __m256 r2 = load_pair(p + i[8 + q], p + i[24 + q]), r3 = load_pair(p + i[12 + q], p + i[28 + q]);
         transpose8(r0, r1, r2, r3);
         x[q].v = r0, y[q].v = r1, z[q].v = r2, pw[q] = r3;
-        w[q].v = _mm256_setr_ps(wj[q], wj[4 + q], wj[8 + q], wj[12 + q], wj[16 + q], wj[20 + q], wj[24 + q], wj[28 + q]);
-        im_of[q].v = _mm256_setr_ps(mass(0, q), mass(1, q), mass(2, q), mass(3, q), mass(4, q), mass(5, q), mass(6, q), mass(7, q));
+        // Items j..j+3 in the low half, j+4..j+7 in the high half: the two batches' lanes.
+        const float* bw = b.batch_weights + 4 * size_t(j) + 4 * q;
+        const float* bm = b.batch_inv_mass + 4 * size_t(j) + 4 * q;
+        w[q].v = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(bw)), _mm_loadu_ps(bw + 16), 1);
+        im_of[q].v = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(bm)), _mm_loadu_ps(bm + 16), 1);
     }
     if (!bend_kernel<F8, M8>(x, y, z, w, im_of, F8{_mm256_loadu_ps(b.inv_mass_sum + j)}, F8{_mm256_loadu_ps(b.stiffness + j)},
                              F8{_mm256_loadu_ps(b.rest_curvature + j)}))

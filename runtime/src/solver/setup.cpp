@@ -537,6 +537,8 @@ void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s,
     b.stiffness = a.take<float>(n);
     b.rest_curvature = a.take<float>(n);
     b.inv_mass_sum = a.take<float>(n);
+    b.batch_weights = a.take<float>(4 * size_t(n));
+    b.batch_inv_mass = a.take<float>(4 * size_t(n));
     b.file_order = a.take<uint32_t>(n);
     b.level_batches4 = a.take<uint32_t>(size_t(n) + 1);
     b.level_singles = a.take<uint32_t>(size_t(n) + 1);
@@ -585,6 +587,17 @@ void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s,
         b.rest_curvature[at] = k.rest_curvature;
         b.inv_mass_sum[at] = (((w[0] * w[0]) * s.inv_mass[p[0]] + (w[1] * w[1]) * s.inv_mass[p[1]]) + (w[2] * w[2]) * s.inv_mass[p[2]]) +
                              (w[3] * w[3]) * s.inv_mass[p[3]];
+    }
+    // The batches' lanes: each level's batches first, then its singles.
+    uint32_t at = 0;
+    for (uint32_t l = 0; l < levels; ++l) {
+        for (uint32_t k = 0; k < b.level_batches4[l]; ++k, at += 4)
+            for (uint32_t q = 0; q < 4; ++q)
+                for (uint32_t lane = 0; lane < 4; ++lane) {
+                    b.batch_weights[4 * size_t(at) + 4 * q + lane] = b.weights[4 * size_t(at + lane) + q];
+                    b.batch_inv_mass[4 * size_t(at) + 4 * q + lane] = s.inv_mass[b.particles[4 * size_t(at + lane) + q]];
+                }
+        at += b.level_singles[l];
     }
 }
 

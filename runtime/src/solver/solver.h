@@ -257,6 +257,10 @@ struct BendStiffnessSet {
     float* stiffness = nullptr;     // per item, clamped to [0, 1] when the set clamps
     float* rest_curvature = nullptr;
     float* inv_mass_sum = nullptr;  // sum w_i^2 * inv_mass_i, per item (0: skipped)
+    // Per four-item batch starting at item j, lane-major: weight of item j + k's particle q at
+    // [4 j + 4 q + k], and that particle's inverse mass likewise (the lanes' loads, not gathers).
+    float* batch_weights = nullptr;
+    float* batch_inv_mass = nullptr;
     uint32_t* file_order = nullptr;
     uint32_t level_count = 0;
     uint32_t* level_batches4 = nullptr;

@@ -418,15 +418,14 @@ void bend_one(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j) 
 // Items j..j+3 (schedule order; they share no particle and none names a particle twice), one
 // per lane: each lane runs bend_one's expressions in its order, and a lane bend_one would leave
 // (im, m2 or e2 not positive) writes its particles back as they were.
-void bend_four(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j) {
+void bend_four(const BendStiffnessSet& b, const Setup&, Float4* p, uint32_t j) {
     using lanes::F4;
     const uint32_t* i = b.particles + 4 * j;  // item k, particle q: i[4 * k + q]
     F4 x[4], y[4], z[4], pw[4], w[4], im_of[4];
-    const float* wj = b.weights + 4 * j;  // item k, particle q: wj[4 * k + q]
     for (int q = 0; q < 4; ++q) {
         lanes::transpose(p[i[q]], p[i[4 + q]], p[i[8 + q]], p[i[12 + q]], x[q], y[q], z[q], pw[q]);
-        w[q] = lanes::set4(wj[q], wj[4 + q], wj[8 + q], wj[12 + q]);
-        im_of[q] = lanes::set4(s.inv_mass[i[q]], s.inv_mass[i[4 + q]], s.inv_mass[i[8 + q]], s.inv_mass[i[12 + q]]);
+        w[q] = lanes::load4(b.batch_weights + 4 * size_t(j) + 4 * q);
+        im_of[q] = lanes::load4(b.batch_inv_mass + 4 * size_t(j) + 4 * q);
     }
     if (!lanes::bend_kernel<F4, lanes::M4>(x, y, z, w, im_of, lanes::load4(b.inv_mass_sum + j), lanes::load4(b.stiffness + j),
                                           lanes::load4(b.rest_curvature + j)))
