@@ -182,7 +182,8 @@ void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& ou
                 const float* hi = bones[blk.bones[(j + 1) * n + i]].m;
                 const __m256 c0 = two_columns(lo, hi), c1 = two_columns(lo + 4, hi + 4), c2 = two_columns(lo + 8, hi + 8),
                              c3 = two_columns(lo + 12, hi + 12);
-                auto splat = [&](const float* x) { return two_splats(x[l0], x[l1]); };
+                // One influence: the two vertices' local vectors are neighbours.
+                auto splat = [&](const float* x) { return n == 1 ? neighbour_splats(x + l0) : two_splats(x[l0], x[l1]); };
                 p = _mm256_add_ps(p, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c0, splat(px)), _mm256_mul_ps(c1, splat(py))),
                                                                  _mm256_mul_ps(c2, splat(pz))),
                                                    _mm256_mul_ps(c3, splat(pw))));
