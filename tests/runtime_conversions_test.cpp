@@ -86,8 +86,9 @@ TEST_CASE("runtime stand-in skins: the vertices a later deform overwrites before
     plan_conversions(m);
     REQUIRE(m.states[0].stand_in.size() == 4);
     REQUIRE(m.states[0].stand_in[0] == 0);
-    REQUIRE(m.stand_in_deforms.size() == 1);
+    REQUIRE(m.stand_in_deforms.size() == 2);  // with positions, without them
     CHECK(vertices_of(m.stand_in_deforms[0]) == std::vector<uint16_t>{4, 5, 6, 7});
+    CHECK(vertices_of(m.stand_in_deforms[1]).empty());
     for (uint32_t p = 1; p < 4; ++p) CHECK(m.states[0].stand_in[p] == UINT32_MAX);
 
     // The kept vertices: the same bits as the whole skin gives them; the left-out ones untouched.
@@ -118,20 +119,48 @@ TEST_CASE("runtime stand-in skins: a stream nothing overwrites before it is read
     SUBCASE("the stand-in writes normals, the deform only positions, the frames the normals") {
         ClothModel m = model(true, false, false);
         plan_conversions(m);
-        REQUIRE(m.stand_in_deforms.size() == 1);
+        REQUIRE(m.stand_in_deforms.size() == 2);
         CHECK(vertices_of(m.stand_in_deforms[0]) == std::vector<uint16_t>{4, 5, 6, 7});
+        CHECK(vertices_of(m.stand_in_deforms[1]).empty());
     }
     SUBCASE("the stand-in writes normals, the deform only positions, the frames read the normals") {
         ClothModel m = model(true, false, false);
         m.frames[0].normals = false;  // the frames keep (read) the buffer's normals
         plan_conversions(m);
-        CHECK(m.stand_in_deforms.empty());
+        // 0..3: their positions are overwritten, their normals read: blended without positions.
+        REQUIRE(m.stand_in_deforms.size() == 2);
+        CHECK(vertices_of(m.stand_in_deforms[0]) == std::vector<uint16_t>{4, 5, 6, 7});
+        CHECK(vertices_of(m.stand_in_deforms[1]) == std::vector<uint16_t>{0, 1, 2, 3});
+        CHECK(m.stand_in_deforms[1].skip_positions);
+        CHECK_FALSE(m.stand_in_deforms[0].skip_positions);
+        // The copy without positions: the normals of the whole skin's bits, positions untouched.
+        std::vector<Mat4> bones(2), scratch(2);
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<float> x(-2.0f, 2.0f);
+        for (Mat4& b : bones) {
+            for (float& v : b.m) v = x(rng);
+            b.m[3] = b.m[7] = b.m[11] = 0, b.m[15] = 1;
+        }
+        Transforms ts{bones.data(), 2};
+        for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {
+            CAPTURE(int(lanes));
+            Scratch sc{scratch.data(), 2, {nullptr, nullptr, nullptr}, 0};
+            sc.max_lanes = lanes;
+            std::vector<float> wp(32, 7.0f), wn(32, 7.0f), pp(32, 7.0f), pn(32, 7.0f);
+            BufferData a, b;
+            a.p = wp.data(), a.n = wn.data(), a.count = 8, b.p = pp.data(), b.n = pn.data(), b.count = 8;
+            run_object_space_skin(m.deforms[0], ts, a, sc);
+            run_object_space_skin(m.stand_in_deforms[1], ts, b, sc);
+            CHECK(std::memcmp(wn.data(), pn.data(), 16 * sizeof(float)) == 0);
+            for (float v : pp) CHECK(v == 7.0f);
+        }
     }
     SUBCASE("the deform writes normals too") {
         ClothModel m = model(true, true, false);
         plan_conversions(m);
-        REQUIRE(m.stand_in_deforms.size() == 1);
+        REQUIRE(m.stand_in_deforms.size() == 2);
         CHECK(vertices_of(m.stand_in_deforms[0]) == std::vector<uint16_t>{4, 5, 6, 7});
+        CHECK(vertices_of(m.stand_in_deforms[1]).empty());
     }
     SUBCASE("vertex frames read the positions before the deform writes them") {
         ClothModel m = model(false, false, true);

@@ -5,7 +5,9 @@
 // mesh into the shadow (ConvertOp::display_skins), so that the vertices no later operator writes
 // are the skinned mesh. Most of a cloth mesh's vertices are then written again by the state's
 // mesh-mesh deform before anything reads them: skinning them is work nobody sees. This pass finds
-// them once at load, per state, and keeps copies of the skins without them. Likewise a stream of
+// them once at load, per state, and keeps copies of the skins without them (and, for vertices
+// whose positions are overwritten but whose normals or tangents are read, copies that write all
+// but the positions). Likewise a stream of
 // the conversion's copy that the state overwrites everywhere before reading (Sekiro's hair: its
 // skin writes every vertex right after) is not copied.
 //
@@ -15,7 +17,7 @@
 // reads a buffer reads every vertex and every stream it may), writes narrowly (only what the
 // operator surely writes), and whatever is still undecided at the end of the state is live
 // (the engine reads the buffers after the step). A vertex is left out only when every stream the
-// stand-in writes is dead.
+// stand-in writes is dead; its positions are left out when they are.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -234,22 +236,31 @@ void plan_conversions(ClothModel& m) {
             }
             bool known = true;
             for (size_t q = pos + 1; q < st.operators.size() && known; ++q) known = visit(m, st, m.operators[st.operators[q]], w);
-            std::vector<uint8_t> keep(nv, 1);
-            size_t dropped = 0;
+            // Per vertex: blended with its positions (they are read), without them (only other
+            // streams are read), or not at all.
+            std::vector<uint8_t> with_p(nv, 1), without_p(nv, 0);
+            size_t changed = 0;
             for (size_t v = 0; v < nv; ++v) {
-                keep[v] = !known || w.live[v] != 0 || w.pending[v] != 0;
-                dropped += !keep[v];
+                const uint8_t read = known ? uint8_t(w.live[v] | w.pending[v]) : k_all_streams;
+                with_p[v] = (read & k_p) != 0;
+                without_p[v] = read != 0 && !with_p[v];
+                changed += !with_p[v];
             }
             size_t copied = 0;  // the skins' vertices, at most what the copies hold
             for (uint32_t oi : c.display_skins)
                 for (const DeformBlock& b : m.deforms[m.operators[oi].payload].blocks) copied += b.vertex_count;
-            if (dropped == 0 || copied > copies) continue;
+            if (changed == 0 || copied > copies) continue;
             copies -= copied;
             if (st.stand_in.empty()) st.stand_in.assign(st.operators.size(), UINT32_MAX);
             st.stand_in[pos] = uint32_t(m.stand_in_deforms.size());
+            // Two copies per skin, in the skin's order: its vertices whose positions are read, then
+            // the others whose other streams are (disjoint sets: the order between them is moot).
             for (uint32_t oi : c.display_skins) {
                 const Operator& skin = m.operators[oi];
-                m.stand_in_deforms.push_back(without(m.deforms[skin.payload], skin.kind == OpKind::object_space_skin, keep));
+                const bool object_space = skin.kind == OpKind::object_space_skin;
+                m.stand_in_deforms.push_back(without(m.deforms[skin.payload], object_space, with_p));
+                m.stand_in_deforms.push_back(without(m.deforms[skin.payload], object_space, without_p));
+                m.stand_in_deforms.back().skip_positions = true;
             }
         }
     }

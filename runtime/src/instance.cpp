@@ -357,9 +357,12 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
                 if (!di.has_positions && c.from_buffer != c.to_buffer && !state_skins_next(m, st, pos, c))
                     for (size_t q = 0; q < c.display_skins.size(); ++q) {
                         const Operator& skin = m.operators[c.display_skins[q]];
-                        const DeformOp& d = planned == UINT32_MAX ? m.deforms[skin.payload] : m.stand_in_deforms[planned + q];
-                        if (skin.kind == OpKind::object_space_skin) run_object_space_skin(d, inst.transforms, to, inst.scratch);
-                        else run_bone_space_skin(d, inst.transforms, to, inst.scratch);
+                        const size_t copies = planned == UINT32_MAX ? 1 : 2;
+                        for (size_t k = 0; k < copies; ++k) {
+                            const DeformOp& d = planned == UINT32_MAX ? m.deforms[skin.payload] : m.stand_in_deforms[planned + 2 * q + k];
+                            if (skin.kind == OpKind::object_space_skin) run_object_space_skin(d, inst.transforms, to, inst.scratch);
+                            else run_bone_space_skin(d, inst.transforms, to, inst.scratch);
+                        }
                     }
                 break;
             }

@@ -81,7 +81,7 @@ void object_space_blend(const DeformOp& op, const Mat4* composites, BufferData& 
                 for (uint32_t i = 1; i < n; ++i) blend_add(m, composites[blk.bones[j * n + i]], block_weight(blk, j * n + i));
             }
             const uint32_t v = blk.vertices[j];
-            blend_point(m, op.local_p.x[li], op.local_p.y[li], op.local_p.z[li], &out.p[size_t(v) * 4]);
+            if (!op.skip_positions) blend_point(m, op.local_p.x[li], op.local_p.y[li], op.local_p.z[li], &out.p[size_t(v) * 4]);
             if (wn) blend_direction(m, op.local_n.x[li], op.local_n.y[li], op.local_n.z[li], &out.n[size_t(v) * 4]);
             if (wt) blend_direction(m, op.local_t.x[li], op.local_t.y[li], op.local_t.z[li], &out.t[size_t(v) * 4]);
             if (wb) blend_direction(m, op.local_b.x[li], op.local_b.y[li], op.local_b.z[li], &out.b[size_t(v) * 4]);
@@ -111,7 +111,7 @@ void bone_space_blend(const DeformOp& op, const Mat4* bones, BufferData& out) {
                 if (wt) tt = tt + ((c0 * splat4(op.local_t.x[li]) + c1 * splat4(op.local_t.y[li])) + c2 * splat4(op.local_t.z[li]));
             }
             const uint32_t v = blk.vertices[j];
-            store3(&out.p[size_t(v) * 4], p);
+            if (!op.skip_positions) store3(&out.p[size_t(v) * 4], p);
             if (wn) store3(&out.n[size_t(v) * 4], nn);
             if (wt) store3(&out.t[size_t(v) * 4], tt);
         }

@@ -61,7 +61,7 @@ inline float weight_at(const DeformBlock& b, uint32_t k) {  // weight_from_byte 
 
 struct LocalStreams {
     const float *px, *py, *pz, *nx, *ny, *nz, *tx, *ty, *tz, *bx, *by, *bz;
-    bool wn, wt, wb;
+    bool wn, wt, wb, skip_positions;
 };
 
 // Vertex j of the block in the four-lane form (the block's odd last vertex).
@@ -89,7 +89,7 @@ void object_one(const DeformBlock& blk, const Mat4* m, const LocalStreams& s, ui
         return _mm_add_ps(_mm_add_ps(_mm_mul_ps(c[0], _mm_set1_ps(x[li])), _mm_mul_ps(c[1], _mm_set1_ps(y[li]))),
                           _mm_mul_ps(c[2], _mm_set1_ps(z[li])));
     };
-    store_xyz(out.p + v, point(s.px, s.py, s.pz));
+    if (!s.skip_positions) store_xyz(out.p + v, point(s.px, s.py, s.pz));
     if (s.wn) store_xyz(out.n + v, direction(s.nx, s.ny, s.nz));
     if (s.wt) store_xyz(out.t + v, direction(s.tx, s.ty, s.tz));
     if (s.wb) store_xyz(out.b + v, direction(s.bx, s.by, s.bz));
@@ -105,7 +105,7 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
               op.local_b.y.data(), op.local_b.z.data(),
               (op.streams & k_stream_n) && !op.local_n.empty() && out.n != nullptr,
               (op.streams & k_stream_t) && !op.local_t.empty() && out.t != nullptr,
-              (op.streams & k_stream_b) && !op.local_b.empty() && out.b != nullptr};
+              (op.streams & k_stream_b) && !op.local_b.empty() && out.b != nullptr, op.skip_positions};
     for (const DeformBlock& blk : op.blocks) {
         const uint32_t n = blk.blends;
         // The block's weights as floats, eight at a time: float(w) * scale as weight_at has it
@@ -142,15 +142,14 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
                 }
             }
             const uint32_t li = blk.local * 16 + j;
-            float* o0 = nullptr;
-            float* o1 = nullptr;
             const size_t v0 = size_t(blk.vertices[j]) * 4, v1 = size_t(blk.vertices[j + 1]) * 4;
             auto splat = [&](const float* x) { return neighbour_splats(x + li); };  // vertices j and j + 1 are neighbours
             // A point: ((c0*x + c3) + c1*y) + c2*z; a direction: (c0*x + c1*y) + c2*z.
-            const __m256 p = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(s.px)), c[3]), _mm256_mul_ps(c[1], splat(s.py))),
-                                           _mm256_mul_ps(c[2], splat(s.pz)));
-            o0 = out.p + v0, o1 = out.p + v1;
-            store_two_xyz(o0, o1, p);
+            if (!s.skip_positions) {
+                const __m256 p = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(s.px)), c[3]), _mm256_mul_ps(c[1], splat(s.py))),
+                                               _mm256_mul_ps(c[2], splat(s.pz)));
+                store_two_xyz(out.p + v0, out.p + v1, p);
+            }
             auto direction = [&](const float* x, const float* y, const float* z, float* base) {
                 const __m256 d = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(x)), _mm256_mul_ps(c[1], splat(y))), _mm256_mul_ps(c[2], splat(z)));
                 store_two_xyz(base + v0, base + v1, d);
@@ -195,7 +194,7 @@ void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& ou
                                                          _mm256_mul_ps(c2, splat(tz))));
             }
             const size_t v0 = size_t(blk.vertices[j]) * 4, v1 = size_t(blk.vertices[j + 1]) * 4;
-            store_two_xyz(out.p + v0, out.p + v1, p);
+            if (!op.skip_positions) store_two_xyz(out.p + v0, out.p + v1, p);
             if (wn) store_two_xyz(out.n + v0, out.n + v1, nn);
             if (wt) store_two_xyz(out.t + v0, out.t + v1, tt);
         }
@@ -212,7 +211,7 @@ void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& ou
                 if (wt) tt = _mm_add_ps(tt, _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, splat(tx)), _mm_mul_ps(c1, splat(ty))), _mm_mul_ps(c2, splat(tz))));
             }
             const size_t v = size_t(blk.vertices[j]) * 4;
-            store_xyz(out.p + v, p);
+            if (!op.skip_positions) store_xyz(out.p + v, p);
             if (wn) store_xyz(out.n + v, nn);
             if (wt) store_xyz(out.t + v, tt);
         }

@@ -86,6 +86,9 @@ struct DeformOp {  // skin and mesh-mesh deform, object and bone space
     LocalStream local_p, local_n, local_t, local_b;
     uint8_t streams = 0;                    // which streams the operator writes (Streams bits)
     uint32_t scale_normal_behaviour = 0;
+    // A stand-in copy (plan_conversions) for vertices whose positions the state overwrites
+    // before reading them: every stream but the positions is written.
+    bool skip_positions = false;
 };
 
 // The 2014 (DS3, BB) hclMeshMeshDeformOperator: output vertex v of [start_vertex, start_vertex +
@@ -195,9 +198,10 @@ struct State {
     std::vector<uint32_t> operators;
     std::vector<uint32_t> buffer_map;  // per buffer definition: the buffer operators of this state reach
     // Per operator position (empty: none): for an input conversion whose stand-in skins write
-    // vertices this state overwrites before anything reads them, the index in
-    // ClothModel::stand_in_deforms of the first of its skins without those vertices (one per
-    // display skin, in order); UINT32_MAX: the conversion's own skins (plan_conversions).
+    // vertices (or positions) this state overwrites before anything reads them, the index in
+    // ClothModel::stand_in_deforms of the first of its skins' copies without them: two per
+    // display skin, in order (the vertices whose positions are read; the others, positions left
+    // out); UINT32_MAX: the conversion's own skins (plan_conversions).
     std::vector<uint32_t> stand_in;
     // Per operator position (empty: all): the streams (Streams bits) an input conversion copies,
     // those the state reads before overwriting them (plan_conversions).
