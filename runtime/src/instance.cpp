@@ -360,6 +360,7 @@ void run_state(drape_instance& inst, float dt, bool skip_simulate) {
                         const size_t copies = planned == UINT32_MAX ? 1 : 2;
                         for (size_t k = 0; k < copies; ++k) {
                             const DeformOp& d = planned == UINT32_MAX ? m.deforms[skin.payload] : m.stand_in_deforms[planned + 2 * q + k];
+                            if (planned != UINT32_MAX && d.blocks.empty()) continue;  // a copy with no vertex left
                             if (skin.kind == OpKind::object_space_skin) run_object_space_skin(d, inst.transforms, to, inst.scratch);
                             else run_bone_space_skin(d, inst.transforms, to, inst.scratch);
                         }
