@@ -72,6 +72,18 @@ ClothModel model(bool skin_normals, bool deform_normals, bool frames_first) {
     return m;
 }
 
+// Two bone matrices of random rotation-scale-shear and translation (w row 0, 0, 0, 1).
+std::vector<Mat4> random_bones(unsigned seed) {
+    std::vector<Mat4> bones(2);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> x(-2.0f, 2.0f);
+    for (Mat4& b : bones) {
+        for (float& v : b.m) v = x(rng);
+        b.m[3] = b.m[7] = b.m[11] = 0, b.m[15] = 1;
+    }
+    return bones;
+}
+
 std::vector<uint16_t> vertices_of(const DeformOp& d) {
     std::vector<uint16_t> v;
     for (const DeformBlock& b : d.blocks)
@@ -92,13 +104,7 @@ TEST_CASE("runtime stand-in skins: the vertices a later deform overwrites before
     for (uint32_t p = 1; p < 4; ++p) CHECK(m.states[0].stand_in[p] == UINT32_MAX);
 
     // The kept vertices: the same bits as the whole skin gives them; the left-out ones untouched.
-    std::vector<Mat4> bones(2);
-    std::mt19937 rng(9);
-    std::uniform_real_distribution<float> x(-2.0f, 2.0f);
-    for (Mat4& b : bones) {
-        for (float& v : b.m) v = x(rng);
-        b.m[3] = b.m[7] = b.m[11] = 0, b.m[15] = 1;
-    }
+    std::vector<Mat4> bones = random_bones(9);
     Transforms ts{bones.data(), 2};
     std::vector<Mat4> scratch(2);
     for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {
@@ -134,13 +140,7 @@ TEST_CASE("runtime stand-in skins: a stream nothing overwrites before it is read
         CHECK(m.stand_in_deforms[1].skip_positions);
         CHECK_FALSE(m.stand_in_deforms[0].skip_positions);
         // The copy without positions: the normals of the whole skin's bits, positions untouched.
-        std::vector<Mat4> bones(2), scratch(2);
-        std::mt19937 rng(5);
-        std::uniform_real_distribution<float> x(-2.0f, 2.0f);
-        for (Mat4& b : bones) {
-            for (float& v : b.m) v = x(rng);
-            b.m[3] = b.m[7] = b.m[11] = 0, b.m[15] = 1;
-        }
+        std::vector<Mat4> bones = random_bones(5), scratch(2);
         Transforms ts{bones.data(), 2};
         for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {
             CAPTURE(int(lanes));

@@ -4,7 +4,6 @@
 // operations only and no FMA (the target is "avx,avx2" without "fma", and the runtime compiles
 // with -ffp-contract=off), so the bits are its bits; tests compare both with a scalar form.
 #include <cstdint>
-#include <cstring>
 
 #include "rt_ops.h"        // before the target pragma: nothing of it may become AVX code
 #include "solver/lanes.h"  // likewise (its SSE2 functions must stay SSE2 code)
@@ -49,32 +48,23 @@ inline void store_two_xyz(float* lo, float* hi, __m256 v) {
 inline __m256 mul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
 inline __m256 add(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
 inline __m256 sub(__m256 a, __m256 b) { return _mm256_sub_ps(a, b); }
-inline float weight_at(const DeformBlock& b, uint32_t k) {  // weight_from_byte / weight_from_u16
-    if (b.blends <= 4) {
-        float scale;
-        const uint32_t bits = 0x3B808081u;
-        std::memcpy(&scale, &bits, 4);
-        return float(uint32_t(b.weights[k])) * scale;
-    }
-    return float(uint32_t(b.weights[k])) * (1.0f / 65535.0f);
-}
-
 struct LocalStreams {
     const float *px, *py, *pz, *nx, *ny, *nz, *tx, *ty, *tz, *bx, *by, *bz;
     bool wn, wt, wb, skip_positions;
 };
 
-// Vertex j of the block in the four-lane form (the block's odd last vertex).
-void object_one(const DeformBlock& blk, const Mat4* m, const LocalStreams& s, uint32_t j, BufferData& out) {
+// Vertex j of the block in the four-lane form (the block's odd last vertex); wf: the block's
+// weights as floats.
+void object_one(const DeformBlock& blk, const Mat4* m, const LocalStreams& s, uint32_t j, const float* wf, BufferData& out) {
     const uint32_t n = blk.blends;
     __m128 c[4];
     if (n == 1) {
         for (int k = 0; k < 4; ++k) c[k] = _mm_loadu_ps(m[blk.bones[j]].m + 4 * k);
     } else {
-        const __m128 w0 = _mm_set1_ps(weight_at(blk, j * n));
+        const __m128 w0 = _mm_set1_ps(wf[j * n]);
         for (int k = 0; k < 4; ++k) c[k] = _mm_mul_ps(_mm_loadu_ps(m[blk.bones[j * n]].m + 4 * k), w0);
         for (uint32_t i = 1; i < n; ++i) {
-            const __m128 w = _mm_set1_ps(weight_at(blk, j * n + i));
+            const __m128 w = _mm_set1_ps(wf[j * n + i]);
             const float* b = m[blk.bones[j * n + i]].m;
             for (int k = 0; k < 4; ++k) c[k] = _mm_add_ps(c[k], _mm_mul_ps(_mm_loadu_ps(b + 4 * k), w));
         }
@@ -108,17 +98,11 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
               (op.streams & k_stream_b) && !op.local_b.empty() && out.b != nullptr, op.skip_positions};
     for (const DeformBlock& blk : op.blocks) {
         const uint32_t n = blk.blends;
-        // The block's weights as floats, eight at a time: float(w) * scale as weight_at has it
-        // (a 16-bit weight converts exactly either way).
+        // The block's weights as floats, eight at a time: float(w) * unit, as weight_from_byte and
+        // weight_from_u16 have it (a 16-bit weight converts exactly either way).
         alignas(32) float wf[128];
         if (n > 1) {
-            float unit;
-            if (blk.blends <= 4) {
-                const uint32_t bits = 0x3B808081u;
-                std::memcpy(&unit, &bits, 4);
-            } else {
-                unit = 1.0f / 65535.0f;
-            }
+            const float unit = blk.blends <= 4 ? weight_from_byte(1) : weight_from_u16(1);
             const __m256 u = _mm256_set1_ps(unit);
             for (uint32_t k = 0; k < 16 * n; k += 8) {  // 16 vertices x n influences at most
                 const __m256i w32 = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk.weights + k)));
@@ -158,7 +142,7 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
             if (s.wt) direction(s.tx, s.ty, s.tz, out.t);
             if (s.wb) direction(s.bx, s.by, s.bz, out.b);
         }
-        if (j < blk.vertex_count) object_one(blk, m, s, j, out);
+        if (j < blk.vertex_count) object_one(blk, m, s, j, wf, out);
     }
 }
 
