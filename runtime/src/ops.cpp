@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "solver/lanes.h"
@@ -433,7 +434,7 @@ void write_frame(const VertexFramesOp& op, BufferData& buf, const Scratch& s, ui
 }
 
 // The sums of accumulate_normals read from the index (VertexFramesOp::id_first): every
-// triangle's normal once into the scratch, then each id's triangles in triangle order, from +0:
+// distinct triangle's normal once into the scratch, then each id's triangles in triangle order, from +0:
 // the same additions in the same order as the scattering loop, without a store and reload of
 // the same sum between neighbouring triangles. A triangle's normal is one vector (x, y, z and a
 // w nobody reads): each of x, y, z is the scalar expression of triangle_normal, the sums add
@@ -469,9 +470,10 @@ void normal_sums4(const VertexFramesOp& op, const float* p, uint32_t tri_count, 
     }
 }
 
-void sum_indexed(const VertexFramesOp& op, const float* p, uint32_t tri_count, Scratch& s, uint32_t ids) {
+void sum_indexed(const VertexFramesOp& op, const float* p, Scratch& s, uint32_t ids) {
     using namespace solver::lanes;
     const uint32_t groups = op.group_first.empty() ? 0 : uint32_t(op.group_first.size() - 1);
+    const uint32_t tri_count = uint32_t(op.corners.size() / 3);  // the distinct triangles
     if (wide_lanes(s)) normal_sums_avx2(op, p, tri_count, s.triangle_normals, s.accum, groups);
     else normal_sums4(op, p, tri_count, s, groups);
     // The ids after the last whole group, one at a time.
@@ -578,12 +580,31 @@ void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_co
         if (op.some) return op.involved_to_normal_id[l];
         return op.vert_to_normal_id.empty() ? l : uint32_t(op.vert_to_normal_id[l]);
     };
+    // Each triangle's corners as buffer vertices (a flipped triangle's second and third
+    // swapped), and its entry among the distinct ones: a triangle whose corners repeat an earlier
+    // one's in the same order has the same normal, bit for bit, so it is computed once (update
+    // some lists most triangles about three times).
+    std::vector<uint32_t> distinct(n);
+    std::unordered_map<uint64_t, uint32_t> first_of;
+    first_of.reserve(n);
+    op.corners.clear();
+    for (uint32_t tri = 0; tri < n; ++tri) {
+        uint32_t l[3] = {t[3 * tri], t[3 * tri + 1], t[3 * tri + 2]};
+        if (flipped(op.triangle_flips, tri)) std::swap(l[1], l[2]);
+        uint16_t v[3];
+        for (int k = 0; k < 3; ++k) v[k] = uint16_t(op.some ? op.involved_vertices[l[k]] : l[k]);
+        const uint64_t key = uint64_t(v[0]) | uint64_t(v[1]) << 16 | uint64_t(v[2]) << 32;
+        const auto [it, added] = first_of.try_emplace(key, uint32_t(op.corners.size() / 3));
+        if (added) op.corners.insert(op.corners.end(), v, v + 3);
+        distinct[tri] = it->second;
+    }
+    const uint32_t pad = uint32_t(op.corners.size() / 3);
     op.id_first.assign(size_t(ids) + 1, 0);
     op.id_triangles.assign(size_t(n) * 3, 0);
     for (uint32_t k = 0; k < n * 3; ++k) ++op.id_first[id_of(t[k]) + 1];
     for (uint32_t id = 0; id < ids; ++id) op.id_first[id + 1] += op.id_first[id];
     std::vector<uint32_t> at(op.id_first.begin(), op.id_first.end() - 1);
-    for (uint32_t k = 0; k < n * 3; ++k) op.id_triangles[at[id_of(t[k])]++] = k / 3;  // triangle order: k ascends
+    for (uint32_t k = 0; k < n * 3; ++k) op.id_triangles[at[id_of(t[k])]++] = distinct[k / 3];  // triangle order: k ascends
     op.group_first.assign(1, 0);
     op.group_triangles.clear();
     for (uint32_t g = 0; g + 1 <= ids / 4; ++g) {
@@ -592,15 +613,9 @@ void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_co
         for (uint32_t e = 0; e < rounds; ++e)
             for (uint32_t lane = 0; lane < 4; ++lane) {
                 const uint32_t at = op.id_first[4 * g + lane] + e;
-                op.group_triangles.push_back(at < op.id_first[4 * g + lane + 1] ? op.id_triangles[at] : n);
+                op.group_triangles.push_back(at < op.id_first[4 * g + lane + 1] ? op.id_triangles[at] : pad);
             }
         op.group_first.push_back(op.group_first.back() + rounds);
-    }
-    op.corners.resize(size_t(n) * 3);
-    for (uint32_t tri = 0; tri < n; ++tri) {
-        uint32_t l[3] = {t[3 * tri], t[3 * tri + 1], t[3 * tri + 2]};
-        if (flipped(op.triangle_flips, tri)) std::swap(l[1], l[2]);
-        for (int k = 0; k < 3; ++k) op.corners[3 * size_t(tri) + k] = uint16_t(op.some ? op.involved_vertices[l[k]] : l[k]);
     }
 }
 
@@ -615,7 +630,7 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, co
                              op.id_first.back() == size_t(buf.triangle_count) * 3;
         // Without normals to write, the tangents stand on the buffer's own: no sums to make.
         if (op.normals && indexed)
-            sum_indexed(op, buf.p, buf.triangle_count, s, ids);
+            sum_indexed(op, buf.p, s, ids);
         else if (op.normals)
             accumulate_normals(buf, buf.triangles, buf.triangle_count, op.triangle_flips, [](uint32_t v) { return v; }, id_of, s, ids);
         write_frames(op, buf, s, buf.count, [](uint32_t k) { return k; }, id_of);
@@ -627,7 +642,7 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, co
     auto involved = [&](uint32_t l) { return uint32_t(op.involved_vertices[l]); };
     const bool indexed = !op.id_first.empty() && s.triangle_normals && nt <= s.triangle_capacity;
     if (op.normals && indexed)
-        sum_indexed(op, buf.p, nt, s, op.num_normal_ids);
+        sum_indexed(op, buf.p, s, op.num_normal_ids);
     else if (op.normals)
         accumulate_normals(buf, op.triangles.data(), nt, op.triangle_flips, involved,
                            [&](uint32_t l) { return uint32_t(op.involved_to_normal_id[l]); }, s, op.num_normal_ids);

@@ -234,13 +234,12 @@ void normal_sums_avx2(const VertexFramesOp& op, const float* p, uint32_t tri_cou
     const uint32_t* gf = op.group_first.data();
     const uint32_t* g4 = op.group_triangles.data();
     const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-    for (uint32_t g = 0; g < groups; ++g) {
-        __m256 s01 = _mm256_setzero_ps(), s23 = _mm256_setzero_ps();
-        for (uint32_t e = gf[g]; e < gf[g + 1]; ++e) {
-            const uint32_t* r = g4 + size_t(e) * 4;
-            s01 = add(s01, two_columns(tn + size_t(r[0]) * 4, tn + size_t(r[1]) * 4));
-            s23 = add(s23, two_columns(tn + size_t(r[2]) * 4, tn + size_t(r[3]) * 4));
-        }
+    auto round = [&](__m256& s01, __m256& s23, uint32_t e) {
+        const uint32_t* r = g4 + size_t(e) * 4;
+        s01 = add(s01, two_columns(tn + size_t(r[0]) * 4, tn + size_t(r[1]) * 4));
+        s23 = add(s23, two_columns(tn + size_t(r[2]) * 4, tn + size_t(r[3]) * 4));
+    };
+    auto finish = [&](__m256 s01, __m256 s23, uint32_t g) {
         __m128 x = _mm256_castps256_ps128(s01), y = _mm256_extractf128_ps(s01, 1);
         __m128 z = _mm256_castps256_ps128(s23), w = _mm256_extractf128_ps(s23, 1);
         _MM_TRANSPOSE4_PS(x, y, z, w);
@@ -248,6 +247,23 @@ void normal_sums_avx2(const VertexFramesOp& op, const float* p, uint32_t tri_cou
         const __m128 inv = _mm_blendv_ps(zero, _mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero));
         const size_t id = size_t(g) * 4;
         _mm_storeu_ps(accum[0] + id, _mm_mul_ps(x, inv)), _mm_storeu_ps(accum[1] + id, _mm_mul_ps(y, inv)), _mm_storeu_ps(accum[2] + id, _mm_mul_ps(z, inv));
+    };
+    // Two groups side by side, so that four sums are in flight (each lane's additions stay in
+    // its id's order; only independent sums are interleaved).
+    uint32_t g = 0;
+    for (; g + 2 <= groups; g += 2) {
+        __m256 a01 = _mm256_setzero_ps(), a23 = _mm256_setzero_ps(), b01 = _mm256_setzero_ps(), b23 = _mm256_setzero_ps();
+        const uint32_t na = gf[g + 1] - gf[g], nb = gf[g + 2] - gf[g + 1], both = na < nb ? na : nb;
+        for (uint32_t e = 0; e < both; ++e) round(a01, a23, gf[g] + e), round(b01, b23, gf[g + 1] + e);
+        for (uint32_t e = both; e < na; ++e) round(a01, a23, gf[g] + e);
+        for (uint32_t e = both; e < nb; ++e) round(b01, b23, gf[g + 1] + e);
+        finish(a01, a23, g);
+        finish(b01, b23, g + 1);
+    }
+    for (; g < groups; ++g) {
+        __m256 s01 = _mm256_setzero_ps(), s23 = _mm256_setzero_ps();
+        for (uint32_t e = gf[g]; e < gf[g + 1]; ++e) round(s01, s23, e);
+        finish(s01, s23, g);
     }
 }
 

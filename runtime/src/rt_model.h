@@ -151,16 +151,19 @@ struct VertexFramesOp {
     std::vector<uint16_t> involved_to_normal_id; // some: per involved vertex
     std::vector<uint16_t> selection;             // some: indices into involved_vertices, written
     // Per normal id, the triangles whose corners name it, in triangle order, a triangle once per
-    // such corner (id_first[id] .. id_first[id + 1] index id_triangles; empty: not indexed). The
-    // sums then read the triangle normals instead of scattering into them. Update all: built
-    // from the buffer's own triangles, used while the buffer has them (not the engine's).
+    // such corner (id_first[id] .. id_first[id + 1] index id_triangles; empty: not indexed), each
+    // named by its entry in `corners`. The sums then read the triangle normals instead of
+    // scattering into them. Update all: built from the buffer's own triangles, used while the
+    // buffer has them (not the engine's).
     std::vector<uint32_t> id_first, id_triangles;
-    // With the index: per triangle its three corners as buffer vertices, a flipped triangle's
-    // second and third swapped (the triangles the index was built from).
+    // With the index: the distinct triangles, three corners each as buffer vertices (a flipped
+    // triangle's second and third swapped), in order of first use: triangles with the same
+    // corners in the same order share an entry and their normal is computed once (update some
+    // lists most of its triangles about three times).
     std::vector<uint16_t> corners;
     // The same sums four ids at a time (ids 4g .. 4g + 3, g < num_normal_ids / 4): round e of
     // group g names in group_triangles[4 * e + lane] (e from group_first[g] to group_first[g + 1])
-    // the triangle lane adds, after an id's own triangles the pad index (the triangle count),
+    // the triangle lane adds, after an id's own triangles the pad index (corners.size() / 3),
     // whose normal is -0: the identity of addition, so the sums keep their bits.
     std::vector<uint32_t> group_first, group_triangles;
 };
