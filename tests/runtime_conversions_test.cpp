@@ -182,3 +182,50 @@ TEST_CASE("runtime conversions: a stream the state overwrites everywhere before 
     plan_conversions(m);
     CHECK(m.states[0].convert_streams.empty());
 }
+
+TEST_CASE("runtime shared storage: a shadow used only between its own conversions shares its user buffer's arrays, nothing else does") {
+    SUBCASE("input conversion first, output conversion last: shared") {
+        ClothModel m = model(false, false, false);
+        plan_shared_storage(m);
+        REQUIRE(m.storage_of.size() == 3);
+        CHECK(m.storage_of[0] == 0);
+        CHECK(m.storage_of[1] == 0);
+        CHECK(m.storage_of[2] == 2);
+    }
+    SUBCASE("another state that writes the user buffer directly and never the shadow: shared") {
+        ClothModel m = model(false, false, false);
+        State skin;
+        skin.operators = {3};
+        skin.buffer_map = {0, 1, 2};
+        m.states.push_back(skin);
+        plan_shared_storage(m);
+        CHECK(m.storage_of[1] == 0);
+    }
+    SUBCASE("a state that works on the shadow without the input conversion: separate") {
+        ClothModel m = model(false, false, false);
+        State no_input = m.states[0];
+        no_input.operators = {1, 2};
+        m.states.push_back(no_input);
+        plan_shared_storage(m);
+        CHECK(m.storage_of[1] == 1);
+    }
+    SUBCASE("an operator on the shadow after the output conversion: separate") {
+        ClothModel m = model(false, false, false);
+        m.states[0].operators = {0, 1, 2, 4};
+        plan_shared_storage(m);
+        CHECK(m.storage_of[1] == 1);
+    }
+    SUBCASE("the state does not redirect the user buffer to the shadow: separate") {
+        ClothModel m = model(false, false, false);
+        m.states[0].buffer_map = {0, 1, 2};
+        m.deforms[1].output_buffer = 1;  // the deform names the shadow itself
+        plan_shared_storage(m);
+        CHECK(m.storage_of[1] == 1);
+    }
+    SUBCASE("a second conversion of the pair inside the state: separate") {
+        ClothModel m = model(false, false, false);
+        m.states[0].operators = {0, 1, 2, 0, 2};
+        plan_shared_storage(m);
+        CHECK(m.storage_of[1] == 1);
+    }
+}

@@ -19,6 +19,7 @@
 #include "drape/havok/animation.h"
 #include "drape/havok/cloth.h"
 #include "drape/runtime.h"
+#include "rt_instance.h"
 #include "drape/schema/verify.h"
 #include "havok_corpus.h"
 
@@ -621,4 +622,73 @@ TEST_CASE("runtime corpus: every corpus cloth under every clip of its character 
     CHECK(runs >= 103);          // 66 + 30 clips and 7 sways
     CHECK(sims_in_state >= 500);
     CHECK(driven >= 1);          // c4361's tail and decorations
+}
+
+TEST_CASE("runtime shared storage: every corpus cloth steps to the same bits with its shadows sharing their user buffers' arrays as with its own, through every state" * doctest::test_suite("corpus")) {
+    require_corpus();
+    size_t shared = 0, files = 0, compared = 0;
+    for (const CorpusCloth& c : k_cloths) {
+        INFO(c.file);
+        const Exported e = export_corpus(c);
+        drape_cloth_file *a = nullptr, *b = nullptr;
+        drape_error err;
+        REQUIRE(drape_cloth_file_load(e.bytes.data(), e.bytes.size(), &a, &err) == DRAPE_RESULT_OK);
+        REQUIRE(drape_cloth_file_load(e.bytes.data(), e.bytes.size(), &b, &err) == DRAPE_RESULT_OK);
+        for (auto& m : b->model.cloths) m.storage_of.clear();  // every buffer its own arrays
+        for (const auto& m : a->model.cloths)
+            for (uint32_t k = 0; k < m.storage_of.size(); ++k) shared += m.storage_of[k] != k;
+        for (uint32_t cloth = 0; cloth < drape_cloth_data_count(a); ++cloth) {
+            INFO(drape_cloth_data_name(a, cloth));
+            drape_instance_def def = drape_default_instance_def();
+            def.cloth = cloth;
+            drape_instance *ia = nullptr, *ib = nullptr;
+            REQUIRE(drape_instance_create(a, &def, &ia, &err) == DRAPE_RESULT_OK);
+            REQUIRE(drape_instance_create(b, &def, &ib, &err) == DRAPE_RESULT_OK);
+            const uint32_t nt = drape_cloth_transform_count(a, cloth), states = drape_cloth_state_count(a, cloth);
+            std::vector<float> pose(size_t(nt) * 16 + 16, 0.0f);
+            for (uint32_t i = 0; i < nt; ++i) pose[i * 16] = pose[i * 16 + 5] = pose[i * 16 + 10] = pose[i * 16 + 15] = 1;
+            std::vector<float> xa, xb;
+            for (int k = 0; k < 60; ++k) {
+                // A moving root, and every state in turn (the skin and start-up states included).
+                const float t = float(k % 40) / 40.0f, tri = t < 0.5f ? t : 1.0f - t;
+                for (uint32_t i = 0; i < nt; ++i) pose[i * 16 + 12] = 0.3f * tri, pose[i * 16 + 14] = 0.1f * tri;
+                for (drape_instance* in : {ia, ib}) {
+                    if (nt) REQUIRE(drape_instance_set_transforms(in, 0, nt, pose.data()) == DRAPE_RESULT_OK);
+                    if (k == 0) REQUIRE(drape_instance_reset(in) == DRAPE_RESULT_OK);
+                    if (k % 10 == 0 && states) REQUIRE(drape_instance_select_state(in, uint32_t(k / 10) % states) == DRAPE_RESULT_OK);
+                    REQUIRE(drape_instance_step(in, 1.0f / 30) == DRAPE_RESULT_OK);
+                }
+                size_t differ = 0;
+                for (uint32_t s = 0; s < drape_cloth_sim_count(a, cloth); ++s) {
+                    const size_t n = size_t(drape_cloth_sim_particle_count(a, cloth, s)) * 3;
+                    xa.assign(n, 0), xb.assign(n, 1);
+                    REQUIRE(drape_instance_read_particles(ia, s, xa.data(), n) == DRAPE_RESULT_OK);
+                    REQUIRE(drape_instance_read_particles(ib, s, xb.data(), n) == DRAPE_RESULT_OK);
+                    differ += std::memcmp(xa.data(), xb.data(), n * sizeof(float)) != 0;
+                }
+                // Every buffer but the shadows (between states a shared shadow shows its user buffer).
+                for (uint32_t buf = 0; buf < drape_cloth_buffer_count(a, cloth); ++buf) {
+                    if (drape_cloth_buffer_kind(a, cloth, buf) == DRAPE_BUFFER_SHADOW) continue;
+                    const size_t n = size_t(drape_cloth_buffer_vertex_count(a, cloth, buf)) * 3;
+                    for (drape_stream st : {DRAPE_STREAM_POSITION, DRAPE_STREAM_NORMAL, DRAPE_STREAM_TANGENT, DRAPE_STREAM_BITANGENT}) {
+                        xa.assign(n, 0), xb.assign(n, 1);
+                        REQUIRE(drape_instance_read_buffer(ia, buf, st, xa.data(), n) == DRAPE_RESULT_OK);
+                        REQUIRE(drape_instance_read_buffer(ib, buf, st, xb.data(), n) == DRAPE_RESULT_OK);
+                        differ += std::memcmp(xa.data(), xb.data(), n * sizeof(float)) != 0;
+                        ++compared;
+                    }
+                }
+                CAPTURE(k);
+                CHECK(differ == 0);
+            }
+            drape_instance_destroy(ia);
+            drape_instance_destroy(ib);
+        }
+        drape_cloth_file_destroy(a);
+        drape_cloth_file_destroy(b);
+        ++files;
+    }
+    CHECK(files == std::size(k_cloths));
+    CHECK(shared >= 20);  // 30 of the corpus's shadows share (c7190 5, c5000 6, c1400 6, ...)
+    CHECK(compared > 10000);
 }

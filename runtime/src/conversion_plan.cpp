@@ -18,6 +18,10 @@
 // operator surely writes), and whatever is still undecided at the end of the state is live
 // (the engine reads the buffers after the step). A vertex is left out only when every stream the
 // stand-in writes is dead; its positions are left out when they are.
+//
+// A shadow that only ever stands for its user buffer between the pair's own conversions (below,
+// plan_shared_storage) shares the user buffer's vertex arrays: its conversions' copies are then
+// copies of an array onto itself, and are not made.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -187,7 +191,102 @@ DeformOp without(const DeformOp& d, bool object_space, const std::vector<uint8_t
     return out;
 }
 
+// Whether operator `op` of state `st` reads or writes buffer `b` (after the state's
+// redirections; conversions by their own indices, which are not redirected). An operator the
+// runtime does not run touches nothing.
+bool touches(const ClothModel& m, const State& st, const Operator& op, uint32_t b) {
+    auto at = [&](uint32_t buffer) { return buffer < st.buffer_map.size() ? st.buffer_map[buffer] : UINT32_MAX; };
+    switch (op.kind) {
+        case OpKind::simulate: {
+            const uint32_t s = m.simulates[op.payload].sim;
+            if (s >= m.sims.size()) return true;
+            const SimCloth& sc = m.sims[s];
+            for (uint32_t r : sc.read_buffers)
+                if (at(r) == b) return true;
+            return at(sc.reference_buffer) == b;  // its own particle buffers are never shadows
+        }
+        case OpKind::move_particles: return at(m.moves[op.payload].ref_buffer) == b;
+        case OpKind::copy_vertices: return at(m.copies[op.payload].input_buffer) == b || at(m.copies[op.payload].output_buffer) == b;
+        case OpKind::gather_all:
+        case OpKind::gather_some: return at(m.gathers[op.payload].input_buffer) == b || at(m.gathers[op.payload].output_buffer) == b;
+        case OpKind::input_convert:
+        case OpKind::output_convert: return m.converts[op.payload].from_buffer == b || m.converts[op.payload].to_buffer == b;
+        case OpKind::update_all_vertex_frames:
+        case OpKind::update_some_vertex_frames: return at(m.frames[op.payload].buffer) == b;
+        case OpKind::simple_mesh_bone_deform: return at(m.simple_bone_deforms[op.payload].input_buffer) == b;
+        case OpKind::mesh_bone_deform: return at(m.mesh_bone_deforms[op.payload].input_buffer) == b;
+        case OpKind::object_space_skin:
+        case OpKind::bone_space_skin: return at(m.deforms[op.payload].output_buffer) == b;
+        case OpKind::object_space_mesh_mesh_deform:
+        case OpKind::bone_space_mesh_mesh_deform: return at(m.deforms[op.payload].input_buffer) == b || at(m.deforms[op.payload].output_buffer) == b;
+        case OpKind::mesh_mesh_deform_2014: return at(m.mesh_mesh_2014[op.payload].input_buffer) == b || at(m.mesh_mesh_2014[op.payload].output_buffer) == b;
+        case OpKind::unsupported: return false;
+    }
+    return true;
+}
+
+// Whether shadow `s` of user buffer `u` may share u's vertex arrays: in every state that touches
+// s, the state redirects u to s, its first operator touching u or s is the conversion u -> s, its
+// last the conversion s -> u, and no other conversion names either. Then:
+// - in such a state nothing reads or writes u between the two conversions (every operator naming
+//   u reaches s), so u holds, while s is worked on, nothing anyone reads: where the arrays are
+//   shared, u's last contents are lost only while nobody can see them, and at the output
+//   conversion u is s in both layouts;
+// - the input conversion makes s equal u in every stream the state reads before writing
+//   (plan_conversions); the streams it does not copy are overwritten before they are read, so
+//   what they held before does not matter;
+// - states that do not touch s may write u (a skin state, another shadow's conversion): s, in
+//   the separate layout stale and unread until the next input conversion, then shows u.
+// Only an engine reading the shadow itself (drape_instance_read_buffer) between such states can
+// tell the layouts apart: the shadow then shows its user buffer instead of its stale copy.
+bool may_share(const ClothModel& m, uint32_t u, uint32_t s) {
+    if (u == s || u >= m.buffers.size() || s >= m.buffers.size()) return false;
+    const BufferDef &du = m.buffers[u], &ds = m.buffers[s];
+    if (ds.kind != BufferKind::shadow || du.sim >= 0 || ds.sim >= 0 || du.num_vertices != ds.num_vertices) return false;
+    for (const State& st : m.states) {
+        if (st.buffer_map.size() != m.buffers.size()) return false;
+        bool touches_s = false;
+        for (uint32_t oi : st.operators) touches_s = touches_s || touches(m, st, m.operators[oi], s);
+        if (!touches_s) continue;  // it may write u (a skin state, another shadow's conversion)
+        if (st.buffer_map[u] != s) return false;
+        size_t first = SIZE_MAX, last = SIZE_MAX;
+        for (size_t pos = 0; pos < st.operators.size(); ++pos) {
+            const Operator& op = m.operators[st.operators[pos]];
+            if (!touches(m, st, op, u) && !touches(m, st, op, s)) continue;
+            if (first == SIZE_MAX) first = pos;
+            last = pos;
+            if (op.kind == OpKind::input_convert || op.kind == OpKind::output_convert) {
+                const ConvertOp& c = m.converts[op.payload];
+                const bool own = op.kind == OpKind::input_convert ? (c.from_buffer == u && c.to_buffer == s) : (c.from_buffer == s && c.to_buffer == u);
+                if (!own) return false;  // another conversion names u or s
+            }
+        }
+        const Operator& a = m.operators[st.operators[first]];
+        const Operator& z = m.operators[st.operators[last]];
+        if (first == last || a.kind != OpKind::input_convert || z.kind != OpKind::output_convert) return false;
+        for (size_t pos = first + 1; pos < last; ++pos) {  // one conversion each way
+            const Operator& op = m.operators[st.operators[pos]];
+            if ((op.kind == OpKind::input_convert || op.kind == OpKind::output_convert) && (touches(m, st, op, u) || touches(m, st, op, s))) return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
+
+void plan_shared_storage(ClothModel& m) {
+    m.storage_of.resize(m.buffers.size());
+    for (uint32_t b = 0; b < m.buffers.size(); ++b) m.storage_of[b] = b;
+    for (const ConvertOp& c : m.converts) {
+        const uint32_t u = c.from_buffer, s = c.to_buffer;  // as an input conversion names them
+        if (u >= m.buffers.size() || s >= m.buffers.size() || m.storage_of[s] != s || m.storage_of[u] != u) continue;
+        if (m.buffers[u].kind == BufferKind::shadow) continue;  // an output conversion: its pair's input names it
+        bool shadow_elsewhere = false;  // s is the shadow of one user buffer only
+        for (const ConvertOp& o : m.converts)
+            shadow_elsewhere |= (o.from_buffer == s && o.to_buffer != u) || (o.to_buffer == s && o.from_buffer != u);
+        if (!shadow_elsewhere && may_share(m, u, s)) m.storage_of[s] = u;
+    }
+}
 
 void plan_conversions(ClothModel& m) {
     m.stand_in_deforms.clear();

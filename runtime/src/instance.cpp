@@ -100,6 +100,17 @@ void layout(drape_instance& inst, Carver& c, uint32_t max_collidables, uint32_t 
         inst.buffer_positions[b] = reinterpret_cast<const sv::Float4*>(p);
         inst.buffer_normals[b] = reinterpret_cast<const sv::Float4*>(n);
     }
+    // A shadow that shares its user buffer's vertex arrays (ClothModel::storage_of) points at them;
+    // its own stay allocated and unused (the instance's layout does not depend on the plan).
+    if (fill)
+        for (uint32_t b = 0; b < nb && b < m.storage_of.size(); ++b) {
+            const uint32_t u = m.storage_of[b];
+            if (u == b || u >= nb || m.buffers[u].num_vertices != m.buffers[b].num_vertices) continue;
+            BufferData& bd = inst.buffers[b];
+            bd.p = inst.buffers[u].p, bd.n = inst.buffers[u].n, bd.t = inst.buffers[u].t, bd.b = inst.buffers[u].b;
+            inst.buffer_positions[b] = reinterpret_cast<const sv::Float4*>(bd.p);
+            inst.buffer_normals[b] = reinterpret_cast<const sv::Float4*>(bd.n);
+        }
     inst.sims = c.take<SimSlot>(ns ? ns : 1);
     const auto& setups = inst.file->setups[inst.cloth_index].setups;
     for (uint32_t s = 0; s < ns; ++s) {

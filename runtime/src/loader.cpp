@@ -898,6 +898,7 @@ bool load_cloth(Loader& L, const fb::ClothData* cd, ClothModel& m) {
     if (!load_operators(L, cd, m) || !load_states(L, cd, m)) return false;
     link_display_skins(m);
     plan_conversions(m);
+    plan_shared_storage(m);
     std::sort(m.driven_bones.begin(), m.driven_bones.end());
     m.driven_bones.erase(std::unique(m.driven_bones.begin(), m.driven_bones.end()), m.driven_bones.end());
     return true;

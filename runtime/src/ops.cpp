@@ -339,10 +339,11 @@ void run_gather(const GatherOp& op, const BufferData& in, BufferData& out) {
 
 void run_convert(const BufferData& from, BufferData& to, uint8_t streams) {
     const uint32_t n = from.count < to.count ? from.count : to.count;
-    if (streams & k_stream_p) copy_stream(from.p, to.p, 0, 0, n);
-    if (streams & k_stream_n) copy_stream(from.n, to.n, 0, 0, n);
-    if (streams & k_stream_t) copy_stream(from.t, to.t, 0, 0, n);
-    if (streams & k_stream_b) copy_stream(from.b, to.b, 0, 0, n);
+    // A stream the two buffers share (ClothModel::storage_of) is already in place.
+    if ((streams & k_stream_p) && from.p != to.p) copy_stream(from.p, to.p, 0, 0, n);
+    if ((streams & k_stream_n) && from.n != to.n) copy_stream(from.n, to.n, 0, 0, n);
+    if ((streams & k_stream_t) && from.t != to.t) copy_stream(from.t, to.t, 0, 0, n);
+    if ((streams & k_stream_b) && from.b != to.b) copy_stream(from.b, to.b, 0, 0, n);
 }
 
 namespace {

@@ -257,6 +257,11 @@ struct ClothModel {
     std::vector<SimulateOp> simulates;
     std::vector<DeformOp> stand_in_deforms;  // State::stand_in
 
+    // Per buffer: the buffer whose vertex arrays it uses (itself, or for a shadow that only
+    // stands for its user buffer between their conversions, that user buffer;
+    // plan_shared_storage). Empty: every buffer its own.
+    std::vector<uint32_t> storage_of;
+
     uint32_t max_subset = 0;      // scratch size for composite matrices
     uint32_t max_normal_ids = 0;  // scratch for vertex frames
     uint32_t max_frame_triangles = 0;  // scratch for vertex frames' triangle normals

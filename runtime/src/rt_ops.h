@@ -103,6 +103,10 @@ void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_co
 // remaining vertex blended as before: the same bits). Reads are taken broadly (an operator
 // reading a buffer reads all of its vertices), writes narrowly.
 void plan_conversions(ClothModel& m);
+// ClothModel::storage_of: a shadow that only ever stands for its user buffer between the pair's
+// own input and output conversions shares the user buffer's vertex arrays (conversion_plan.cpp
+// states the conditions and why the steps keep their bits).
+void plan_shared_storage(ClothModel& m);
 
 // Fills op.frames and op.frame_of_pair from op.triangle (every entry below `triangle_count`).
 void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count);
