@@ -26,6 +26,8 @@ inline M8 gt(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GT_OQ)}; }
 inline M8 lt(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
 inline M8 neq(F8 a, F8 b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_NEQ_UQ)}; }  // true where either is NaN, as a != b
 inline M8 mask_and(M8 a, M8 b) { return {_mm256_and_ps(a.v, b.v)}; }
+inline M8 mask_or(M8 a, M8 b) { return {_mm256_or_ps(a.v, b.v)}; }
+inline M8 select_mask(M8 m, M8 a, M8 b) { return {_mm256_blendv_ps(b.v, a.v, m.v)}; }  // m ? a : b
 inline bool any(M8 m) { return _mm256_movemask_ps(m.v) != 0; }
 template <> inline F8 splat_v<F8>(float x) { return {_mm256_set1_ps(x)}; }
 

@@ -18,6 +18,7 @@
 
 #include "solver/lanes_avx2.h"  // inside the target region: its functions are AVX2 code
 #include "solver/bend_kernel.h"
+#include "solver/collide_kernel.h"
 #include "solver/link_kernel.h"
 #include "solver/local_range_kernel.h"
 
@@ -26,6 +27,8 @@ namespace drape::solver::lanes {
 inline __m256 load_pair(const Float4* lo, const Float4* hi) {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(&lo->x)), _mm_load_ps(&hi->x), 1);
 }
+// Four floats in both halves.
+inline __m256 load_twice(const float* a) { return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a)), _mm_loadu_ps(a), 1); }
 inline void store_pair(Float4* lo, Float4* hi, __m256 v) {
     _mm_store_ps(&lo->x, _mm256_castps256_ps128(v));
     _mm_store_ps(&hi->x, _mm256_extractf128_ps(v, 1));
@@ -193,6 +196,97 @@ void local_range_eight_avx2(const LocalRangeSet& r, const Setup& s, Float4* p, c
     store_pair(p + i[2], p + i[6], z), store_pair(p + i[3], p + i[7], w);
 }
 
+namespace {
+
+// Particles i..i+7 against the chunk's slots `cand`, entries i..i+3 and i+4..i+7 in one register's
+// halves: collide_group (collide_kernel.h) with eight lanes, each lane the same expressions. With
+// Half, particles i..i+3 only: the upper lanes repeat them, take no part, and are not stored.
+template <bool Half>
+DRAPE_COLLIDE_INLINE void collide_group8(const Setup& s, Float4* p, Float4* q, const CollisionChunk<F8>& ch, uint32_t i, uint32_t cand) {
+    using namespace lanes;
+    const uint32_t hi = Half ? i : i + 4;
+    __m256 r0 = load_pair(p + i, p + hi), r1 = load_pair(p + i + 1, p + hi + 1), r2 = load_pair(p + i + 2, p + hi + 2), r3 = load_pair(p + i + 3, p + hi + 3);
+    transpose8(r0, r1, r2, r3);
+    F8 px{r0}, py{r1}, pz{r2}, qx{}, qy{}, qz{};
+    const __m256 pw = r3;
+    __m256 qw = _mm256_setzero_ps();
+    bool have_q = false;  // previous positions are transposed when a lane passes a box
+    bool moved = false;
+    alignas(32) uint32_t m[8] = {};
+    for (; cand != 0; cand &= cand - 1) {
+        const uint32_t c = uint32_t(std::countr_zero(cand));
+        const ShapeLanes<F8>& b = ch.w[c];
+        M8 in_box{};
+        if (b.has_box) {
+            const M8 in_x = mask_and(lt(b.lo_x, px), lt(px, b.hi_x));
+            const M8 in_y = mask_and(lt(b.lo_y, py), lt(py, b.hi_y));
+            const M8 in_z = mask_and(lt(b.lo_z, pz), lt(pz, b.hi_z));
+            in_box = mask_and(in_x, mask_and(in_y, in_z));
+            if (!any(in_box)) continue;
+        }
+        const bool low = lanes_on(s, i, ch.all[c], ch.bits[c], m);
+        const bool high = !Half && lanes_on(s, i + 4, ch.all[c], ch.bits[c], m + 4);
+        if (!low && !high) continue;
+        M8 active{_mm256_castsi256_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(m)))};
+        if (b.has_box) {
+            active = mask_and(active, in_box);
+            if (!any(active)) continue;
+        }
+        if (b.has_bound) {  // lanes farther from the segment than the bound: outside the shape
+            const F8 zero = splat_v<F8>(0.0f), one = splat_v<F8>(1.0f);
+            const F8 ax = px - b.c0x, ay = py - b.c0y, az = pz - b.c0z;
+            const F8 t = vmin(vmax(((ax * b.dx + ay * b.dy) + az * b.dz) * b.seg_inv_l2, zero), one);
+            const F8 ex = ax - b.dx * t, ey = ay - b.dy * t, ez = az - b.dz * t;
+            active = mask_and(active, lt((ex * ex + ey * ey) + ez * ez, b.bound2));
+            if (!any(active)) continue;
+        }
+        if (!have_q) {
+            __m256 t0 = load_pair(q + i, q + hi), t1 = load_pair(q + i + 1, q + hi + 1), t2 = load_pair(q + i + 2, q + hi + 2), t3 = load_pair(q + i + 3, q + hi + 3);
+            transpose8(t0, t1, t2, t3);
+            qx.v = t0, qy.v = t1, qz.v = t2, qw = t3;
+            have_q = true;
+        }
+        const F8 radius{Half ? load_twice(s.radius + i) : _mm256_loadu_ps(s.radius + i)};
+        const F8 friction{Half ? load_twice(s.friction + i) : _mm256_loadu_ps(s.friction + i)};
+        moved |= collide_lanes<F8, M8, Contact::game>(b, px, py, pz, qx, qy, qz, radius, friction, active);
+    }
+    if (!moved) return;  // nothing inside: the particles are as they were
+    auto put = [&](Float4* base, __m256 x, __m256 y, __m256 z, __m256 w) {
+        transpose8(x, y, z, w);
+        const __m256 rows[4] = {x, y, z, w};
+        for (uint32_t k = 0; k < 4; ++k) {
+            _mm_store_ps(&base[i + k].x, _mm256_castps256_ps128(rows[k]));
+            if (!Half) _mm_store_ps(&base[i + 4 + k].x, _mm256_extractf128_ps(rows[k], 1));
+        }
+    };
+    put(p, px.v, py.v, pz.v, pw);
+    put(q, qx.v, qy.v, qz.v, qw);
+}
+
+}  // namespace
+
+void collide_groups_avx2(const Setup& s, State& st, uint32_t first, uint32_t end) {
+    Float4* p = st.positions;
+    Float4* q = st.previous_positions;
+    for (uint32_t c0 = first; c0 < end; c0 += CollisionChunk<F8>::size) {
+        const uint32_t c1 = end - c0 < CollisionChunk<F8>::size ? end : c0 + CollisionChunk<F8>::size;
+        CollisionChunk<F8> ch;
+        build_chunk(s, st, c0, c1, ch);
+        const uint32_t every = ch.by_mask | ch.by_all;
+        if (every == 0) continue;
+        scan_blocks(
+            s, p, ch, every,
+            [&](uint32_t i, uint32_t cand) {
+                collide_group8<false>(s, p, q, ch, i, cand);
+                collide_group8<false>(s, p, q, ch, i + 8, cand);
+            },
+            [&](uint32_t i) {
+                for (; i + 8 <= s.padded_count; i += 8) collide_group8<false>(s, p, q, ch, i, every);
+                if (i < s.padded_count) collide_group8<true>(s, p, q, ch, i, every);
+            });
+    }
+}
+
 uint32_t integrate_avx2(const Setup& s, State& st, bool forces) {
     const uint32_t pairs = s.particle_count / 2;
     if (forces) integrate_pairs<true>(s, st, pairs);
@@ -216,6 +310,7 @@ void link_batches_avx2(Float4*, const uint32_t*, uint32_t, uint32_t, bool) {}
 uint32_t integrate_avx2(const Setup&, State&, bool) { return 0; }
 void bend_eight_avx2(const BendStiffnessSet&, const Setup&, Float4*, uint32_t) {}
 void local_range_eight_avx2(const LocalRangeSet&, const Setup&, Float4*, const Float4*, const Float4*, uint32_t) {}
+void collide_groups_avx2(const Setup&, State&, uint32_t, uint32_t) {}
 }  // namespace drape::solver
 
 #endif
