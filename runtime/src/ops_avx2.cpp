@@ -146,6 +146,36 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
     }
 }
 
+namespace {
+
+// Whether every vertex of a one-influence block names the same bone.
+bool one_bone(const DeformBlock& blk) {
+    bool same = true;
+    for (uint32_t j = 1; j < blk.vertex_count; ++j) same = same && blk.bones[j] == blk.bones[0];
+    return same;
+}
+
+// Eight vertices of one bone `m`, one per lane: row r of ((c0*x + c1*y) + c2*z) (+ c3*w with
+// `w`), added to +0: lane by lane what the column form computes in row r of its vector.
+inline void rows_eight(const float* m, const float* x, const float* y, const float* z, const float* w, __m256 out[3]) {
+    const __m256 vx = _mm256_loadu_ps(x), vy = _mm256_loadu_ps(y), vz = _mm256_loadu_ps(z);
+    for (int r = 0; r < 3; ++r) {
+        __m256 v = add(add(mul(_mm256_set1_ps(m[r]), vx), mul(_mm256_set1_ps(m[4 + r]), vy)), mul(_mm256_set1_ps(m[8 + r]), vz));
+        if (w) v = add(v, mul(_mm256_set1_ps(m[12 + r]), _mm256_loadu_ps(w)));
+        out[r] = add(_mm256_setzero_ps(), v);
+    }
+}
+
+// x, y, z of eight vertices (one per lane) into their xyz (w kept).
+inline void store_eight_xyz(float* base, const uint16_t* v, __m256 x, __m256 y, __m256 z) {
+    __m256 w = _mm256_setzero_ps();
+    transpose8(x, y, z, w);  // rows: vertex k in the low half, vertex k + 4 in the high half
+    const __m256 rows[4] = {x, y, z, w};
+    for (uint32_t k = 0; k < 4; ++k) store_two_xyz(base + size_t(v[k]) * 4, base + size_t(v[k + 4]) * 4, rows[k]);
+}
+
+}  // namespace
+
 void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& out) {
     const bool wn = (op.streams & k_stream_n) && !op.local_n.empty() && out.n != nullptr;
     const bool wt = (op.streams & k_stream_t) && !op.local_t.empty() && out.t != nullptr;
@@ -155,6 +185,25 @@ void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& ou
     for (const DeformBlock& blk : op.blocks) {
         const uint32_t n = blk.blends;
         uint32_t j = 0;
+        // One influence and one bone for the whole block (Sekiro's hair: every vertex on the
+        // head): eight vertices a register, their local vectors neighbours.
+        if (n == 1 && one_bone(blk))
+            for (const float* m = bones[blk.bones[0]].m; j + 8 <= blk.vertex_count; j += 8) {
+                const size_t l = size_t(blk.local) * 16 + j;
+                __m256 r[3];
+                if (!op.skip_positions) {
+                    rows_eight(m, px + l, py + l, pz + l, pw + l, r);
+                    store_eight_xyz(out.p, blk.vertices + j, r[0], r[1], r[2]);
+                }
+                if (wn) {
+                    rows_eight(m, nx + l, ny + l, nz + l, nullptr, r);
+                    store_eight_xyz(out.n, blk.vertices + j, r[0], r[1], r[2]);
+                }
+                if (wt) {
+                    rows_eight(m, tx + l, ty + l, tz + l, nullptr, r);
+                    store_eight_xyz(out.t, blk.vertices + j, r[0], r[1], r[2]);
+                }
+            }
         // Each half sums its vertex's rows from +0 in influence order:
         // point += ((c0*x + c1*y) + c2*z) + c3*w, normal and tangent the same without c3.
         for (; j + 2 <= blk.vertex_count; j += 2) {
