@@ -531,19 +531,8 @@ void layout_link_run(const SimClothDesc& d, const Execution& ex, uint32_t first,
 // twice runs alone.
 void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s, bool fill, BendStiffnessSet& b) {
     const uint32_t n = c.count;
-    b.count = n;
-    b.particles = a.take<uint32_t>(4 * size_t(n));
-    b.weights = a.take<float>(4 * size_t(n));
-    b.stiffness = a.take<float>(n);
-    b.rest_curvature = a.take<float>(n);
-    b.inv_mass_sum = a.take<float>(n);
-    b.batch_weights = a.take<float>(4 * size_t(n));
-    b.batch_inv_mass = a.take<float>(4 * size_t(n));
-    b.file_order = a.take<uint32_t>(n);
-    b.level_batches4 = a.take<uint32_t>(size_t(n) + 1);
-    b.level_singles = a.take<uint32_t>(size_t(n) + 1);
-    if (!fill) return;
-    // Each item's level, and each level's items in file order, four-able ones first.
+    // Each item's level, and each level's items in file order, four-able ones first (in both
+    // passes: the padding below sizes the arrays).
     std::vector<uint32_t> level(n), last(s.particle_count, 0);
     std::vector<uint8_t> alone(n, 0);
     uint32_t levels = 0;
@@ -559,20 +548,43 @@ void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s,
     }
     std::vector<std::vector<uint32_t>> four(levels), one(levels);
     for (uint32_t j = 0; j < n; ++j) (alone[j] ? one : four)[level[j]].push_back(j);
+    // A level's four-able items that do not fill a batch are padded to one with items that move
+    // nothing (every particle the spare one past the cloth's, zero weights and inverse-mass sum:
+    // no lane of them is live), so no four-able item runs alone.
+    uint32_t padding = 0;
+    for (uint32_t l = 0; l < levels; ++l) padding += (4 - uint32_t(four[l].size() % 4)) % 4;
+    const uint32_t m = n + padding;
+    b.count = n;
+    b.stored = m;
+    b.particles = a.take<uint32_t>(4 * size_t(m));
+    b.weights = a.take<float>(4 * size_t(m));
+    b.stiffness = a.take<float>(m);
+    b.rest_curvature = a.take<float>(m);
+    b.inv_mass_sum = a.take<float>(m);
+    b.batch_weights = a.take<float>(4 * size_t(m));
+    b.batch_inv_mass = a.take<float>(4 * size_t(m));
+    b.file_order = a.take<uint32_t>(n);
+    b.level_batches4 = a.take<uint32_t>(size_t(levels) + 1);
+    b.level_singles = a.take<uint32_t>(size_t(levels) + 1);
+    if (!fill) return;
+    constexpr uint32_t k_pad = UINT32_MAX;
     std::vector<uint32_t> order;
-    order.reserve(n);
+    order.reserve(m);
     b.level_count = levels;
     for (uint32_t l = 0; l < levels; ++l) {
-        const size_t full = four[l].size() / 4 * 4;  // the rest of the four-able ones run alone
-        for (size_t i = full; i < four[l].size(); ++i) one[l].push_back(four[l][i]);
-        four[l].resize(full);
-        b.level_batches4[l] = uint32_t(full / 4);
+        while (four[l].size() % 4) four[l].push_back(k_pad);
+        b.level_batches4[l] = uint32_t(four[l].size() / 4);
         b.level_singles[l] = uint32_t(one[l].size());
         order.insert(order.end(), four[l].begin(), four[l].end());
         order.insert(order.end(), one[l].begin(), one[l].end());
     }
-    for (uint32_t at = 0; at < n; ++at) {
+    for (uint32_t at = 0; at < m; ++at) {
         const uint32_t j = order[at];
+        if (j == k_pad) {
+            for (int q = 0; q < 4; ++q) b.particles[4 * at + q] = s.particle_count, b.weights[4 * at + q] = 0.0f;
+            b.stiffness[at] = b.rest_curvature[at] = b.inv_mass_sum[at] = 0.0f;
+            continue;
+        }
         b.file_order[j] = at;
         const BendStiffnessDesc& k = c.bend_stiffness_links[j];
         const uint32_t p[4] = {k.particle_a, k.particle_b, k.particle_c, k.particle_d};

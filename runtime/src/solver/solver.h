@@ -251,7 +251,10 @@ struct Pass {
 // file's order. file_order[j] is the schedule position of the file's item j (the sequential mode
 // runs the items through it).
 struct BendStiffnessSet {
-    uint32_t count = 0;
+    uint32_t count = 0;             // the file's items
+    // Items stored in schedule order: the file's and the padding that fills each level's last
+    // four-item batch (the spare particle past the cloth's, zero weights: they move nothing).
+    uint32_t stored = 0;
     uint32_t* particles = nullptr;  // 4 per item
     float* weights = nullptr;       // 4 per item
     float* stiffness = nullptr;     // per item, clamped to [0, 1] when the set clamps
