@@ -1,7 +1,7 @@
 // What of an input conversion a state reads (plan_conversions): the stand-in skins' vertices the
 // state overwrites in every stream before reading them are left out, nothing else, and the
-// vertices kept are blended to the same bits; a stream of the copy overwritten everywhere before
-// any read is not copied.
+// vertices kept are blended to the same bits, each copy only in the streams some vertex of it
+// reads; a stream of the copy overwritten everywhere before any read is not copied.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -128,6 +128,15 @@ TEST_CASE("runtime stand-in skins: a stream nothing overwrites before it is read
         REQUIRE(m.stand_in_deforms.size() == 2);
         CHECK(vertices_of(m.stand_in_deforms[0]) == std::vector<uint16_t>{4, 5, 6, 7});
         CHECK(vertices_of(m.stand_in_deforms[1]).empty());
+        CHECK(m.stand_in_deforms[0].streams == k_stream_p);  // the frames overwrite every normal first
+    }
+    SUBCASE("every position is read, every normal overwritten first: the stand-in blends positions only") {
+        ClothModel m = model(true, false, true);
+        plan_conversions(m);
+        REQUIRE(m.stand_in_deforms.size() == 2);
+        CHECK(vertices_of(m.stand_in_deforms[0]) == std::vector<uint16_t>{0, 1, 2, 3, 4, 5, 6, 7});
+        CHECK(vertices_of(m.stand_in_deforms[1]).empty());
+        CHECK(m.stand_in_deforms[0].streams == k_stream_p);
     }
     SUBCASE("the stand-in writes normals, the deform only positions, the frames read the normals") {
         ClothModel m = model(true, false, false);
@@ -139,6 +148,8 @@ TEST_CASE("runtime stand-in skins: a stream nothing overwrites before it is read
         CHECK(vertices_of(m.stand_in_deforms[1]) == std::vector<uint16_t>{0, 1, 2, 3});
         CHECK(m.stand_in_deforms[1].skip_positions);
         CHECK_FALSE(m.stand_in_deforms[0].skip_positions);
+        CHECK(m.stand_in_deforms[0].streams == (k_stream_p | k_stream_n));
+        CHECK(m.stand_in_deforms[1].streams == k_stream_n);
         // The copy without positions: the normals of the whole skin's bits, positions untouched.
         std::vector<Mat4> bones = random_bones(5), scratch(2);
         Transforms ts{bones.data(), 2};

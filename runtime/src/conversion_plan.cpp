@@ -7,7 +7,7 @@
 // mesh-mesh deform before anything reads them: skinning them is work nobody sees. This pass finds
 // them once at load, per state, and keeps copies of the skins without them (and, for vertices
 // whose positions are overwritten but whose normals or tangents are read, copies that write all
-// but the positions). Likewise a stream of
+// but the positions; each copy blends only the streams some vertex of it reads). Likewise a stream of
 // the conversion's copy that the state overwrites everywhere before reading (Sekiro's hair: its
 // skin writes every vertex right after) is not copied.
 //
@@ -336,19 +336,25 @@ void plan_conversions(ClothModel& m) {
             bool known = true;
             for (size_t q = pos + 1; q < st.operators.size() && known; ++q) known = visit(m, st, m.operators[st.operators[q]], w);
             // Per vertex: blended with its positions (they are read), without them (only other
-            // streams are read), or not at all.
+            // streams are read), or not at all; and of each group, the streams some vertex of it
+            // reads (the others are overwritten before anything reads them: not blended).
             std::vector<uint8_t> with_p(nv, 1), without_p(nv, 0);
             size_t changed = 0;
+            uint8_t with_read = 0, without_read = 0, skin_streams = 0;
             for (size_t v = 0; v < nv; ++v) {
                 const uint8_t read = known ? uint8_t(w.live[v] | w.pending[v]) : k_all_streams;
                 with_p[v] = (read & k_p) != 0;
                 without_p[v] = read != 0 && !with_p[v];
                 changed += !with_p[v];
+                (with_p[v] ? with_read : without_read) |= read;
             }
             size_t copied = 0;  // the skins' vertices, at most what the copies hold
-            for (uint32_t oi : c.display_skins)
-                for (const DeformBlock& b : m.deforms[m.operators[oi].payload].blocks) copied += b.vertex_count;
-            if (changed == 0 || copied > copies) continue;
+            for (uint32_t oi : c.display_skins) {
+                const Operator& skin = m.operators[oi];
+                skin_streams |= deform_streams(m.deforms[skin.payload], skin.kind == OpKind::object_space_skin);
+                for (const DeformBlock& b : m.deforms[skin.payload].blocks) copied += b.vertex_count;
+            }
+            if ((changed == 0 && (skin_streams & uint8_t(~with_read)) == 0) || copied > copies) continue;
             copies -= copied;
             if (st.stand_in.empty()) st.stand_in.assign(st.operators.size(), UINT32_MAX);
             st.stand_in[pos] = uint32_t(m.stand_in_deforms.size());
@@ -358,7 +364,9 @@ void plan_conversions(ClothModel& m) {
                 const Operator& skin = m.operators[oi];
                 const bool object_space = skin.kind == OpKind::object_space_skin;
                 m.stand_in_deforms.push_back(without(m.deforms[skin.payload], object_space, with_p));
+                m.stand_in_deforms.back().streams &= uint8_t(with_read | k_p);
                 m.stand_in_deforms.push_back(without(m.deforms[skin.payload], object_space, without_p));
+                m.stand_in_deforms.back().streams &= without_read;
                 m.stand_in_deforms.back().skip_positions = true;
             }
         }

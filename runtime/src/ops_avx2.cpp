@@ -53,6 +53,26 @@ struct LocalStreams {
     bool wn, wt, wb, skip_positions;
 };
 
+// The blended composites of vertices j and j + 1 (their columns in one register's halves): the
+// first `Columns` columns; the rest zero.
+template <int Columns>
+inline void composite_two(const DeformBlock& blk, const Mat4* m, const float* wf, uint32_t j, __m256 (&c)[4]) {
+    const uint32_t n = blk.blends, a = j * n, b = (j + 1) * n;  // the two vertices' first influences
+    for (int k = Columns; k < 4; ++k) c[k] = _mm256_setzero_ps();
+    if (n == 1) {
+        for (int k = 0; k < Columns; ++k) c[k] = two_columns(m[blk.bones[j]].m + 4 * k, m[blk.bones[j + 1]].m + 4 * k);
+        return;
+    }
+    const __m256 w0 = two_splats(wf[a], wf[b]);
+    for (int k = 0; k < Columns; ++k) c[k] = _mm256_mul_ps(two_columns(m[blk.bones[a]].m + 4 * k, m[blk.bones[b]].m + 4 * k), w0);
+    for (uint32_t i = 1; i < n; ++i) {
+        const __m256 w = two_splats(wf[a + i], wf[b + i]);
+        const float* lo = m[blk.bones[a + i]].m;
+        const float* hi = m[blk.bones[b + i]].m;
+        for (int k = 0; k < Columns; ++k) c[k] = _mm256_add_ps(c[k], _mm256_mul_ps(two_columns(lo + 4 * k, hi + 4 * k), w));
+    }
+}
+
 // Vertex j of the block in the four-lane form (the block's odd last vertex); wf: the block's
 // weights as floats.
 void object_one(const DeformBlock& blk, const Mat4* m, const LocalStreams& s, uint32_t j, const float* wf, BufferData& out) {
@@ -111,20 +131,10 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
         }
         uint32_t j = 0;
         for (; j + 2 <= blk.vertex_count; j += 2) {
-            const uint32_t a = j * n, b = (j + 1) * n;  // the two vertices' first influences
             __m256 c[4];
-            if (n == 1) {
-                for (int k = 0; k < 4; ++k) c[k] = two_columns(m[blk.bones[j]].m + 4 * k, m[blk.bones[j + 1]].m + 4 * k);
-            } else {
-                const __m256 w0 = two_splats(wf[a], wf[b]);
-                for (int k = 0; k < 4; ++k) c[k] = _mm256_mul_ps(two_columns(m[blk.bones[a]].m + 4 * k, m[blk.bones[b]].m + 4 * k), w0);
-                for (uint32_t i = 1; i < n; ++i) {
-                    const __m256 w = two_splats(wf[a + i], wf[b + i]);
-                    const float* lo = m[blk.bones[a + i]].m;
-                    const float* hi = m[blk.bones[b + i]].m;
-                    for (int k = 0; k < 4; ++k) c[k] = _mm256_add_ps(c[k], _mm256_mul_ps(two_columns(lo + 4 * k, hi + 4 * k), w));
-                }
-            }
+            // The translation only moves points: without them three columns.
+            if (s.skip_positions) composite_two<3>(blk, m, wf, j, c);
+            else composite_two<4>(blk, m, wf, j, c);
             const uint32_t li = blk.local * 16 + j;
             const size_t v0 = size_t(blk.vertices[j]) * 4, v1 = size_t(blk.vertices[j + 1]) * 4;
             auto splat = [&](const float* x) { return neighbour_splats(x + li); };  // vertices j and j + 1 are neighbours
