@@ -194,6 +194,9 @@ float rsqrt_exact(float x) { return 1.0f / std::sqrt(x); }
 // ops_avx2.cpp: the blends two vertices and the vertex frames eight entries at a time (the same
 // bits), where the CPU has AVX2.
 bool ops_avx2_built();
+// ops_avx2.cpp: the 2014 mesh-mesh deform's weighted sums (run_mesh_mesh_deform_2014's loop), the
+// frames already in `frames`.
+void mesh_mesh_sums_avx2(const MeshMeshDeform2014Op& op, const Mat4* frames, BufferData& out);
 void object_space_blend_avx2(const DeformOp& op, const Mat4* composites, BufferData& out);
 void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& out);
 void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t k0, const uint32_t* v, const uint32_t* id);
@@ -265,6 +268,10 @@ void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count) {
 void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData& in, BufferData& out, Scratch& s) {
     using solver::lanes::store3;
     for (size_t j = 0; j < op.frames.size(); ++j) s.matrices[j] = triangle_frame(in, op.frames[j]);
+    if (wide_lanes(s)) {
+        mesh_mesh_sums_avx2(op, s.matrices, out);
+        return;
+    }
     const size_t nv = op.first_pair.empty() ? 0 : op.first_pair.size() - 1;
     // A frame's columns as four-lane vectors: each lane runs transform_point's (and
     // transform_direction's) expression of its row, and the weighted sum of its row in pair
