@@ -198,6 +198,41 @@ float weight_of(const DeformBlock& b, uint32_t k) {
     return b.blends <= 4 ? float(b.weights[k]) * (1.0f / 255.0f) : float(b.weights[k]) * (1.0f / 65535.0f);
 }
 
+// The object-space blend's scalar form over composites `comp` (one per subset entry): the blend
+// adds M*w in bone order (a one-blend vertex takes its matrix); a point is ((c0*x + c3) + c1*y) +
+// c2*z, a direction (c0*x + c1*y) + c2*z. The entries of `out` that differ from it (and w changed).
+size_t object_blend_differences(const DeformOp& op, const std::vector<Mat4>& comp, const Mesh& out, const std::vector<float>& before_w) {
+    size_t differ = 0;
+    for (const DeformBlock& blk : op.blocks) {
+        const uint32_t blends = blk.blends;
+        for (uint32_t j = 0; j < blk.vertex_count; ++j) {
+            const uint32_t v = blk.vertices[j], li = blk.local * 16 + j;
+            for (int r = 0; r < 3; ++r) {
+                float col[4];
+                for (int c = 0; c < 4; ++c) {
+                    if (blends == 1) {
+                        col[c] = comp[blk.bones[j]].m[c * 4 + r];
+                        continue;
+                    }
+                    float acc = comp[blk.bones[j * blends]].m[c * 4 + r] * weight_of(blk, j * blends);
+                    for (uint32_t i = 1; i < blends; ++i) acc = acc + comp[blk.bones[j * blends + i]].m[c * 4 + r] * weight_of(blk, j * blends + i);
+                    col[c] = acc;
+                }
+                const float point = ((col[0] * op.local_p.x[li] + col[3]) + col[1] * op.local_p.y[li]) + col[2] * op.local_p.z[li];
+                differ += !same_bits(out.p[v * 4 + r], point);
+                const LocalStream* dirs[3] = {&op.local_n, &op.local_t, &op.local_b};
+                const std::vector<float>* outs[3] = {&out.n, &out.t, &out.b};
+                for (int q = 0; q < 3; ++q) {
+                    const float dir = (col[0] * dirs[q]->x[li] + col[1] * dirs[q]->y[li]) + col[2] * dirs[q]->z[li];
+                    differ += !same_bits((*outs[q])[v * 4 + r], dir);
+                }
+            }
+            differ += !same_bits(out.p[v * 4 + 3], before_w[v * 4 + 3]);  // w left alone
+        }
+    }
+    return differ;
+}
+
 }  // namespace
 
 TEST_CASE("runtime kernels: the skin blends in four lanes and two vertices per eight lanes equal the row-by-row scalar form bit for bit") {
@@ -238,34 +273,7 @@ TEST_CASE("runtime kernels: the skin blends in four lanes and two vertices per e
                         for (int k = 0; k < 4; ++k) comp[j].m[c * 4 + k] = (b.m[k] * i.m[c * 4] + b.m[4 + k] * i.m[c * 4 + 1]) + b.m[8 + k] * i.m[c * 4 + 2];
                     for (int k = 0; k < 4; ++k) comp[j].m[12 + k] = ((b.m[k] * i.m[12] + b.m[12 + k]) + b.m[4 + k] * i.m[13]) + b.m[8 + k] * i.m[14];
                 }
-                size_t differ = 0;
-                for (const DeformBlock& blk : op.blocks)
-                    for (uint32_t j = 0; j < blk.vertex_count; ++j) {
-                        const uint32_t v = blk.vertices[j], li = blk.local * 16 + j;
-                        for (int r = 0; r < 3; ++r) {
-                            float col[4];
-                            for (int c = 0; c < 4; ++c) {
-                                if (blends == 1) {
-                                    col[c] = comp[blk.bones[j]].m[c * 4 + r];
-                                    continue;
-                                }
-                                float acc = comp[blk.bones[j * blends]].m[c * 4 + r] * weight_of(blk, j * blends);
-                                for (uint32_t i = 1; i < blends; ++i)
-                                    acc = acc + comp[blk.bones[j * blends + i]].m[c * 4 + r] * weight_of(blk, j * blends + i);
-                                col[c] = acc;
-                            }
-                            const float point = ((col[0] * op.local_p.x[li] + col[3]) + col[1] * op.local_p.y[li]) + col[2] * op.local_p.z[li];
-                            differ += !same_bits(out.p[v * 4 + r], point);
-                            const LocalStream* dirs[3] = {&op.local_n, &op.local_t, &op.local_b};
-                            const std::vector<float>* outs[3] = {&out.n, &out.t, &out.b};
-                            for (int q = 0; q < 3; ++q) {
-                                const float dir = (col[0] * dirs[q]->x[li] + col[1] * dirs[q]->y[li]) + col[2] * dirs[q]->z[li];
-                                differ += !same_bits((*outs[q])[v * 4 + r], dir);
-                            }
-                        }
-                        differ += !same_bits(out.p[v * 4 + 3], before_w[v * 4 + 3]);  // w left alone
-                    }
-                CHECK(differ == 0);
+                CHECK(object_blend_differences(op, comp, out, before_w) == 0);
             }
 
             // Bone space: point = sum over influences, from +0, of ((c0*x + c1*y) + c2*z) + c3*w;
@@ -293,6 +301,48 @@ TEST_CASE("runtime kernels: the skin blends in four lanes and two vertices per e
                     }
                 CHECK(differ == 0);
             }
+        }
+    }
+}
+
+TEST_CASE("runtime kernels: the object-space mesh-mesh deform (composites of triangle frames and binds, then the blend) in four and eight lanes equals the row-by-row scalar form bit for bit") {
+    std::mt19937 rng(29);
+    const uint32_t entries = 12;  // subset entries: triangles of the input mesh, each with its bind
+    for (uint8_t blends : {1, 3}) {
+        CAPTURE(int(blends));
+        Mesh in(40, 30, rng);
+        DeformOp op = random_deform(rng, 3, blends, entries);
+        std::uniform_int_distribution<uint32_t> tri(0, in.data.triangle_count - 1);
+        for (uint16_t& t : op.subset) t = uint16_t(tri(rng));
+        // The composites' scalar form: the centroid frame (c0 = a - g, c1 = b - g, c2 = c0 x c1,
+        // g = ((a + b) + c) * (1/3); w 0, 0, 0, 1) composed with the bind by the composite rule.
+        std::vector<Mat4> comp(entries);
+        for (uint32_t e = 0; e < entries; ++e) {
+            const uint16_t* t = &in.tris[size_t(op.subset[e]) * 3];
+            const float *a = &in.p[t[0] * 4], *b = &in.p[t[1] * 4], *c = &in.p[t[2] * 4];
+            float f[4][4];
+            for (int k = 0; k < 3; ++k) {
+                const float g = ((a[k] + b[k]) + c[k]) * (1.0f / 3.0f);
+                f[0][k] = a[k] - g, f[1][k] = b[k] - g, f[3][k] = g;
+            }
+            f[2][0] = f[0][1] * f[1][2] - f[0][2] * f[1][1];
+            f[2][1] = f[0][2] * f[1][0] - f[0][0] * f[1][2];
+            f[2][2] = f[0][0] * f[1][1] - f[0][1] * f[1][0];
+            f[0][3] = f[1][3] = f[2][3] = 0, f[3][3] = 1;
+            const float* i = op.binds[e].m;
+            for (int col = 0; col < 3; ++col)
+                for (int k = 0; k < 4; ++k) comp[e].m[col * 4 + k] = (f[0][k] * i[col * 4] + f[1][k] * i[col * 4 + 1]) + f[2][k] * i[col * 4 + 2];
+            for (int k = 0; k < 4; ++k) comp[e].m[12 + k] = ((f[0][k] * i[12] + f[3][k]) + f[1][k] * i[13]) + f[2][k] * i[14];
+        }
+        std::vector<Mat4> scratch(entries);
+        for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {  // 8: where the CPU has AVX2
+            CAPTURE(int(lanes));
+            Scratch s{scratch.data(), entries, {nullptr, nullptr, nullptr}, 0};
+            s.max_lanes = lanes;
+            Mesh out(3 * 16, 0, rng);
+            const std::vector<float> before_w = out.p;
+            run_object_space_mesh_mesh_deform(op, in.data, out.data, s);
+            CHECK(object_blend_differences(op, comp, out, before_w) == 0);
         }
     }
 }

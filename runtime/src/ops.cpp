@@ -197,6 +197,8 @@ bool ops_avx2_built();
 // ops_avx2.cpp: the 2014 mesh-mesh deform's weighted sums (run_mesh_mesh_deform_2014's loop), the
 // frames already in `frames`.
 void mesh_mesh_sums_avx2(const MeshMeshDeform2014Op& op, const Mat4* frames, BufferData& out);
+// ops_avx2.cpp: the object-space mesh-mesh deform's composites (run_object_space_mesh_mesh_deform).
+void mesh_mesh_composites_avx2(const DeformOp& op, const BufferData& in, Mat4* out);
 void object_space_blend_avx2(const DeformOp& op, const Mat4* composites, BufferData& out);
 void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& out);
 void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t k0, const uint32_t* v, const uint32_t* id);
@@ -228,7 +230,9 @@ void run_bone_space_skin(const DeformOp& op, const Transforms& ts, BufferData& o
 }
 
 void run_object_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s) {
-    for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = compose(triangle_frame(in, op.subset[j]), op.binds[j]);
+    if (wide_lanes(s)) mesh_mesh_composites_avx2(op, in, s.matrices);
+    else
+        for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = compose(triangle_frame(in, op.subset[j]), op.binds[j]);
     object_blend(op, s.matrices, out, s);
 }
 

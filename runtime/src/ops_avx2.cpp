@@ -340,6 +340,30 @@ void mesh_mesh_vertices(const MeshMeshDeform2014Op& op, const Mat4* frames, Buff
 
 }  // namespace
 
+// run_object_space_mesh_mesh_deform's composites (ops.cpp): per subset entry compose(
+// triangle_frame(in, triangle), bind), the same four-lane operations in the same order, the frame
+// kept in registers and the bind's entries broadcast from memory.
+void mesh_mesh_composites_avx2(const DeformOp& op, const BufferData& in, Mat4* out) {
+    const __m128 third = _mm_set1_ps(1.0f / 3.0f), zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+    for (size_t j = 0; j < op.subset.size(); ++j) {
+        const uint16_t* t = in.triangles + size_t(op.subset[j]) * 3;
+        const __m128 a = _mm_loadu_ps(in.p + size_t(t[0]) * 4), b = _mm_loadu_ps(in.p + size_t(t[1]) * 4), c = _mm_loadu_ps(in.p + size_t(t[2]) * 4);
+        const __m128 g = _mm_mul_ps(_mm_add_ps(_mm_add_ps(a, b), c), third);
+        const __m128 e1 = _mm_sub_ps(a, g), e2 = _mm_sub_ps(b, g);
+        const __m128 n = _mm_sub_ps(_mm_mul_ps(_mm_shuffle_ps(e1, e1, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(e2, e2, _MM_SHUFFLE(3, 1, 0, 2))),
+                                    _mm_mul_ps(_mm_shuffle_ps(e1, e1, _MM_SHUFFLE(3, 1, 0, 2)), _mm_shuffle_ps(e2, e2, _MM_SHUFFLE(3, 0, 2, 1))));
+        // The frame's columns, w lanes 0, 0, 0 and 1 (triangle_frame's selects).
+        const __m128 f0 = _mm_blend_ps(e1, zero, 8), f1 = _mm_blend_ps(e2, zero, 8), f2 = _mm_blend_ps(n, zero, 8), f3 = _mm_blend_ps(g, one, 8);
+        const float* i = op.binds[j].m;
+        float* r = out[j].m;
+        for (int k = 0; k < 3; ++k)
+            _mm_storeu_ps(r + 4 * k, _mm_add_ps(_mm_add_ps(_mm_mul_ps(f0, _mm_broadcast_ss(i + 4 * k)), _mm_mul_ps(f1, _mm_broadcast_ss(i + 4 * k + 1))),
+                                                _mm_mul_ps(f2, _mm_broadcast_ss(i + 4 * k + 2))));
+        _mm_storeu_ps(r + 12, _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(f0, _mm_broadcast_ss(i + 12)), f3), _mm_mul_ps(f1, _mm_broadcast_ss(i + 13))),
+                                         _mm_mul_ps(f2, _mm_broadcast_ss(i + 14))));
+    }
+}
+
 // run_mesh_mesh_deform_2014's loop (ops.cpp) with the same operations in the same order, per
 // vertex: two neighbouring vertices with as many pairs side by side in a register's halves,
 // splats as broadcast loads.
@@ -495,6 +519,7 @@ void bone_space_blend_avx2(const DeformOp&, const Mat4*, BufferData&) {}
 void write_frames8_avx2(const VertexFramesOp&, BufferData&, const Scratch&, uint32_t, const uint32_t*, const uint32_t*) {}
 void normal_sums_avx2(const VertexFramesOp&, const float*, uint32_t, float*, float* const*, uint32_t) {}
 void mesh_mesh_sums_avx2(const MeshMeshDeform2014Op&, const Mat4*, BufferData&) {}
+void mesh_mesh_composites_avx2(const DeformOp&, const BufferData&, Mat4*) {}
 }  // namespace drape::rt
 
 #endif
