@@ -15,6 +15,7 @@
 #include "drape/convert/cloth_check.h"
 #include "drape/exporters/cloth_read.h"
 #include "drape/io/file.h"
+#include "drape/tae/tae.h"
 #include "drcloth_fixtures.h"
 #include "game_fixtures.h"
 #include "run.h"
@@ -133,4 +134,21 @@ TEST_CASE("fuzz regressions: a binder member claiming more than the decompressio
         INFO(r.out);
         CHECK((r.exit_code == 0 || r.exit_code == 1));
     }
+}
+
+TEST_CASE("fuzz regressions: a TAE entry whose whole id does not fit in 64 bits names no clip") {
+    const std::vector<Input> inputs = regressions("tae");
+    REQUIRE(!inputs.empty());
+    size_t entries = 0;
+    for (const Input& in : inputs) {
+        INFO(in.name);
+        auto t = tae::read_tae(Bytes(in.bytes.data(), in.bytes.size()));
+        REQUIRE_MESSAGE(bool(t), (t ? std::string() : t.error().to_string()));
+        for (const auto& e : t->entries) {
+            entries += e.id > INT64_MAX - 234000000;  // past what category 234 can add to
+            if (e.id > INT64_MAX - 234000000) CHECK(tae::whole_id(234, e.id) == -1);
+        }
+        for (const auto& c : tae::clip_events(*t, 234)) CHECK(!c.clip.empty());
+    }
+    CHECK(entries >= 1);
 }

@@ -2,6 +2,8 @@
 // events on clips, every corpus TAE, and events in the glTF that drape convert writes.
 #include <doctest/doctest.h>
 
+#include <cstdint>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -245,6 +247,11 @@ TEST_CASE("tae: the category of a TAE and whole clip ids") {
     CHECK(tae::category_of("whatever.bin", 203000) == 0);
     CHECK(tae::category_of("whatever.bin", 12) == -1);
     CHECK(tae::whole_id(23, 30000) == 23030000);
+    // An entry id is any 64-bit number in a file: a sum that does not fit is no id.
+    CHECK(tae::whole_id(234, INT64_MAX - 1000) == -1);
+    CHECK(tae::whole_id(-3, INT64_MIN + 1000) == -1);
+    CHECK(tae::whole_id(0, INT64_MAX) == INT64_MAX);
+    CHECK(tae::whole_id(234, INT64_MAX - 234000000) == INT64_MAX);
     CHECK(tae::clip_name(23030000) == "a023_030000");
     CHECK(tae::clip_name(5043000) == "a005_043000");
     CHECK(tae::clip_name(-1).empty());

@@ -321,7 +321,12 @@ int32_t category_of(std::string_view member_name, int32_t tae_id) {
     return -1;
 }
 
-int64_t whole_id(int32_t category, int64_t entry_id) { return int64_t(category) * 1000000 + entry_id; }
+int64_t whole_id(int32_t category, int64_t entry_id) {
+    // A file's entry id is any 64-bit number: the sum may not fit (the product always does).
+    const int64_t base = int64_t(category) * 1000000;
+    if (base > 0 ? entry_id > INT64_MAX - base : entry_id < INT64_MIN - base) return -1;
+    return base + entry_id;
+}
 
 std::string clip_name(int64_t id) {
     if (id < 0 || id > 999999999) return {};

@@ -120,7 +120,7 @@ std::span<const EventName> event_names();
 // entry ids are whole ids); else from the TAE id (DS3 2000 + N, Sekiro 4000 + N); -1 when
 // nothing says.
 int32_t category_of(std::string_view member_name, int32_t tae_id);
-// category * 1,000,000 + entry id.
+// category * 1,000,000 + entry id; -1 when that does not fit in 64 bits (no clip has it).
 int64_t whole_id(int32_t category, int64_t entry_id);
 // "aXXX_YYYYYY" of a whole id; "" when negative or past a999_999999.
 std::string clip_name(int64_t whole_id);
