@@ -143,10 +143,14 @@ bool read_locals(Loader& L, const fb::LocalBlocks* lb, DeformOp& op) {
     size_t need = 0;
     for (const DeformBlock& b : op.blocks) need = std::max<size_t>(need, size_t(b.local) * 16 + 16);
     if (op.local_p.x.size() < need) return L.fail(DRAPE_RESULT_BAD_DATA, "%zu local positions, the blocks need %zu", op.local_p.x.size(), need);
-    // A stream the operator's channels name but the file lacks is not written.
-    if (op.local_n.x.size() < need) op.streams &= uint8_t(~k_stream_n);
-    if (op.local_t.x.size() < need) op.streams &= uint8_t(~k_stream_t);
-    if (op.local_b.x.size() < need) op.streams &= uint8_t(~k_stream_b);
+    // A stream the operator's channels name but the file lacks (or holds too few of) is not
+    // written, and dropped: an empty stream is what every reader of the locals takes for absent.
+    const std::pair<LocalStream*, uint8_t> streams[3] = {{&op.local_n, k_stream_n}, {&op.local_t, k_stream_t}, {&op.local_b, k_stream_b}};
+    for (const auto& [ls, bit] : streams)
+        if (ls->x.size() < need) {
+            op.streams &= uint8_t(~bit);
+            *ls = LocalStream();
+        }
     return true;
 }
 
