@@ -1,5 +1,5 @@
 // drape solver: the collision of particles with capsules, tapered capsules, spheres and planes,
-// on lanes (step.cpp states the rules: docs/runtime.md, "Collision"). Shared by the four-lane
+// on lanes (docs/runtime.md, "Links, bend stiffness and collision", states the rules). Shared by the four-lane
 // groups of step.cpp (SSE2) and the eight-lane groups of links_avx2.cpp (AVX2), so that both run
 // the same expressions in the same order, lane by lane.
 //
