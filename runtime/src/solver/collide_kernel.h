@@ -1,7 +1,7 @@
 // drape solver: the collision of particles with capsules, tapered capsules, spheres and planes,
-// on lanes (docs/runtime.md, "Links, bend stiffness and collision", states the rules). Shared by the four-lane
-// groups of step.cpp (SSE2) and the eight-lane groups of links_avx2.cpp (AVX2), so that both run
-// the same expressions in the same order, lane by lane.
+// on lanes (docs/runtime.md, "Links, bend stiffness and collision", states the rules). Shared by
+// the four-lane groups of step.cpp (SSE2) and the eight-lane groups of links_avx2.cpp (AVX2), so
+// that both run the same expressions in the same order, lane by lane.
 //
 // Everything but WorldShape has internal linkage in each file that includes it: step.cpp compiles
 // it for SSE2, links_avx2.cpp inside its AVX2 target region; one definition of either kind shared
