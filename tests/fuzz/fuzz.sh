@@ -71,9 +71,13 @@ summary() {
     [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9][0-9]*\).*/\1/p' "$log" | tail -1)
     secs=$(sed -n 's/.*Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | sed 's/cov: //')
-    # Findings: crashes, leaks, timeouts and out-of-memory inputs. A slow-unit input is reported
-    # apart: libFuzzer times it on the wall clock, so a loaded machine makes one.
+    # Findings: crashes, leaks, timeouts and out-of-memory inputs, and sanitizer reports the run
+    # went on after (a build that lets undefined behaviour recover writes no input for them). A
+    # slow-unit input is reported apart: libFuzzer times it on the wall clock, so a loaded
+    # machine makes one.
     crashes=$(find "$1/artifacts/$2" -type f ! -name 'slow-unit-*' | wc -l)
+    reports=$(grep -c 'runtime error:' "$log" || true)
+    [ "$reports" -gt "$crashes" ] && crashes=$reports  # a halting build writes an input for its report too
     slow=$(find "$1/artifacts/$2" -type f -name 'slow-unit-*' | wc -l)
     printf '%-20s seconds %-6s executions %-10s cov %-6s findings %s slow units %s\n' "$2" "${secs:-?}" "${execs:-?}" "${cov:-?}" "$crashes" "$slow"
 }
