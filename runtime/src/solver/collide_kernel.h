@@ -325,6 +325,26 @@ DRAPE_COLLIDE_INLINE uint32_t slots_on(const Setup& s, const CollisionChunk<V>& 
     return ((ch.first < 32 ? (u >> ch.first) : 0u) & ch.by_mask) | (any_dynamic ? ch.by_all : 0u);
 }
 
+// The lanes inside shape `b`'s box (its has_box must be set).
+template <class V, class M>
+DRAPE_COLLIDE_INLINE M in_box_lanes(const ShapeLanes<V>& b, V px, V py, V pz) {
+    const M in_x = mask_and(lt(b.lo_x, px), lt(px, b.hi_x));
+    const M in_y = mask_and(lt(b.lo_y, py), lt(py, b.hi_y));
+    const M in_z = mask_and(lt(b.lo_z, pz), lt(pz, b.hi_z));
+    return mask_and(in_x, mask_and(in_y, in_z));
+}
+
+// `active` without the lanes farther from a capsule's segment than its bound (has_bound): those
+// are outside the shape.
+template <class V, class M>
+DRAPE_COLLIDE_INLINE M within_bound(const ShapeLanes<V>& b, V px, V py, V pz, M active) {
+    const V zero = splat_v<V>(0.0f), one = splat_v<V>(1.0f);
+    const V ax = px - b.c0x, ay = py - b.c0y, az = pz - b.c0z;
+    const V t = vmin(vmax(((ax * b.dx + ay * b.dy) + az * b.dz) * b.seg_inv_l2, zero), one);
+    const V ex = ax - b.dx * t, ey = ay - b.dy * t, ez = az - b.dz * t;
+    return mask_and(active, lt((ex * ex + ey * ey) + ez * ez, b.bound2));
+}
+
 // One group i..i+3 against the slots `cand` of the chunk that may touch it: lane by lane each
 // slot's box first, and only for a lane in a box its collidable's lane masks and the collision
 // (a union of the group's masks tried first cost more than it saved on the corpus's hair).
@@ -342,10 +362,7 @@ DRAPE_COLLIDE_INLINE bool collide_group(const Setup& s, Float4* p, Float4* q, co
         const ShapeLanes<F4>& b = ch.w[c];
         M4 in_box;
         if (b.has_box) {
-            const M4 in_x = mask_and(lt(b.lo_x, px), lt(px, b.hi_x));
-            const M4 in_y = mask_and(lt(b.lo_y, py), lt(py, b.hi_y));
-            const M4 in_z = mask_and(lt(b.lo_z, pz), lt(pz, b.hi_z));
-            in_box = mask_and(in_x, mask_and(in_y, in_z));
+            in_box = in_box_lanes<F4, M4>(b, px, py, pz);
             if (!any(in_box)) continue;
         }
         alignas(16) uint32_t m[4];
@@ -355,12 +372,8 @@ DRAPE_COLLIDE_INLINE bool collide_group(const Setup& s, Float4* p, Float4* q, co
             active = mask_and(active, in_box);
             if (!any(active)) continue;
         }
-        if (b.has_bound) {  // lanes farther from the segment than the bound: outside the shape
-            const F4 zero = splat4(0.0f), one = splat4(1.0f);
-            const F4 ax = px - b.c0x, ay = py - b.c0y, az = pz - b.c0z;
-            const F4 t = vmin(vmax(((ax * b.dx + ay * b.dy) + az * b.dz) * b.seg_inv_l2, zero), one);
-            const F4 ex = ax - b.dx * t, ey = ay - b.dy * t, ez = az - b.dz * t;
-            active = mask_and(active, lt((ex * ex + ey * ey) + ez * ez, b.bound2));
+        if (b.has_bound) {
+            active = within_bound<F4, M4>(b, px, py, pz, active);
             if (!any(active)) continue;
         }
         if (!have_q) {

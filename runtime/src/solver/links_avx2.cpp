@@ -218,10 +218,7 @@ DRAPE_COLLIDE_INLINE void collide_group8(const Setup& s, Float4* p, Float4* q, c
         const ShapeLanes<F8>& b = ch.w[c];
         M8 in_box{};
         if (b.has_box) {
-            const M8 in_x = mask_and(lt(b.lo_x, px), lt(px, b.hi_x));
-            const M8 in_y = mask_and(lt(b.lo_y, py), lt(py, b.hi_y));
-            const M8 in_z = mask_and(lt(b.lo_z, pz), lt(pz, b.hi_z));
-            in_box = mask_and(in_x, mask_and(in_y, in_z));
+            in_box = in_box_lanes<F8, M8>(b, px, py, pz);
             if (!any(in_box)) continue;
         }
         const bool low = lanes_on(s, i, ch.all[c], ch.bits[c], m);
@@ -232,12 +229,8 @@ DRAPE_COLLIDE_INLINE void collide_group8(const Setup& s, Float4* p, Float4* q, c
             active = mask_and(active, in_box);
             if (!any(active)) continue;
         }
-        if (b.has_bound) {  // lanes farther from the segment than the bound: outside the shape
-            const F8 zero = splat_v<F8>(0.0f), one = splat_v<F8>(1.0f);
-            const F8 ax = px - b.c0x, ay = py - b.c0y, az = pz - b.c0z;
-            const F8 t = vmin(vmax(((ax * b.dx + ay * b.dy) + az * b.dz) * b.seg_inv_l2, zero), one);
-            const F8 ex = ax - b.dx * t, ey = ay - b.dy * t, ez = az - b.dz * t;
-            active = mask_and(active, lt((ex * ex + ey * ey) + ez * ez, b.bound2));
+        if (b.has_bound) {
+            active = within_bound<F8, M8>(b, px, py, pz, active);
             if (!any(active)) continue;
         }
         if (!have_q) {
