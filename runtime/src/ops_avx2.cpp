@@ -1,5 +1,7 @@
 // drape runtime: the skin blends two vertices at a time in one AVX2 register (the low half one
-// vertex's column, the high half the next vertex's), chosen at run time (solver::widest_lanes).
+// vertex's column, the high half the next vertex's; an object-space composite is blended as its
+// matrix's two halves, then the two vertices' columns paired), chosen at run time
+// (solver::widest_lanes).
 // Each half runs the four-lane form's operations of ops.cpp in its order, correctly rounded
 // operations only and no FMA (the target is "avx,avx2" without "fma", and the runtime compiles
 // with -ffp-contract=off), so the bits are its bits; tests compare both with a scalar form.
@@ -53,24 +55,32 @@ struct LocalStreams {
     bool wn, wt, wb, skip_positions;
 };
 
-// The blended composites of vertices j and j + 1 (their columns in one register's halves): the
-// first `Columns` columns; the rest zero.
-template <int Columns>
-inline void composite_two(const DeformBlock& blk, const Mat4* m, const float* wf, uint32_t j, __m256 (&c)[4]) {
-    const uint32_t n = blk.blends, a = j * n, b = (j + 1) * n;  // the two vertices' first influences
-    for (int k = Columns; k < 4; ++k) c[k] = _mm256_setzero_ps();
-    if (n == 1) {
-        for (int k = 0; k < Columns; ++k) c[k] = two_columns(m[blk.bones[j]].m + 4 * k, m[blk.bones[j + 1]].m + 4 * k);
-        return;
-    }
-    const __m256 w0 = two_splats(wf[a], wf[b]);
-    for (int k = 0; k < Columns; ++k) c[k] = _mm256_mul_ps(two_columns(m[blk.bones[a]].m + 4 * k, m[blk.bones[b]].m + 4 * k), w0);
+// Vertex j's blended composite as two registers: columns 0 and 1, columns 2 and 3 (a matrix's
+// halves, two loads an influence rather than four inserts), each lane the four-lane form's
+// operations in its order.
+inline void composite_halves(const DeformBlock& blk, const Mat4* m, const float* wf, uint32_t j, __m256& c01, __m256& c23) {
+    const uint32_t n = blk.blends, a = j * n;
+    const float* b = m[blk.bones[a]].m;
+    c01 = _mm256_loadu_ps(b), c23 = _mm256_loadu_ps(b + 8);
+    if (n == 1) return;
+    const __m256 w0 = _mm256_broadcast_ss(wf + a);
+    c01 = _mm256_mul_ps(c01, w0), c23 = _mm256_mul_ps(c23, w0);
     for (uint32_t i = 1; i < n; ++i) {
-        const __m256 w = two_splats(wf[a + i], wf[b + i]);
-        const float* lo = m[blk.bones[a + i]].m;
-        const float* hi = m[blk.bones[b + i]].m;
-        for (int k = 0; k < Columns; ++k) c[k] = _mm256_add_ps(c[k], _mm256_mul_ps(two_columns(lo + 4 * k, hi + 4 * k), w));
+        const float* bi = m[blk.bones[a + i]].m;
+        const __m256 w = _mm256_broadcast_ss(wf + a + i);
+        c01 = _mm256_add_ps(c01, _mm256_mul_ps(_mm256_loadu_ps(bi), w));
+        c23 = _mm256_add_ps(c23, _mm256_mul_ps(_mm256_loadu_ps(bi + 8), w));
     }
+}
+
+// The blended composites of vertices j and j + 1, column k of both in c[k] (vertex j in the low
+// half).
+inline void composite_two(const DeformBlock& blk, const Mat4* m, const float* wf, uint32_t j, __m256 (&c)[4]) {
+    __m256 a01, a23, b01, b23;
+    composite_halves(blk, m, wf, j, a01, a23);
+    composite_halves(blk, m, wf, j + 1, b01, b23);
+    c[0] = _mm256_permute2f128_ps(a01, b01, 0x20), c[1] = _mm256_permute2f128_ps(a01, b01, 0x31);
+    c[2] = _mm256_permute2f128_ps(a23, b23, 0x20), c[3] = _mm256_permute2f128_ps(a23, b23, 0x31);
 }
 
 // Vertex j of the block in the four-lane form (the block's odd last vertex); wf: the block's
@@ -132,9 +142,7 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
         uint32_t j = 0;
         for (; j + 2 <= blk.vertex_count; j += 2) {
             __m256 c[4];
-            // The translation only moves points: without them three columns.
-            if (s.skip_positions) composite_two<3>(blk, m, wf, j, c);
-            else composite_two<4>(blk, m, wf, j, c);
+            composite_two(blk, m, wf, j, c);
             const uint32_t li = blk.local * 16 + j;
             const size_t v0 = size_t(blk.vertices[j]) * 4, v1 = size_t(blk.vertices[j + 1]) * 4;
             auto splat = [&](const float* x) { return neighbour_splats(x + li); };  // vertices j and j + 1 are neighbours
