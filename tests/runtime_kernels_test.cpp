@@ -364,8 +364,8 @@ TEST_CASE("runtime kernels: the 2014 mesh-mesh deform in four lanes and two vert
             const uint32_t n = trial % 4 < 2 || v % 7 == 3 ? pairs(rng) : 5;  // some vertices without pairs: left as they are
             for (uint32_t k = 0; k < n; ++k) {
                 op.triangle.push_back(uint16_t(tri(rng)));
-                op.weight.push_back(weight(rng));
                 for (int r = 0; r < 3; ++r) op.local_p.push_back(x(rng)), op.local_n.push_back(x(rng));
+                op.local_p.push_back(weight(rng)), op.local_n.push_back(0.0f);
             }
             op.first_pair.push_back(uint32_t(op.triangle.size()));
         }
@@ -381,9 +381,9 @@ TEST_CASE("runtime kernels: the 2014 mesh-mesh deform in four lanes and two vert
             float p[3] = {before_p[o], before_p[o + 1], before_p[o + 2]}, n[3] = {before_n[o], before_n[o + 1], before_n[o + 2]};
             for (uint32_t k = op.first_pair[v]; k < op.first_pair[v + 1]; ++k) {
                 const Mat4 f = triangle_frame(in.data, op.triangle[k]);
-                const float* lp = &op.local_p[size_t(k) * 3];
-                const float* ln = &op.local_n[size_t(k) * 3];
-                const float w = op.weight[k];
+                const float* lp = &op.local_p[size_t(k) * 4];
+                const float* ln = &op.local_n[size_t(k) * 4];
+                const float w = lp[3];
                 for (int r = 0; r < 3; ++r) {
                     const float q = ((f.m[r] * lp[0] + f.m[12 + r]) + f.m[4 + r] * lp[1]) + f.m[8 + r] * lp[2];
                     const float qn = (f.m[r] * ln[0] + f.m[4 + r] * ln[1]) + f.m[8 + r] * ln[2];

@@ -71,7 +71,7 @@ TEST_CASE("runtime 2014 mesh-mesh deform on BB c2020_c and DS3 c1400: at the res
                         const D3 a = rest(t[0]), b = rest(t[1]), c = rest(t[2]);
                         const D3 g{(a.x + b.x + c.x) / 3, (a.y + b.y + c.y) / 3, (a.z + b.z + c.z) / 3};
                         const D3 e1 = a - g, e2 = b - g, n = cross(e1, e2);
-                        const float* l = &op.local_p[size_t(k) * 3];
+                        const float* l = &op.local_p[size_t(k) * 4];
                         points.push_back({g.x + l[0] * e1.x + l[1] * e2.x + l[2] * n.x, g.y + l[0] * e1.y + l[1] * e2.y + l[2] * n.y,
                                           g.z + l[0] * e1.z + l[1] * e2.z + l[2] * n.z});
                     }

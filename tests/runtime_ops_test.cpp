@@ -205,9 +205,8 @@ TEST_CASE("runtime 2014 mesh-mesh deform: weighted points in centroid triangle f
     op.start_vertex = 1;
     op.first_pair = {0, 2, 2};  // vertex 1: pairs 0 and 1; vertex 2: none
     op.triangle = {0, 1};
-    op.weight = {0.75f, 0.25f};
-    op.local_p = {0.5f, 0.25f, 2.0f, 1.0f, 0.0f, 0.5f};
-    op.local_n = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+    op.local_p = {0.5f, 0.25f, 2.0f, 0.75f, 1.0f, 0.0f, 0.5f, 0.25f};  // x, y, z, weight per pair
+    op.local_n = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f};
     op.normals = true;
     index_frames(op, 2);
     std::vector<Mat4> frames(op.frames.size());

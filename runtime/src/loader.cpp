@@ -580,11 +580,10 @@ bool read_triangle_vertex_pairs(OpScope& c, const fb::MeshMeshDeformOperator* s,
             return false;
         }
         d.triangle.push_back(uint16_t(t));
-        d.weight.push_back(p->weight());
         const fb::Vec4& lp = p->local_position();
         const fb::Vec4& ln = p->local_normal();
-        d.local_p.insert(d.local_p.end(), {lp.x(), lp.y(), lp.z()});
-        d.local_n.insert(d.local_n.end(), {ln.x(), ln.y(), ln.z()});
+        d.local_p.insert(d.local_p.end(), {lp.x(), lp.y(), lp.z(), p->weight()});
+        d.local_n.insert(d.local_n.end(), {ln.x(), ln.y(), ln.z(), 0.0f});
     }
     return true;
 }

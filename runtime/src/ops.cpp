@@ -287,12 +287,12 @@ void run_mesh_mesh_deform_2014(const MeshMeshDeform2014Op& op, const BufferData&
         for (uint32_t k = first; k < last; ++k) {
             const float* f = s.matrices[op.frame_of_pair[k]].m;
             const F4 c0 = load4(f), c1 = load4(f + 4), c2 = load4(f + 8), c3 = load4(f + 12);
-            const float* lp = &op.local_p[size_t(k) * 3];
-            const F4 w = splat4(op.weight[k]);
+            const float* lp = &op.local_p[size_t(k) * 4];
+            const F4 w = splat4(lp[3]);
             const F4 q = ((c0 * splat4(lp[0]) + c3) + c1 * splat4(lp[1])) + c2 * splat4(lp[2]);
             p = k == first ? q * w : p + q * w;
             if (op.normals) {
-                const float* ln = &op.local_n[size_t(k) * 3];
+                const float* ln = &op.local_n[size_t(k) * 4];
                 const F4 qn = (c0 * splat4(ln[0]) + c1 * splat4(ln[1])) + c2 * splat4(ln[2]);
                 n = k == first ? qn * w : n + qn * w;
             }

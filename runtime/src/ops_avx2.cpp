@@ -271,11 +271,6 @@ void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& ou
 
 namespace {
 
-// x[a] in the low half, x[b] in the high half, each spread over its half.
-inline __m256 pair_splats(const float* x, size_t a, size_t b) {
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_broadcast_ss(x + a)), _mm_broadcast_ss(x + b), 1);
-}
-
 // Vertex v's sums alone (four lanes), or vertices v and v + 1 side by side in a register's halves
 // over the same number of pairs (eight lanes): each half runs run_mesh_mesh_deform_2014's
 // operations for its vertex in its order.
@@ -286,13 +281,13 @@ inline void mesh_mesh_one(const MeshMeshDeform2014Op& op, const Mat4* frames, Bu
     for (uint32_t k = first; k < last; ++k) {
         const float* f = frames[op.frame_of_pair[k]].m;
         const __m128 c0 = _mm_loadu_ps(f), c1 = _mm_loadu_ps(f + 4), c2 = _mm_loadu_ps(f + 8), c3 = _mm_loadu_ps(f + 12);
-        const float* l = op.local_p.data() + size_t(k) * 3;
-        const __m128 w = _mm_broadcast_ss(op.weight.data() + k);
+        const float* l = op.local_p.data() + size_t(k) * 4;
+        const __m128 w = _mm_broadcast_ss(l + 3);
         const __m128 q = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_broadcast_ss(l)), c3), _mm_mul_ps(c1, _mm_broadcast_ss(l + 1))),
                                     _mm_mul_ps(c2, _mm_broadcast_ss(l + 2)));
         p = k == first ? _mm_mul_ps(q, w) : _mm_add_ps(p, _mm_mul_ps(q, w));
         if (Normals) {
-            const float* m = op.local_n.data() + size_t(k) * 3;
+            const float* m = op.local_n.data() + size_t(k) * 4;
             const __m128 qn = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_broadcast_ss(m)), _mm_mul_ps(c1, _mm_broadcast_ss(m + 1))),
                                          _mm_mul_ps(c2, _mm_broadcast_ss(m + 2)));
             n = k == first ? _mm_mul_ps(qn, w) : _mm_add_ps(n, _mm_mul_ps(qn, w));
@@ -306,19 +301,23 @@ inline void mesh_mesh_one(const MeshMeshDeform2014Op& op, const Mat4* frames, Bu
 template <bool Normals>
 inline void mesh_mesh_two(const MeshMeshDeform2014Op& op, const Mat4* frames, BufferData& out, size_t v) {
     const uint32_t a0 = op.first_pair[v], b0 = op.first_pair[v + 1], count = b0 - a0;
-    const float *lp = op.local_p.data(), *ln = op.local_n.data(), *wt = op.weight.data();
+    const float *lp = op.local_p.data(), *ln = op.local_n.data();
     __m256 p = _mm256_setzero_ps(), n = _mm256_setzero_ps();
     for (uint32_t i = 0; i < count; ++i) {
         const uint32_t ka = a0 + i, kb = b0 + i;
         const float* fa = frames[op.frame_of_pair[ka]].m;
         const float* fb = frames[op.frame_of_pair[kb]].m;
-        const __m256 c0 = two_columns(fa, fb), c1 = two_columns(fa + 4, fb + 4), c2 = two_columns(fa + 8, fb + 8), c3 = two_columns(fa + 12, fb + 12);
-        const __m256 w = pair_splats(wt, ka, kb);
-        const size_t la = size_t(ka) * 3, lb = size_t(kb) * 3;
-        const __m256 q = add(add(add(mul(c0, pair_splats(lp, la, lb)), c3), mul(c1, pair_splats(lp, la + 1, lb + 1))), mul(c2, pair_splats(lp, la + 2, lb + 2)));
+        const __m256 a01 = _mm256_loadu_ps(fa), a23 = _mm256_loadu_ps(fa + 8), b01 = _mm256_loadu_ps(fb), b23 = _mm256_loadu_ps(fb + 8);
+        const __m256 c0 = _mm256_permute2f128_ps(a01, b01, 0x20), c1 = _mm256_permute2f128_ps(a01, b01, 0x31);
+        const __m256 c2 = _mm256_permute2f128_ps(a23, b23, 0x20), c3 = _mm256_permute2f128_ps(a23, b23, 0x31);
+        // The two pairs' local vectors side by side, each spread over its half lane by lane.
+        const size_t la = size_t(ka) * 4, lb = size_t(kb) * 4;
+        const __m256 l = two_columns(lp + la, lp + lb), w = _mm256_permute_ps(l, 0xFF);
+        const __m256 q = add(add(add(mul(c0, _mm256_permute_ps(l, 0x00)), c3), mul(c1, _mm256_permute_ps(l, 0x55))), mul(c2, _mm256_permute_ps(l, 0xAA)));
         p = i == 0 ? mul(q, w) : add(p, mul(q, w));
         if (Normals) {
-            const __m256 qn = add(add(mul(c0, pair_splats(ln, la, lb)), mul(c1, pair_splats(ln, la + 1, lb + 1))), mul(c2, pair_splats(ln, la + 2, lb + 2)));
+            const __m256 m = two_columns(ln + la, ln + lb);
+            const __m256 qn = add(add(mul(c0, _mm256_permute_ps(m, 0x00)), mul(c1, _mm256_permute_ps(m, 0x55))), mul(c2, _mm256_permute_ps(m, 0xAA)));
             n = i == 0 ? mul(qn, w) : add(n, mul(qn, w));
         }
     }
@@ -373,8 +372,9 @@ void mesh_mesh_composites_avx2(const DeformOp& op, const BufferData& in, Mat4* o
 }
 
 // run_mesh_mesh_deform_2014's loop (ops.cpp) with the same operations in the same order, per
-// vertex: two neighbouring vertices with as many pairs side by side in a register's halves,
-// splats as broadcast loads.
+// vertex: two neighbouring vertices with as many pairs side by side in a register's halves (each
+// pair's frame read as two halves and the two paired by column; its local vector and weight one
+// load, spread within its half).
 void mesh_mesh_sums_avx2(const MeshMeshDeform2014Op& op, const Mat4* frames, BufferData& out) {
     if (op.normals && out.n) mesh_mesh_vertices<true>(op, frames, out);
     else mesh_mesh_vertices<false>(op, frames, out);

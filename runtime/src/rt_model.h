@@ -104,8 +104,10 @@ struct MeshMeshDeform2014Op {
     // frame is built once a run (Scratch::matrices), not once per pair.
     std::vector<uint16_t> frames;
     std::vector<uint32_t> frame_of_pair;
-    std::vector<float> weight;         // per pair
-    std::vector<float> local_p, local_n;  // per pair: x, y, z in the triangle frame (w dropped: 1 and 0)
+    // Per pair, four floats each (one vector: a pair's splats come from one load): its local
+    // position x, y, z in the triangle frame and its weight; its local normal x, y, z and 0. (The
+    // file's w of either, 1 and 0, is not read.)
+    std::vector<float> local_p, local_n;
     bool normals = false;              // deformNormals: also write the blended normal
 };
 
