@@ -162,6 +162,31 @@ TEST_CASE("runtime kernels: vertex frames four and eight vertices at a time equa
     }
 }
 
+TEST_CASE("runtime kernels: indexed normal sums of an operator with more than 65,535 distinct triangles sum id by id, with the scalar form's bits") {
+    // The grouped sums name triangles in sixteen bits; past that the operator keeps no groups.
+    std::mt19937 rng(11);
+    const uint32_t vertices = 40000, triangles = 70000;
+    Mesh a(vertices, triangles, rng);
+    Mesh b = a;
+    b.data.p = b.p.data(), b.data.n = b.n.data(), b.data.t = b.t.data(), b.data.b = b.b.data(), b.data.triangles = b.tris.data();
+    VertexFramesOp op;
+    op.normals = true;
+    op.num_normal_ids = vertices;
+    VertexFramesOp indexed = op;
+    index_normal_sums(indexed, a.tris.data(), a.data.triangle_count);
+    REQUIRE(indexed.corners.size() / 3 > 65535);
+    CHECK(indexed.group_first.empty());
+    CHECK(indexed.group_triangles.empty());
+    std::vector<float> acc(size_t(vertices) * 3);
+    std::vector<drape::solver::Float4> tri(a.data.triangle_count + 1);
+    Scratch s{nullptr, 0, {acc.data(), acc.data() + vertices, acc.data() + 2 * vertices}, vertices};
+    s.triangle_normals = &tri[0].x;
+    s.triangle_capacity = a.data.triangle_count;
+    run_vertex_frames(indexed, a.data, s, a.tris.data());
+    frames_scalar(op, b);
+    check_same(a.n, b.n, "normals, indexed sums without groups");
+}
+
 namespace {
 
 Mat4 random_matrix(std::mt19937& rng) {

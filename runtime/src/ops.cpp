@@ -466,11 +466,11 @@ void normal_sums4(const VertexFramesOp& op, const float* p, uint32_t tri_count, 
     store4(tn + size_t(tri_count) * 4, splat4(-0.0f));  // the pad of the grouped sums
     const F4 zero = splat4(0.0f), one = splat4(1.0f);
     const uint32_t* gf = op.group_first.data();
-    const uint32_t* gt4 = op.group_triangles.data();
+    const uint16_t* gt4 = op.group_triangles.data();
     for (uint32_t g = 0; g < groups; ++g) {
         F4 x = zero, y = zero, z = zero, w = zero;  // the sums of ids 4g .. 4g + 3
         for (uint32_t e = gf[g]; e < gf[g + 1]; ++e) {
-            const uint32_t* t = gt4 + size_t(e) * 4;
+            const uint16_t* t = gt4 + size_t(e) * 4;
             x = x + load4(tn + size_t(t[0]) * 4), y = y + load4(tn + size_t(t[1]) * 4);
             z = z + load4(tn + size_t(t[2]) * 4), w = w + load4(tn + size_t(t[3]) * 4);
         }
@@ -617,15 +617,17 @@ void index_normal_sums(VertexFramesOp& op, const uint16_t* tris, uint32_t tri_co
     for (uint32_t id = 0; id < ids; ++id) op.id_first[id + 1] += op.id_first[id];
     std::vector<uint32_t> at(op.id_first.begin(), op.id_first.end() - 1);
     for (uint32_t k = 0; k < n * 3; ++k) op.id_triangles[at[id_of(t[k])]++] = distinct[k / 3];  // triangle order: k ascends
-    op.group_first.assign(1, 0);
+    op.group_first.clear();
     op.group_triangles.clear();
+    if (pad > UINT16_MAX) return;
+    op.group_first.push_back(0);
     for (uint32_t g = 0; g + 1 <= ids / 4; ++g) {
         uint32_t rounds = 0;
         for (uint32_t lane = 0; lane < 4; ++lane) rounds = std::max(rounds, op.id_first[4 * g + lane + 1] - op.id_first[4 * g + lane]);
         for (uint32_t e = 0; e < rounds; ++e)
             for (uint32_t lane = 0; lane < 4; ++lane) {
                 const uint32_t at = op.id_first[4 * g + lane] + e;
-                op.group_triangles.push_back(at < op.id_first[4 * g + lane + 1] ? op.id_triangles[at] : pad);
+                op.group_triangles.push_back(uint16_t(at < op.id_first[4 * g + lane + 1] ? op.id_triangles[at] : pad));
             }
         op.group_first.push_back(op.group_first.back() + rounds);
     }

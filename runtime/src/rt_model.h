@@ -166,8 +166,11 @@ struct VertexFramesOp {
     // The same sums four ids at a time (ids 4g .. 4g + 3, g < num_normal_ids / 4): round e of
     // group g names in group_triangles[4 * e + lane] (e from group_first[g] to group_first[g + 1])
     // the triangle lane adds, after an id's own triangles the pad index (corners.size() / 3),
-    // whose normal is -0: the identity of addition, so the sums keep their bits.
-    std::vector<uint32_t> group_first, group_triangles;
+    // whose normal is -0: the identity of addition, so the sums keep their bits. Sixteen-bit
+    // entries (a round's four in one load); an operator with more than 65,535 distinct triangles
+    // has no groups and sums id by id.
+    std::vector<uint32_t> group_first;
+    std::vector<uint16_t> group_triangles;
 };
 
 struct SimpleBoneDeformOp {
