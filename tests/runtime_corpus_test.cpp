@@ -624,9 +624,14 @@ TEST_CASE("runtime corpus: every corpus cloth under every clip of its character 
     CHECK(driven >= 1);          // c4361's tail and decorations
 }
 
-TEST_CASE("runtime shared storage: every corpus cloth steps to the same bits with its shadows sharing their user buffers' arrays as with its own, through every state" * doctest::test_suite("corpus")) {
-    require_corpus();
-    size_t shared = 0, files = 0, compared = 0;
+namespace {
+
+// Steps every cloth data of every corpus cloth file as loaded and as `change` leaves a second copy
+// of the loaded model, 60 steps under a moving root through every state, and counts the
+// particle and buffer streams compared; each step's figures must be bit for bit the same.
+template <class Change>
+size_t steps_alike(Change change) {
+    size_t files = 0, compared = 0;
     for (const CorpusCloth& c : k_cloths) {
         INFO(c.file);
         const Exported e = export_corpus(c);
@@ -634,9 +639,7 @@ TEST_CASE("runtime shared storage: every corpus cloth steps to the same bits wit
         drape_error err;
         REQUIRE(drape_cloth_file_load(e.bytes.data(), e.bytes.size(), &a, &err) == DRAPE_RESULT_OK);
         REQUIRE(drape_cloth_file_load(e.bytes.data(), e.bytes.size(), &b, &err) == DRAPE_RESULT_OK);
-        for (auto& m : b->model.cloths) m.storage_of.clear();  // every buffer its own arrays
-        for (const auto& m : a->model.cloths)
-            for (uint32_t k = 0; k < m.storage_of.size(); ++k) shared += m.storage_of[k] != k;
+        for (auto& m : b->model.cloths) change(m);
         for (uint32_t cloth = 0; cloth < drape_cloth_data_count(a); ++cloth) {
             INFO(drape_cloth_data_name(a, cloth));
             drape_instance_def def = drape_default_instance_def();
@@ -689,6 +692,33 @@ TEST_CASE("runtime shared storage: every corpus cloth steps to the same bits wit
         ++files;
     }
     CHECK(files == std::size(k_cloths));
+    return compared;
+}
+
+}  // namespace
+
+TEST_CASE("runtime shared storage: every corpus cloth steps to the same bits with its shadows sharing their user buffers' arrays as with its own, through every state" * doctest::test_suite("corpus")) {
+    require_corpus();
+    size_t shared = 0;
+    const size_t compared = steps_alike([&](drape::rt::ClothModel& m) {
+        for (uint32_t k = 0; k < m.storage_of.size(); ++k) shared += m.storage_of[k] != k;
+        m.storage_of.clear();  // every buffer its own arrays
+    });
     CHECK(shared >= 20);  // 30 of the corpus's shadows share (c7190 5, c5000 6, c1400 6, ...)
+    CHECK(compared > 10000);
+}
+
+TEST_CASE("runtime frame entries: every corpus cloth steps to the same bits with its update-some vertex frames resolved at load as through their selection, through every state" * doctest::test_suite("corpus")) {
+    require_corpus();
+    size_t resolved = 0;
+    const size_t compared = steps_alike([&](drape::rt::ClothModel& m) {
+        for (auto& f : m.frames) {
+            if (!f.some) continue;
+            REQUIRE(f.entry_vertex.size() == f.selection.size());
+            resolved += f.entry_vertex.size();
+            f.entry_vertex.clear(), f.entry_id.clear();  // resolved as the frames are written
+        }
+    });
+    CHECK(resolved > 5000);  // 6,565 entries in the corpus files
     CHECK(compared > 10000);
 }

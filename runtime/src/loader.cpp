@@ -356,6 +356,8 @@ bool load_vertex_frames(OpScope& c, const fb::Operator* o, Operator& out) {
     for (size_t i = 0; i < f.reference_vertices.size(); ++i)
         if (!c.L.index(f.reference_vertices[i], nv, "reference_vertices", i)) return false;
     const size_t frames = all ? nv : f.selection.size();
+    if (!all)
+        for (uint16_t e : f.selection) f.entry_vertex.push_back(f.involved_vertices[e]), f.entry_id.push_back(f.involved_to_normal_id[e]);
     // Tangents need a reference vertex and an angle per frame entry; without them only normals.
     if (f.reference_vertices.size() < frames || f.tangent_cos.size() < frames || f.tangent_sin.size() < frames) f.tangents = false;
     if (f.bitangent_flip.size() < frames) f.bitangents = false;

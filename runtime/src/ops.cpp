@@ -660,8 +660,12 @@ void run_vertex_frames(const VertexFramesOp& op, BufferData& buf, Scratch& s, co
     else if (op.normals)
         accumulate_normals(buf, op.triangles.data(), nt, op.triangle_flips, involved,
                            [&](uint32_t l) { return uint32_t(op.involved_to_normal_id[l]); }, s, op.num_normal_ids);
-    write_frames(op, buf, s, uint32_t(op.selection.size()), [&](uint32_t k) { return uint32_t(op.involved_vertices[op.selection[k]]); },
-                 [&](uint32_t k) { return uint32_t(op.involved_to_normal_id[op.selection[k]]); });
+    if (op.entry_vertex.size() == op.selection.size() && op.entry_id.size() == op.selection.size())
+        write_frames(op, buf, s, uint32_t(op.selection.size()), [&](uint32_t k) { return uint32_t(op.entry_vertex[k]); },
+                     [&](uint32_t k) { return uint32_t(op.entry_id[k]); });
+    else
+        write_frames(op, buf, s, uint32_t(op.selection.size()), [&](uint32_t k) { return uint32_t(op.involved_vertices[op.selection[k]]); },
+                     [&](uint32_t k) { return uint32_t(op.involved_to_normal_id[op.selection[k]]); });
 }
 
 namespace {

@@ -152,6 +152,9 @@ struct VertexFramesOp {
     std::vector<uint16_t> involved_vertices;     // some: buffer vertex indices
     std::vector<uint16_t> involved_to_normal_id; // some: per involved vertex
     std::vector<uint16_t> selection;             // some: indices into involved_vertices, written
+    // Some: per selection entry its buffer vertex and its normal id, the selection resolved once
+    // at load (empty: resolved as the frames are written).
+    std::vector<uint16_t> entry_vertex, entry_id;
     // Per normal id, the triangles whose corners name it, in triangle order, a triangle once per
     // such corner (id_first[id] .. id_first[id + 1] index id_triangles; empty: not indexed), each
     // named by its entry in `corners`. The sums then read the triangle normals instead of
