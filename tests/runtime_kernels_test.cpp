@@ -260,25 +260,30 @@ size_t object_blend_differences(const DeformOp& op, const std::vector<Mat4>& com
 
 }  // namespace
 
-TEST_CASE("runtime kernels: the skin blends in four lanes and two vertices per eight lanes equal the row-by-row scalar form bit for bit") {
+TEST_CASE("runtime kernels: the skin blends in four lanes, two vertices per eight lanes and four per sixteen equal the row-by-row scalar form bit for bit") {
     std::mt19937 rng(11);
     const uint32_t bones = 9;
     std::vector<Mat4> set;
     for (uint32_t i = 0; i < bones; ++i) set.push_back(random_matrix(rng));
     Transforms ts{set.data(), bones};
     // Variant 5: one influence and one bone for every vertex of a block (eight vertices a
-    // register where the CPU has AVX2, in bone space).
-    for (int variant = 0; variant < 6; ++variant) {
-        const uint8_t blends = variant < 5 ? std::array<uint8_t, 5>{1, 2, 3, 4, 8}[size_t(variant)] : 1;
+    // register where the CPU has AVX2, in bone space). Variant 6: four influences, the output
+    // vertices scattered over the mesh (no four of a block neighbours: one store a vertex).
+    for (int variant = 0; variant < 7; ++variant) {
+        const uint8_t blends = variant < 5 ? std::array<uint8_t, 5>{1, 2, 3, 4, 8}[size_t(variant)] : (variant == 5 ? 1 : 4);
         CAPTURE(variant);
         DeformOp op = random_deform(rng, 3, blends, bones);
         if (variant == 5)
             for (DeformBlock& blk : op.blocks)
                 for (uint16_t& b : blk.bones) b = blk.bones[0];
+        if (variant == 6)
+            for (DeformBlock& blk : op.blocks)
+                for (uint32_t j = 0; j < 16; ++j) blk.vertices[j] = uint16_t((blk.vertices[j] * 7 + 5) % 48);  // 7 is prime to 48
         const uint32_t nv = 3 * 16;
         std::vector<Mat4> scratch(bones);
         Scratch s{scratch.data(), bones, {nullptr, nullptr, nullptr}, 0};
-        for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {  // 8: two vertices per AVX2 register where the CPU has it
+        // 8: two vertices per AVX2 register, 16: four per AVX-512 register, where the CPU has them.
+        for (uint8_t lanes : {uint8_t(4), uint8_t(8), uint8_t(16)}) {
             CAPTURE(int(lanes));
             s.max_lanes = lanes;
 
@@ -330,7 +335,7 @@ TEST_CASE("runtime kernels: the skin blends in four lanes and two vertices per e
     }
 }
 
-TEST_CASE("runtime kernels: the object-space mesh-mesh deform (composites of triangle frames and binds, then the blend) in four and eight lanes equals the row-by-row scalar form bit for bit") {
+TEST_CASE("runtime kernels: the object-space mesh-mesh deform (composites of triangle frames and binds, then the blend) in four, eight and sixteen lanes equals the row-by-row scalar form bit for bit") {
     std::mt19937 rng(29);
     const uint32_t entries = 12;  // subset entries: triangles of the input mesh, each with its bind
     for (uint8_t blends : {1, 3}) {
@@ -360,7 +365,7 @@ TEST_CASE("runtime kernels: the object-space mesh-mesh deform (composites of tri
             for (int k = 0; k < 4; ++k) comp[e].m[12 + k] = ((f[0][k] * i[12] + f[3][k]) + f[1][k] * i[13]) + f[2][k] * i[14];
         }
         std::vector<Mat4> scratch(entries);
-        for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {  // 8: where the CPU has AVX2
+        for (uint8_t lanes : {uint8_t(4), uint8_t(8), uint8_t(16)}) {  // 8, 16: where the CPU has AVX2, AVX-512
             CAPTURE(int(lanes));
             Scratch s{scratch.data(), entries, {nullptr, nullptr, nullptr}, 0};
             s.max_lanes = lanes;

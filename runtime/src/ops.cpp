@@ -203,14 +203,23 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* composites, BufferD
 void bone_space_blend_avx2(const DeformOp& op, const Mat4* bones, BufferData& out);
 void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch& s, uint32_t k0, const uint32_t* v, const uint32_t* id);
 void normal_sums_avx2(const VertexFramesOp& op, const float* p, uint32_t tri_count, float* tn, float* const accum[3], uint32_t groups);
+// ops_avx512.cpp: the object-space blend four vertices at a time (the same bits), where the CPU
+// has AVX-512F and VL.
+bool ops_avx512_usable();
+void object_space_blend_avx512(const DeformOp& op, const Mat4* composites, BufferData& out);
 
 namespace {
 bool wide_lanes(const Scratch& s) {
     static const bool available = ops_avx2_built() && solver::widest_lanes() >= 8;
     return s.max_lanes >= 8 && available;
 }
+bool widest_lanes16(const Scratch& s) {
+    static const bool available = ops_avx512_usable() && solver::widest_lanes() >= 16;
+    return s.max_lanes >= 16 && available;
+}
 void object_blend(const DeformOp& op, const Mat4* composites, BufferData& out, const Scratch& s) {
-    if (wide_lanes(s)) object_space_blend_avx2(op, composites, out);
+    if (widest_lanes16(s)) object_space_blend_avx512(op, composites, out);
+    else if (wide_lanes(s)) object_space_blend_avx2(op, composites, out);
     else object_space_blend(op, composites, out);
 }
 void bone_blend(const DeformOp& op, const Mat4* bones, BufferData& out, const Scratch& s) {

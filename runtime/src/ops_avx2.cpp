@@ -58,9 +58,11 @@ struct LocalStreams {
 
 // Vertex j's blended composite as two registers: columns 0 and 1, columns 2 and 3 (a matrix's
 // halves, two loads an influence rather than four inserts), each lane the four-lane form's
-// operations in its order.
+// operations in its order. N: the block's influences when known at compile time (the loop
+// unrolled), or 0 to take them from the block.
+template <uint32_t N>
 inline void composite_halves(const DeformBlock& blk, const Mat4* m, const float* wf, uint32_t j, __m256& c01, __m256& c23) {
-    const uint32_t n = blk.blends, a = j * n;
+    const uint32_t n = N ? N : blk.blends, a = j * n;
     const float* b = m[blk.bones[a]].m;
     c01 = _mm256_loadu_ps(b), c23 = _mm256_loadu_ps(b + 8);
     if (n == 1) return;
@@ -76,10 +78,11 @@ inline void composite_halves(const DeformBlock& blk, const Mat4* m, const float*
 
 // The blended composites of vertices j and j + 1, column k of both in c[k] (vertex j in the low
 // half).
+template <uint32_t N>
 inline void composite_two(const DeformBlock& blk, const Mat4* m, const float* wf, uint32_t j, __m256 (&c)[4]) {
     __m256 a01, a23, b01, b23;
-    composite_halves(blk, m, wf, j, a01, a23);
-    composite_halves(blk, m, wf, j + 1, b01, b23);
+    composite_halves<N>(blk, m, wf, j, a01, a23);
+    composite_halves<N>(blk, m, wf, j + 1, b01, b23);
     c[0] = _mm256_permute2f128_ps(a01, b01, 0x20), c[1] = _mm256_permute2f128_ps(a01, b01, 0x31);
     c[2] = _mm256_permute2f128_ps(a23, b23, 0x20), c[3] = _mm256_permute2f128_ps(a23, b23, 0x31);
 }
@@ -116,6 +119,45 @@ void object_one(const DeformBlock& blk, const Mat4* m, const LocalStreams& s, ui
     if (s.wb) store_xyz(out.b + v, direction(s.bx, s.by, s.bz));
 }
 
+// One block of the blend, its influences N (0: taken from the block).
+template <uint32_t N>
+void object_block(const DeformBlock& blk, const Mat4* m, const LocalStreams& s, BufferData& out) {
+    const uint32_t n = N ? N : blk.blends;
+    // The block's weights as floats, eight at a time: float(w) * unit, as weight_from_byte and
+    // weight_from_u16 have it (a 16-bit weight converts exactly either way).
+    alignas(32) float wf[128];
+    if (n > 1) {
+        const float unit = blk.blends <= 4 ? weight_from_byte(1) : weight_from_u16(1);
+        const __m256 u = _mm256_set1_ps(unit);
+        for (uint32_t k = 0; k < 16 * n; k += 8) {  // 16 vertices x n influences at most
+            const __m256i w32 = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk.weights + k)));
+            _mm256_store_ps(wf + k, _mm256_mul_ps(_mm256_cvtepi32_ps(w32), u));
+        }
+    }
+    uint32_t j = 0;
+    for (; j + 2 <= blk.vertex_count; j += 2) {
+        __m256 c[4];
+        composite_two<N>(blk, m, wf, j, c);
+        const uint32_t li = blk.local * 16 + j;
+        const size_t v0 = size_t(blk.vertices[j]) * 4, v1 = size_t(blk.vertices[j + 1]) * 4;
+        auto splat = [&](const float* x) { return neighbour_splats(x + li); };  // vertices j and j + 1 are neighbours
+        // A point: ((c0*x + c3) + c1*y) + c2*z; a direction: (c0*x + c1*y) + c2*z.
+        if (!s.skip_positions) {
+            const __m256 p = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(s.px)), c[3]), _mm256_mul_ps(c[1], splat(s.py))),
+                                           _mm256_mul_ps(c[2], splat(s.pz)));
+            store_two_xyz(out.p + v0, out.p + v1, p);
+        }
+        auto direction = [&](const float* x, const float* y, const float* z, float* base) {
+            const __m256 d = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(x)), _mm256_mul_ps(c[1], splat(y))), _mm256_mul_ps(c[2], splat(z)));
+            store_two_xyz(base + v0, base + v1, d);
+        };
+        if (s.wn) direction(s.nx, s.ny, s.nz, out.n);
+        if (s.wt) direction(s.tx, s.ty, s.tz, out.t);
+        if (s.wb) direction(s.bx, s.by, s.bz, out.b);
+    }
+    if (j < blk.vertex_count) object_one(blk, m, s, j, n > 1 ? wf : nullptr, out);  // one influence: no weights read
+}
+
 }  // namespace
 
 bool ops_avx2_built() { return true; }
@@ -128,40 +170,13 @@ void object_space_blend_avx2(const DeformOp& op, const Mat4* m, BufferData& out)
               (op.streams & k_stream_t) && !op.local_t.empty() && out.t != nullptr,
               (op.streams & k_stream_b) && !op.local_b.empty() && out.b != nullptr, op.skip_positions};
     for (const DeformBlock& blk : op.blocks) {
-        const uint32_t n = blk.blends;
-        // The block's weights as floats, eight at a time: float(w) * unit, as weight_from_byte and
-        // weight_from_u16 have it (a 16-bit weight converts exactly either way).
-        alignas(32) float wf[128];
-        if (n > 1) {
-            const float unit = blk.blends <= 4 ? weight_from_byte(1) : weight_from_u16(1);
-            const __m256 u = _mm256_set1_ps(unit);
-            for (uint32_t k = 0; k < 16 * n; k += 8) {  // 16 vertices x n influences at most
-                const __m256i w32 = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk.weights + k)));
-                _mm256_store_ps(wf + k, _mm256_mul_ps(_mm256_cvtepi32_ps(w32), u));
-            }
+        switch (blk.blends) {
+            case 1: object_block<1>(blk, m, s, out); break;
+            case 2: object_block<2>(blk, m, s, out); break;
+            case 3: object_block<3>(blk, m, s, out); break;
+            case 4: object_block<4>(blk, m, s, out); break;
+            default: object_block<0>(blk, m, s, out); break;
         }
-        uint32_t j = 0;
-        for (; j + 2 <= blk.vertex_count; j += 2) {
-            __m256 c[4];
-            composite_two(blk, m, wf, j, c);
-            const uint32_t li = blk.local * 16 + j;
-            const size_t v0 = size_t(blk.vertices[j]) * 4, v1 = size_t(blk.vertices[j + 1]) * 4;
-            auto splat = [&](const float* x) { return neighbour_splats(x + li); };  // vertices j and j + 1 are neighbours
-            // A point: ((c0*x + c3) + c1*y) + c2*z; a direction: (c0*x + c1*y) + c2*z.
-            if (!s.skip_positions) {
-                const __m256 p = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(s.px)), c[3]), _mm256_mul_ps(c[1], splat(s.py))),
-                                               _mm256_mul_ps(c[2], splat(s.pz)));
-                store_two_xyz(out.p + v0, out.p + v1, p);
-            }
-            auto direction = [&](const float* x, const float* y, const float* z, float* base) {
-                const __m256 d = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(c[0], splat(x)), _mm256_mul_ps(c[1], splat(y))), _mm256_mul_ps(c[2], splat(z)));
-                store_two_xyz(base + v0, base + v1, d);
-            };
-            if (s.wn) direction(s.nx, s.ny, s.nz, out.n);
-            if (s.wt) direction(s.tx, s.ty, s.tz, out.t);
-            if (s.wb) direction(s.bx, s.by, s.bz, out.b);
-        }
-        if (j < blk.vertex_count) object_one(blk, m, s, j, wf, out);
     }
 }
 

@@ -70,10 +70,10 @@ struct Scratch {
     // vectors, the last for the pad of the grouped sums.
     float* triangle_normals = nullptr;
     uint32_t triangle_capacity = 0;
-    // Widest lanes the skin blends and the vertex frames may use: 8 (AVX2 registers, where the
-    // CPU has AVX2: two vertices of a blend, eight frame entries) or 4. Both give the same bits;
-    // tests run both.
-    uint8_t max_lanes = 8;
+    // Widest lanes the skin blends and the vertex frames may use: 16 (AVX-512 registers, where the
+    // CPU has AVX-512F and VL: four vertices of an object-space blend), 8 (AVX2 registers: two
+    // vertices of a blend, eight frame entries) or 4. All give the same bits; tests run each.
+    uint8_t max_lanes = 16;
 };
 
 // Skin P/PN/PNT, object space (bones: transform set x inverse binds) or bone space.
