@@ -2,11 +2,21 @@
 // operations, and the 4 x 8 transpose the link batches use. Include only where AVX2 code may be
 // generated: inside the target("avx,avx2") regions of links_avx2.cpp and ops_avx2.cpp, or a file
 // compiled with -mavx2; nowhere else, or the SSE2 paths would be compiled with AVX instructions.
+//
+// Everything here lives in an inline namespace named by DRAPE_WIDE_NS (avx2 unless the includer
+// names another): links_avx2_evex.cpp compiles the same kernels once more for AVX-512VL, and its
+// F8 must be a type of its own, or the linker could keep one translation unit's copy of an inline
+// function (or of a kernel template instantiated on F8) for both.
 #pragma once
 
 #include <immintrin.h>
 
+#ifndef DRAPE_WIDE_NS
+#define DRAPE_WIDE_NS avx2
+#endif
+
 namespace drape::solver::lanes {
+inline namespace DRAPE_WIDE_NS {
 
 struct F8 {
     __m256 v;
@@ -29,7 +39,6 @@ inline M8 mask_and(M8 a, M8 b) { return {_mm256_and_ps(a.v, b.v)}; }
 inline M8 mask_or(M8 a, M8 b) { return {_mm256_or_ps(a.v, b.v)}; }
 inline M8 select_mask(M8 m, M8 a, M8 b) { return {_mm256_blendv_ps(b.v, a.v, m.v)}; }  // m ? a : b
 inline bool any(M8 m) { return _mm256_movemask_ps(m.v) != 0; }
-template <> inline F8 splat_v<F8>(float x) { return {_mm256_set1_ps(x)}; }
 
 // Rows (a0|a4), (a1|a5), (a2|a6), (a3|a7) -> x, y, z, w of the eight vectors, and back (the
 // transpose is its own inverse). Only vshufps, no vunpck*: on Golden Cove / Sapphire Rapids
@@ -45,4 +54,6 @@ inline void transpose8(__m256& r0, __m256& r1, __m256& r2, __m256& r3) {
     r3 = _mm256_shuffle_ps(t2, t3, 0xDD);
 }
 
+}  // namespace DRAPE_WIDE_NS
+template <> inline F8 splat_v<F8>(float x) { return {_mm256_set1_ps(x)}; }
 }  // namespace drape::solver::lanes

@@ -3,16 +3,33 @@
 // The same link_kernel as the scalar and SSE2 paths: only correctly rounded operations, no FMA
 // (the target is "avx2" without "fma", and the runtime compiles with -ffp-contract=off), so the
 // bits equal theirs.
+//
+// links_avx2_evex.cpp compiles this file once more with DRAPE_WIDE_EVEX: the same kernels for
+// AVX-512VL, still on 256-bit registers, but with the 32 registers EVEX encoding gives where
+// AVX2 has 16 (a bend item's four particles, weights and inverse masses alone are 24 registers:
+// the AVX2 build spills them; c2030's whole step is 7% faster). Its functions are in namespace
+// evex, these in namespace avx2; step.cpp takes the evex ones where sixteen lanes are allowed.
 #include "solver/lanes.h"  // before the target pragma: its SSE2 functions must not become AVX ones (ODR)
 #include "solver/solver.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define DRAPE_SOLVER_AVX2 1
+#if defined(DRAPE_WIDE_EVEX)
+#define DRAPE_WIDE_NS evex
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx,avx2,avx512f,avx512vl"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx,avx2,avx512f,avx512vl")
+#endif
+#else
+#define DRAPE_WIDE_NS avx2
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx,avx2"))), apply_to = function)
 #else
 #pragma GCC push_options
 #pragma GCC target("avx,avx2")
+#endif
 #endif
 #include <immintrin.h>
 
@@ -23,6 +40,7 @@
 #include "solver/local_range_kernel.h"
 
 namespace drape::solver::lanes {
+inline namespace DRAPE_WIDE_NS {
 
 inline __m256 load_pair(const Float4* lo, const Float4* hi) {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(&lo->x)), _mm_load_ps(&hi->x), 1);
@@ -34,15 +52,24 @@ inline void store_pair(Float4* lo, Float4* hi, __m256 v) {
     _mm_store_ps(&hi->x, _mm256_extractf128_ps(v, 1));
 }
 
+}  // namespace DRAPE_WIDE_NS
 }  // namespace drape::solver::lanes
 
 namespace drape::solver {
 
+#if defined(DRAPE_WIDE_EVEX)
+bool has_avx512vl() {
+    static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    return yes;
+}
+#else
 bool has_avx2() {
     static const bool yes = __builtin_cpu_supports("avx2");
     return yes;
 }
+#endif
 
+namespace DRAPE_WIDE_NS {
 namespace {
 
 inline __m256 load_pair_at(const unsigned char* base, uint32_t lo, uint32_t hi) {
@@ -304,6 +331,7 @@ uint32_t integrate_avx2(const Setup& s, State& st, bool forces) {
     return 2 * pairs;
 }
 
+}  // namespace DRAPE_WIDE_NS
 }  // namespace drape::solver
 
 #if defined(__clang__)
@@ -315,12 +343,19 @@ uint32_t integrate_avx2(const Setup& s, State& st, bool forces) {
 #else  // no AVX2 path on this compiler/target
 
 namespace drape::solver {
+#if defined(DRAPE_WIDE_EVEX)
+bool has_avx512vl() { return false; }
+namespace evex {
+#else
 bool has_avx2() { return false; }
+namespace avx2 {
+#endif
 void link_batches_avx2(Float4*, const uint32_t*, uint32_t, uint32_t, bool) {}
 uint32_t integrate_avx2(const Setup&, State&, bool) { return 0; }
 void bend_eight_avx2(const BendStiffnessSet&, const Setup&, Float4*, uint32_t) {}
 void local_range_eight_avx2(const LocalRangeSet&, const Setup&, Float4*, const Float4*, const Float4*, uint32_t) {}
 void collide_groups_avx2(const Setup&, State&, uint32_t, uint32_t) {}
+}  // namespace avx2 / evex
 }  // namespace drape::solver
 
 #endif

@@ -21,18 +21,36 @@ namespace drape::solver {
 
 using namespace lanes;
 
-// links_avx2.cpp: `count` batches of `width` (8, or 16 run as two halves) lanes.
+// links_avx2.cpp: the eight-lane kernels, in namespace avx2 (AVX2) and, compiled once more for
+// AVX-512VL (links_avx2_evex.cpp), in namespace evex: the same operations, the same bits.
 bool has_avx2();
-void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32_t width, bool uniform);
-// links_avx2.cpp: the Verlet step of particles [0, returned count), two per vector.
-uint32_t integrate_avx2(const Setup& s, State& st, bool forces);
-// links_avx2.cpp: bend-stiffness items j..j+7 (two four-item batches of one level), one per lane.
-void bend_eight_avx2(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j);
-// links_avx2.cpp: local-range entries j..j+7 (their particles distinct), one per lane.
-void local_range_eight_avx2(const LocalRangeSet& r, const Setup& s, Float4* p, const Float4* ref, const Float4* nrm, uint32_t j);
-// links_avx2.cpp: the game's collision pass of collidables [first, end) (none convex geometry),
-// eight particles a group.
-void collide_groups_avx2(const Setup& s, State& st, uint32_t first, uint32_t end);
+bool has_avx512vl();
+#define DRAPE_WIDE_KERNELS                                                                                              \
+    /* `count` batches of `width` (8, or 16 run as two halves) lanes. */                                                \
+    void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32_t width, bool uniform);            \
+    /* The Verlet step of particles [0, returned count), two per vector. */                                              \
+    uint32_t integrate_avx2(const Setup& s, State& st, bool forces);                                                     \
+    /* Bend-stiffness items j..j+7 (two four-item batches of one level), one per lane. */                               \
+    void bend_eight_avx2(const BendStiffnessSet& b, const Setup& s, Float4* p, uint32_t j);                              \
+    /* Local-range entries j..j+7 (their particles distinct), one per lane. */                                          \
+    void local_range_eight_avx2(const LocalRangeSet& r, const Setup& s, Float4* p, const Float4* ref, const Float4* nrm, \
+                                uint32_t j);                                                                             \
+    /* The game's collision pass of collidables [first, end) (none convex geometry), eight particles a group. */        \
+    void collide_groups_avx2(const Setup& s, State& st, uint32_t first, uint32_t end);
+namespace avx2 {
+DRAPE_WIDE_KERNELS
+}
+namespace evex {
+DRAPE_WIDE_KERNELS
+}
+#undef DRAPE_WIDE_KERNELS
+// The eight-lane kernels a step with `lanes` lanes runs (lanes >= 8): the AVX-512VL build where
+// sixteen lanes are allowed and the CPU has it, else the AVX2 build (a step limited to eight
+// lanes runs AVX2 instructions only, so the tests of eight lanes test that build).
+inline bool evex_kernels(uint32_t lanes) {
+    static const bool cpu = has_avx512vl();
+    return lanes >= 16 && cpu;
+}
 // links_avx512.cpp: `count` sixteen-lane batches.
 bool has_avx512();
 void link_batches16_avx512(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);
@@ -342,7 +360,7 @@ void solve_levels(const LinkSchedule& ls, Float4* p, uint32_t lanes) {
         const uint32_t b16 = ls.level_batches16[l];
         if (b16) {
             if (lanes >= 16) link_batches16_avx512(p, rec, b16, Uniform);
-            else if (lanes >= 8) link_batches_avx2(p, rec, b16, 16, Uniform);
+            else if (lanes >= 8) avx2::link_batches_avx2(p, rec, b16, 16, Uniform);
             else
                 for (uint32_t b = 0; b < b16; ++b)
                     for (uint32_t q = 0; q < 16; q += 4) link_batch4_packed<Uniform>(base, rec + 16 * words * b + q, 16);
@@ -351,7 +369,8 @@ void solve_levels(const LinkSchedule& ls, Float4* p, uint32_t lanes) {
         const uint32_t b8 = ls.level_batches8[l];
         if (b8) {
             if (lanes >= 8) {
-                link_batches_avx2(p, rec, b8, 8, Uniform);
+                if (evex_kernels(lanes)) evex::link_batches_avx2(p, rec, b8, 8, Uniform);
+                else avx2::link_batches_avx2(p, rec, b8, 8, Uniform);
                 rec += 8 * words * b8;
             } else {
                 for (uint32_t b = 0; b < b8; ++b, rec += 8 * words) {
@@ -454,8 +473,10 @@ void solve_bend_stiffness(const BendStiffnessSet& b, const Setup& s, Float4* p, 
     uint32_t j = 0;
     for (uint32_t l = 0; l < b.level_count; ++l) {
         uint32_t k = 0;
-        if (lanes >= 8)
-            for (; k + 2 <= b.level_batches4[l]; k += 2, j += 8) bend_eight_avx2(b, s, p, j);
+        if (evex_kernels(lanes))
+            for (; k + 2 <= b.level_batches4[l]; k += 2, j += 8) evex::bend_eight_avx2(b, s, p, j);
+        else if (lanes >= 8)
+            for (; k + 2 <= b.level_batches4[l]; k += 2, j += 8) avx2::bend_eight_avx2(b, s, p, j);
         for (; k < b.level_batches4[l]; ++k, j += 4) bend_four(b, s, p, j);
         for (uint32_t q = 0; q < b.level_singles[l]; ++q, ++j) bend_one(b, s, p, j);
     }
@@ -489,8 +510,11 @@ void solve_local_range(const LocalRangeSet& r, const Setup& s, Float4* p, const 
     if (ref == nullptr) return;
     uint32_t first = 0;
     if (r.distinct && in.mode != SolveMode::sequential) {
-        if (step_lanes(in) >= 8)
-            for (; first + 8 <= r.count; first += 8) local_range_eight_avx2(r, s, p, ref, nrm, first);
+        const uint32_t lanes = step_lanes(in);
+        if (evex_kernels(lanes))
+            for (; first + 8 <= r.count; first += 8) evex::local_range_eight_avx2(r, s, p, ref, nrm, first);
+        else if (lanes >= 8)
+            for (; first + 8 <= r.count; first += 8) avx2::local_range_eight_avx2(r, s, p, ref, nrm, first);
         for (; first + 4 <= r.count; first += 4) local_range_four(r, s, p, ref, nrm, first);
     }
     for (uint32_t j = first; j < r.count; ++j) {
@@ -907,7 +931,8 @@ void collide(const Setup& s, State& st, SolveMode mode, uint32_t lanes, uint64_t
         if (moved_groups) moved_groups[i >> 8] |= uint64_t(1) << ((i >> 2) & 63);
     };
     auto groups = [&](uint32_t first, uint32_t end) {
-        if (lanes >= 8 && !moved_groups) collide_groups_avx2(s, st, first, end);
+        if (evex_kernels(lanes) && !moved_groups) evex::collide_groups_avx2(s, st, first, end);
+        else if (lanes >= 8 && !moved_groups) avx2::collide_groups_avx2(s, st, first, end);
         else collide_groups(s, st, first, end, nullptr, 0, moved_groups);
     };
     uint32_t pending = 0;  // scheduled mode: collidables pending..k-1 still to run as groups
@@ -975,7 +1000,7 @@ void integrate(const Setup& s, State& st, bool forces, uint32_t lanes) {
         integrate_avx512(s, st, forces);
         return;
     }
-    const uint32_t first = lanes >= 8 ? integrate_avx2(s, st, forces) : 0;
+    const uint32_t first = lanes >= 8 ? avx2::integrate_avx2(s, st, forces) : 0;
     if (forces) integrate_particles<true>(s, st, first);
     else integrate_particles<false>(s, st, first);
 }
