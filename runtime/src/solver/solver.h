@@ -245,7 +245,7 @@ struct Pass {
 };
 
 // The items are stored in schedule order: level after level, each level's items four at a time
-// (level_batches4 batches of four items that share no particle), then its level_singles items
+// (level_batches4 batches of four items that share no particle, an even number), then its level_singles items
 // one by one. An item's level is one past the highest level of the earlier items (in the file's
 // order) that share a particle with it, so every item runs after those: the same bits as the
 // file's order. file_order[j] is the schedule position of the file's item j (the sequential mode
@@ -253,7 +253,8 @@ struct Pass {
 struct BendStiffnessSet {
     uint32_t count = 0;             // the file's items
     // Items stored in schedule order: the file's and the padding that fills each level's last
-    // four-item batch (the spare particle past the cloth's, zero weights: they move nothing).
+    // pair of four-item batches (the spare particle past the cloth's, zero weights: they move
+    // nothing).
     uint32_t stored = 0;
     uint32_t* particles = nullptr;  // 4 per item
     float* weights = nullptr;       // 4 per item
