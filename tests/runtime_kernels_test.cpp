@@ -337,13 +337,16 @@ TEST_CASE("runtime kernels: the skin blends in four lanes, two vertices per eigh
 
 TEST_CASE("runtime kernels: the object-space mesh-mesh deform (composites of triangle frames and binds, then the blend) in four, eight and sixteen lanes equals the row-by-row scalar form bit for bit") {
     std::mt19937 rng(29);
-    const uint32_t entries = 12;  // subset entries: triangles of the input mesh, each with its bind
+    // Subset entries: triangles of the input mesh, each with its bind (sixteen lanes: a whole
+    // group of sixteen entries and a part of one).
+    const uint32_t entries = 21;
     for (uint8_t blends : {1, 3}) {
         CAPTURE(int(blends));
         Mesh in(40, 30, rng);
         DeformOp op = random_deform(rng, 3, blends, entries);
         std::uniform_int_distribution<uint32_t> tri(0, in.data.triangle_count - 1);
         for (uint16_t& t : op.subset) t = uint16_t(tri(rng));
+        lay_out_bind_lanes(op);  // as the loader does
         // The composites' scalar form: the centroid frame (c0 = a - g, c1 = b - g, c2 = c0 x c1,
         // g = ((a + b) + c) * (1/3); w 0, 0, 0, 1) composed with the bind by the composite rule.
         std::vector<Mat4> comp(entries);

@@ -544,6 +544,7 @@ bool load_mesh_mesh_deform(OpScope& c, const fb::Operator* o, Operator& out) {
         for (size_t i = 0; i < n; ++i) d.subset.push_back(uint16_t(i));
     }
     if (!read_deform_blocks(c, src, object_space, d)) return false;
+    if (object_space) lay_out_bind_lanes(d);
     return emit(out, object_space ? OpKind::object_space_mesh_mesh_deform : OpKind::bone_space_mesh_mesh_deform, c.m.deforms, std::move(d));
 }
 

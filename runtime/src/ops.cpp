@@ -207,6 +207,9 @@ void normal_sums_avx2(const VertexFramesOp& op, const float* p, uint32_t tri_cou
 // has AVX-512F and VL.
 bool ops_avx512_usable();
 void object_space_blend_avx512(const DeformOp& op, const Mat4* composites, BufferData& out);
+// ops_avx512.cpp: the object-space mesh-mesh deform's composites sixteen subset entries at a
+// time (op.bind_lanes laid out), the same bits.
+void mesh_mesh_composites_avx512(const DeformOp& op, const BufferData& in, Mat4* out);
 
 namespace {
 bool wide_lanes(const Scratch& s) {
@@ -239,7 +242,9 @@ void run_bone_space_skin(const DeformOp& op, const Transforms& ts, BufferData& o
 }
 
 void run_object_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s) {
-    if (wide_lanes(s)) mesh_mesh_composites_avx2(op, in, s.matrices);
+    if (widest_lanes16(s) && op.bind_lanes.size() >= (op.subset.size() + 15) / 16 * 12 * 16 && op.binds.size() >= op.subset.size())
+        mesh_mesh_composites_avx512(op, in, s.matrices);
+    else if (wide_lanes(s)) mesh_mesh_composites_avx2(op, in, s.matrices);
     else
         for (size_t j = 0; j < op.subset.size(); ++j) s.matrices[j] = compose(triangle_frame(in, op.subset[j]), op.binds[j]);
     object_blend(op, s.matrices, out, s);
@@ -267,6 +272,14 @@ Mat4 triangle_frame(const BufferData& in, uint32_t triangle) {
     store4(f.m + 8, select(xyz, yzx(e1) * zxy(e2) - zxy(e1) * yzx(e2), zero));
     store4(f.m + 12, select(xyz, g, splat4(1.0f)));
     return f;
+}
+
+void lay_out_bind_lanes(DeformOp& op) {
+    const size_t groups = (op.binds.size() + 15) / 16;
+    op.bind_lanes.assign(groups * 12 * 16, 0.0f);
+    for (size_t j = 0; j < op.binds.size(); ++j)
+        for (uint32_t c = 0; c < 4; ++c)
+            for (uint32_t r = 0; r < 3; ++r) op.bind_lanes[((j / 16) * 12 + 3 * c + r) * 16 + j % 16] = op.binds[j].m[4 * c + r];
 }
 
 void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count) {

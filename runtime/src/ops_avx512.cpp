@@ -137,6 +137,84 @@ void object_space_blend_avx512(const DeformOp& op, const Mat4* m, BufferData& ou
     }
 }
 
+namespace {
+
+// In each 128-bit block: rows (r0, r1, r2, r3) -> (x, y, z, w), and back (the same permutation).
+inline void transpose_in_blocks(__m512& r0, __m512& r1, __m512& r2, __m512& r3) {
+    const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpacklo_ps(r2, r3);
+    const __m512 t2 = _mm512_unpackhi_ps(r0, r1), t3 = _mm512_unpackhi_ps(r2, r3);
+    r0 = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t1)));
+    r1 = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t1)));
+    r2 = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t2), _mm512_castps_pd(t3)));
+    r3 = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t2), _mm512_castps_pd(t3)));
+}
+
+}  // namespace
+
+// Sixteen subset entries at a time, entry n of a group in lane n: each lane runs triangle_frame's
+// and compose's expressions of its entry in their order (the w rows too: 0, 0, 0 and 1 in the
+// frame), so every float of every composite is mesh_mesh_composites_avx2's. A last group of
+// fewer than sixteen repeats its last entry in the lanes past it, which are not stored.
+void mesh_mesh_composites_avx512(const DeformOp& op, const BufferData& in, Mat4* out) {
+    const uint32_t count = uint32_t(op.subset.size());
+    const __m512 third = _mm512_set1_ps(1.0f / 3.0f), zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+    for (uint32_t j0 = 0; j0 < count; j0 += 16) {
+        const uint32_t here = count - j0 < 16 ? count - j0 : 16;
+        const uint16_t* tri[16];
+        for (uint32_t n = 0; n < 16; ++n) tri[n] = in.triangles + size_t(op.subset[j0 + (n < here ? n : here - 1)]) * 3;
+        // Corner q of the sixteen triangles as x, y, z lanes: row k holds triangles k, k + 4,
+        // k + 8 and k + 12, so the in-block transpose leaves triangle n in lane n.
+        auto corner = [&](uint32_t q, __m512& x, __m512& y, __m512& z) {
+            __m512 r[4];
+            for (uint32_t k = 0; k < 4; ++k) {
+                r[k] = _mm512_castps128_ps512(_mm_loadu_ps(in.p + size_t(tri[k][q]) * 4));
+                for (uint32_t b = 1; b < 4; ++b) {
+                    const __m128 v = _mm_loadu_ps(in.p + size_t(tri[k + 4 * b][q]) * 4);
+                    r[k] = b == 1 ? _mm512_insertf32x4(r[k], v, 1) : (b == 2 ? _mm512_insertf32x4(r[k], v, 2) : _mm512_insertf32x4(r[k], v, 3));
+                }
+            }
+            transpose_in_blocks(r[0], r[1], r[2], r[3]);
+            x = r[0], y = r[1], z = r[2];
+        };
+        __m512 ax, ay, az, bx, by, bz, cx, cy, cz;
+        corner(0, ax, ay, az);
+        corner(1, bx, by, bz);
+        corner(2, cx, cy, cz);
+        // The frame: g = ((a + b) + c) * (1/3), e1 = a - g, e2 = b - g, n = e1 x e2.
+        const __m512 gx = _mm512_mul_ps(_mm512_add_ps(_mm512_add_ps(ax, bx), cx), third);
+        const __m512 gy = _mm512_mul_ps(_mm512_add_ps(_mm512_add_ps(ay, by), cy), third);
+        const __m512 gz = _mm512_mul_ps(_mm512_add_ps(_mm512_add_ps(az, bz), cz), third);
+        const __m512 e1x = _mm512_sub_ps(ax, gx), e1y = _mm512_sub_ps(ay, gy), e1z = _mm512_sub_ps(az, gz);
+        const __m512 e2x = _mm512_sub_ps(bx, gx), e2y = _mm512_sub_ps(by, gy), e2z = _mm512_sub_ps(bz, gz);
+        const __m512 nx = _mm512_sub_ps(_mm512_mul_ps(e1y, e2z), _mm512_mul_ps(e1z, e2y));
+        const __m512 ny = _mm512_sub_ps(_mm512_mul_ps(e1z, e2x), _mm512_mul_ps(e1x, e2z));
+        const __m512 nz = _mm512_sub_ps(_mm512_mul_ps(e1x, e2y), _mm512_mul_ps(e1y, e2x));
+        const __m512 f[3][4] = {{e1x, e1y, e1z, zero}, {e2x, e2y, e2z, zero}, {nx, ny, nz, zero}};
+        const __m512 g[4] = {gx, gy, gz, one};
+        const float* bind = op.bind_lanes.data() + size_t(j0 / 16) * 12 * 16;
+        for (uint32_t c = 0; c < 4; ++c) {
+            const __m512 i0 = _mm512_loadu_ps(bind + (3 * c) * 16), i1 = _mm512_loadu_ps(bind + (3 * c + 1) * 16),
+                         i2 = _mm512_loadu_ps(bind + (3 * c + 2) * 16);
+            // Column c, row r: (f0*i0 + f1*i1) + f2*i2; the translation ((f0*i0 + g) + f1*i1) + f2*i2.
+            __m512 row[4];
+            for (uint32_t r = 0; r < 4; ++r) {
+                __m512 v = _mm512_mul_ps(f[0][r], i0);
+                if (c == 3) v = _mm512_add_ps(v, g[r]);
+                row[r] = _mm512_add_ps(_mm512_add_ps(v, _mm512_mul_ps(f[1][r], i1)), _mm512_mul_ps(f[2][r], i2));
+            }
+            transpose_in_blocks(row[0], row[1], row[2], row[3]);  // row[k], block b: column c of entry 4b + k
+            for (uint32_t k = 0; k < 4; ++k)
+                for (uint32_t b = 0; b < 4; ++b) {
+                    if (4 * b + k >= here) continue;
+                    const __m128 v = b == 0 ? _mm512_castps512_ps128(row[k])
+                                            : (b == 1 ? _mm512_extractf32x4_ps(row[k], 1)
+                                                      : (b == 2 ? _mm512_extractf32x4_ps(row[k], 2) : _mm512_extractf32x4_ps(row[k], 3)));
+                    _mm_storeu_ps(out[j0 + 4 * b + k].m + 4 * c, v);
+                }
+        }
+    }
+}
+
 }  // namespace drape::rt
 
 #if defined(__clang__)
@@ -151,6 +229,7 @@ void object_space_blend_avx512(const DeformOp& op, const Mat4* m, BufferData& ou
 namespace drape::rt {
 bool ops_avx512_usable() { return false; }
 void object_space_blend_avx512(const DeformOp&, const Mat4*, BufferData&) {}
+void mesh_mesh_composites_avx512(const DeformOp&, const BufferData&, Mat4*) {}
 }  // namespace drape::rt
 
 #endif

@@ -82,6 +82,10 @@ struct DeformOp {  // skin and mesh-mesh deform, object and bone space
     std::vector<uint16_t> subset;           // skin: transforms of the set; mesh-mesh: input triangles
     std::vector<Mat4> binds;                // object-space skin: bone from skin mesh, per subset entry;
                                             // object-space mesh-mesh: triangle from mesh, per subset entry
+    // Object-space mesh-mesh: the binds' entries the composites read (rows 0..2 of each column),
+    // sixteen subset entries a group, lane by lane: entry (column c, row r) of subset entry
+    // 16 g + n at [(12 g + 3 c + r) * 16 + n] (lay_out_bind_lanes; zeros past the subset).
+    std::vector<float> bind_lanes;
     std::vector<DeformBlock> blocks;        // processed order
     LocalStream local_p, local_n, local_t, local_b;
     uint8_t streams = 0;                    // which streams the operator writes (Streams bits)

@@ -108,6 +108,9 @@ void plan_conversions(ClothModel& m);
 // states the conditions and why the steps keep their bits).
 void plan_shared_storage(ClothModel& m);
 
+// Fills op.bind_lanes from op.binds (an object-space mesh-mesh deform's composites on sixteen
+// lanes read them).
+void lay_out_bind_lanes(DeformOp& op);
 // Fills op.frames and op.frame_of_pair from op.triangle (every entry below `triangle_count`).
 void index_frames(MeshMeshDeform2014Op& op, uint32_t triangle_count);
 // Needs s.matrices for op.frames.size() frames.
