@@ -163,9 +163,10 @@ TEST_CASE("solver schedule: random standard links alone take the uniform kernel 
     }
 }
 
-TEST_CASE("solver schedule: particles around spheres, capsules, tapered capsules and planes collide with the bits of the sequential loop, four and eight particles a group") {
+TEST_CASE("solver schedule: particles around spheres, capsules, tapered capsules and planes collide with the bits of the sequential loop, four, eight and sixteen particles a group") {
     // The collision groups (four particles; eight where the CPU has AVX2, the last four of a
-    // count not a multiple of eight as a half group) skip lanes outside a shape's bounding box;
+    // count not a multiple of eight as a half group; sixteen where it has AVX-512, the last
+    // four to twelve as a part of one) skip lanes outside a shape's bounding box;
     // particles are placed around each shape's surface (inside, on it, just outside) with radii
     // of 0 to 5 cm.
     std::mt19937 rng(7);
@@ -209,7 +210,7 @@ TEST_CASE("solver schedule: particles around spheres, capsules, tapered capsules
         Sim b(d);
         REQUIRE(b.ok());
         run(b, SolveMode::sequential, 60);
-        for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {
+        for (uint8_t lanes : {uint8_t(4), uint8_t(8), uint8_t(16)}) {
             CAPTURE(int(lanes));
             Sim a(d);
             REQUIRE(a.ok());

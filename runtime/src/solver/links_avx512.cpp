@@ -21,12 +21,15 @@
 #pragma GCC push_options
 #pragma GCC target("avx,avx2,avx512f")
 // GCC 12's avx512fintrin.h builds the unmasked forms on _mm512_undefined_ps(), which its
-// -Wmaybe-uninitialized reports as a use of an uninitialised value (a false positive).
+// -Wmaybe-uninitialized and -Wuninitialized report as a use of an uninitialised value (a false
+// positive).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 
+#include "solver/collide_kernel.h"
 #include "solver/link_kernel.h"
 
 namespace drape::solver::lanes {
@@ -46,6 +49,12 @@ inline F16 vmax(F16 a, F16 b) { return {_mm512_max_ps(a.v, b.v)}; }
 inline F16 vsqrt(F16 a) { return {_mm512_sqrt_ps(a.v)}; }
 inline F16 select(M16 m, F16 a, F16 b) { return {_mm512_mask_blend_ps(m.k, b.v, a.v)}; }  // m ? a : b
 inline M16 gt(F16 a, F16 b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_GT_OQ)}; }
+inline M16 lt(F16 a, F16 b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
+inline M16 mask_and(M16 a, M16 b) { return {__mmask16(a.k & b.k)}; }
+inline M16 mask_or(M16 a, M16 b) { return {__mmask16(a.k | b.k)}; }
+inline M16 select_mask(M16 m, M16 a, M16 b) { return {__mmask16((m.k & a.k) | (~m.k & b.k))}; }  // m ? a : b
+inline bool any(M16 m) { return m.k != 0; }
+template <> inline F16 splat_v<F16>(float x) { return {_mm512_set1_ps(x)}; }
 
 // Row k holds particles k, k+4, k+8, k+12 of the batch (one per 128-bit lane): the in-lane 4 x 4
 // transpose then gives x, y, z, w of particles 0..15 in lane order.
@@ -153,7 +162,90 @@ void integrate4(const Setup& s, State& st) {
     }
 }
 
+// Particles i..i+15 of a group: rows k = particles i + 4k .. i + 4k + 3 (one load each), so the
+// in-block transpose puts particle i + 4m + b in lane 4b + m. Every per-particle array is read
+// through the same order (`order`).
+inline __m512i group_order() { return _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0); }
+
+// collide_group (collide_kernel.h) with sixteen lanes, each lane the same expressions; `rows`
+// (1..4) rows of four particles are the group's, the others take no part and are not stored.
+DRAPE_COLLIDE_INLINE void collide_group16(const Setup& s, Float4* p, Float4* q, const CollisionChunk<lanes::F16>& ch, uint32_t i,
+                                          uint32_t cand, uint32_t rows) {
+    using namespace lanes;
+    const __m512i order = group_order();
+    const __mmask16 present = __mmask16((1u << (4 * rows)) - 1u);  // natural order, as the loads
+    auto load_rows = [&](const Float4* base, __m512 (&r)[4]) {
+        for (uint32_t k = 0; k < 4; ++k) r[k] = k < rows ? _mm512_loadu_ps(&base[i + 4 * k].x) : _mm512_setzero_ps();
+        transpose16(r[0], r[1], r[2], r[3]);
+    };
+    auto lanes_of = [&](const float* a) { return _mm512_permutexvar_ps(order, _mm512_maskz_loadu_ps(present, a + i)); };
+    __m512 pr[4];
+    load_rows(p, pr);
+    F16 px{pr[0]}, py{pr[1]}, pz{pr[2]}, qx{}, qy{}, qz{};
+    __m512 qr[4];
+    bool have_q = false;  // previous positions are transposed when a lane passes a box
+    bool moved = false;
+    // The lanes that collide with a collidable: dynamic and (all particles or the mask's bit).
+    const __m512i dyn = _mm512_permutexvar_epi32(order, _mm512_maskz_loadu_epi32(present, s.dynamic_mask + i));
+    const __m512i cmask = _mm512_permutexvar_epi32(order, _mm512_maskz_loadu_epi32(present, s.collision_mask + i));
+    const __mmask16 dynamic = _mm512_test_epi32_mask(dyn, dyn);
+    for (; cand != 0; cand &= cand - 1) {
+        const uint32_t c = uint32_t(std::countr_zero(cand));
+        const ShapeLanes<F16>& b = ch.w[c];
+        M16 in_box{};
+        if (b.has_box) {
+            in_box = in_box_lanes<F16, M16>(b, px, py, pz);
+            if (!any(in_box)) continue;
+        }
+        const __mmask16 on = ch.all[c] ? dynamic : __mmask16(dynamic & _mm512_test_epi32_mask(cmask, _mm512_set1_epi32(int(ch.bits[c]))));
+        if (on == 0) continue;
+        M16 active{on};
+        if (b.has_box) {
+            active = mask_and(active, in_box);
+            if (!any(active)) continue;
+        }
+        if (b.has_bound) {
+            active = within_bound<F16, M16>(b, px, py, pz, active);
+            if (!any(active)) continue;
+        }
+        if (!have_q) {
+            load_rows(q, qr);
+            qx.v = qr[0], qy.v = qr[1], qz.v = qr[2];
+            have_q = true;
+        }
+        moved |= collide_lanes<F16, M16, Contact::game>(b, px, py, pz, qx, qy, qz, F16{lanes_of(s.radius)}, F16{lanes_of(s.friction)}, active);
+    }
+    if (!moved) return;  // nothing inside: the particles are as they were
+    auto put = [&](Float4* base, __m512 x, __m512 y, __m512 z, __m512 w) {
+        transpose16(x, y, z, w);
+        const __m512 r[4] = {x, y, z, w};
+        for (uint32_t k = 0; k < rows; ++k) _mm512_storeu_ps(&base[i + 4 * k].x, r[k]);
+    };
+    put(p, px.v, py.v, pz.v, pr[3]);
+    put(q, qx.v, qy.v, qz.v, qr[3]);
+}
+
 }  // namespace
+
+// The game's collision pass of collidables [first, end) (none convex geometry), sixteen
+// particles a group: collide_groups_avx2 (links_avx2.cpp) on sixteen lanes.
+void collide_groups_avx512(const Setup& s, State& st, uint32_t first, uint32_t end) {
+    using lanes::F16;
+    Float4* p = st.positions;
+    Float4* q = st.previous_positions;
+    for (uint32_t c0 = first; c0 < end; c0 += CollisionChunk<F16>::size) {
+        const uint32_t c1 = end - c0 < CollisionChunk<F16>::size ? end : c0 + CollisionChunk<F16>::size;
+        CollisionChunk<F16> ch;
+        build_chunk(s, st, c0, c1, ch);
+        const uint32_t every = ch.by_mask | ch.by_all;
+        if (every == 0) continue;
+        scan_blocks(
+            s, p, ch, every, [&](uint32_t i, uint32_t cand) { collide_group16(s, p, q, ch, i, cand, 4); },
+            [&](uint32_t i) {
+                if (i < s.padded_count) collide_group16(s, p, q, ch, i, every, (s.padded_count - i) / 4);
+            });
+    }
+}
 
 void integrate_avx512(const Setup& s, State& st, bool forces) {
     if (forces) integrate4<true>(s, st);
@@ -181,6 +273,7 @@ namespace drape::solver {
 bool has_avx512() { return false; }
 void link_batches16_avx512(Float4*, const uint32_t*, uint32_t, bool) {}
 void integrate_avx512(const Setup&, State&, bool) {}
+void collide_groups_avx512(const Setup&, State&, uint32_t, uint32_t) {}
 }  // namespace drape::solver
 
 #endif

@@ -56,6 +56,9 @@ bool has_avx512();
 void link_batches16_avx512(Float4* p, const uint32_t* packed, uint32_t count, bool uniform);
 // links_avx512.cpp: the Verlet step of integrate_particles, four particles per 512-bit vector.
 void integrate_avx512(const Setup& s, State& st, bool forces);
+// links_avx512.cpp: the game's collision pass of collidables [first, end) (none convex
+// geometry), sixteen particles a group.
+void collide_groups_avx512(const Setup& s, State& st, uint32_t first, uint32_t end);
 
 uint32_t widest_lanes() {
     static const uint32_t lanes = has_avx512() ? 16u : (has_avx2() ? 8u : 4u);
@@ -931,7 +934,8 @@ void collide(const Setup& s, State& st, SolveMode mode, uint32_t lanes, uint64_t
         if (moved_groups) moved_groups[i >> 8] |= uint64_t(1) << ((i >> 2) & 63);
     };
     auto groups = [&](uint32_t first, uint32_t end) {
-        if (evex_kernels(lanes) && !moved_groups) evex::collide_groups_avx2(s, st, first, end);
+        if (lanes >= 16 && !moved_groups) collide_groups_avx512(s, st, first, end);
+        else if (evex_kernels(lanes) && !moved_groups) evex::collide_groups_avx2(s, st, first, end);
         else if (lanes >= 8 && !moved_groups) avx2::collide_groups_avx2(s, st, first, end);
         else collide_groups(s, st, first, end, nullptr, 0, moved_groups);
     };
