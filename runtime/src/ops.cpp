@@ -216,12 +216,12 @@ bool wide_lanes(const Scratch& s) {
     static const bool available = ops_avx2_built() && solver::widest_lanes() >= 8;
     return s.max_lanes >= 8 && available;
 }
-bool widest_lanes16(const Scratch& s) {
+bool sixteen_lanes(const Scratch& s) {
     static const bool available = ops_avx512_usable() && solver::widest_lanes() >= 16;
     return s.max_lanes >= 16 && available;
 }
 void object_blend(const DeformOp& op, const Mat4* composites, BufferData& out, const Scratch& s) {
-    if (widest_lanes16(s)) object_space_blend_avx512(op, composites, out);
+    if (sixteen_lanes(s)) object_space_blend_avx512(op, composites, out);
     else if (wide_lanes(s)) object_space_blend_avx2(op, composites, out);
     else object_space_blend(op, composites, out);
 }
@@ -242,7 +242,7 @@ void run_bone_space_skin(const DeformOp& op, const Transforms& ts, BufferData& o
 }
 
 void run_object_space_mesh_mesh_deform(const DeformOp& op, const BufferData& in, BufferData& out, Scratch& s) {
-    if (widest_lanes16(s) && op.bind_lanes.size() >= (op.subset.size() + 15) / 16 * 12 * 16 && op.binds.size() >= op.subset.size())
+    if (sixteen_lanes(s) && op.bind_lanes.size() >= (op.subset.size() + 15) / 16 * 12 * 16 && op.binds.size() >= op.subset.size())
         mesh_mesh_composites_avx512(op, in, s.matrices);
     else if (wide_lanes(s)) mesh_mesh_composites_avx2(op, in, s.matrices);
     else

@@ -1,11 +1,12 @@
-// drape runtime: the object-space blend four vertices at a time with AVX-512 (F and VL), chosen
-// at run time (solver::widest_lanes and cpuid). A vertex's composite matrix is one 512-bit
+// drape runtime: the object-space blend four vertices at a time, and the object-space mesh-mesh
+// composites sixteen subset entries at a time, with AVX-512 (F and VL), chosen at run time
+// (solver::widest_lanes and cpuid). In the blend a vertex's composite matrix is one 512-bit
 // register (its four columns), so each influence costs one load, one multiply and one add where
 // the AVX2 path spends two of each; the four composites are then transposed by 128-bit blocks
 // (column k of the four vertices in one register) and each stream is transformed once for all
 // four. Each lane runs the four-lane form's operations of ops.cpp in its order, correctly rounded
 // operations only and no FMA (the target has no "fma", and the runtime compiles with
-// -ffp-contract=off), so the bits are its bits; tests compare it with a scalar form.
+// -ffp-contract=off), so the bits are its bits; tests compare both with a scalar form.
 #include <cstdint>
 
 #include "rt_ops.h"  // before the target pragma: nothing of it may become AVX-512 code
@@ -22,6 +23,8 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <immintrin.h>
+
+#include "solver/lanes_avx512.h"  // inside the target region: its functions are AVX-512 code
 
 namespace drape::rt {
 
@@ -137,19 +140,6 @@ void object_space_blend_avx512(const DeformOp& op, const Mat4* m, BufferData& ou
     }
 }
 
-namespace {
-
-// In each 128-bit block: rows (r0, r1, r2, r3) -> (x, y, z, w), and back (the same permutation).
-inline void transpose_in_blocks(__m512& r0, __m512& r1, __m512& r2, __m512& r3) {
-    const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpacklo_ps(r2, r3);
-    const __m512 t2 = _mm512_unpackhi_ps(r0, r1), t3 = _mm512_unpackhi_ps(r2, r3);
-    r0 = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t1)));
-    r1 = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t1)));
-    r2 = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t2), _mm512_castps_pd(t3)));
-    r3 = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t2), _mm512_castps_pd(t3)));
-}
-
-}  // namespace
 
 // Sixteen subset entries at a time, entry n of a group in lane n: each lane runs triangle_frame's
 // and compose's expressions of its entry in their order (the w rows too: 0, 0, 0 and 1 in the
@@ -173,7 +163,7 @@ void mesh_mesh_composites_avx512(const DeformOp& op, const BufferData& in, Mat4*
                     r[k] = b == 1 ? _mm512_insertf32x4(r[k], v, 1) : (b == 2 ? _mm512_insertf32x4(r[k], v, 2) : _mm512_insertf32x4(r[k], v, 3));
                 }
             }
-            transpose_in_blocks(r[0], r[1], r[2], r[3]);
+            solver::lanes::transpose16(r[0], r[1], r[2], r[3]);
             x = r[0], y = r[1], z = r[2];
         };
         __m512 ax, ay, az, bx, by, bz, cx, cy, cz;
@@ -202,7 +192,7 @@ void mesh_mesh_composites_avx512(const DeformOp& op, const BufferData& in, Mat4*
                 if (c == 3) v = _mm512_add_ps(v, g[r]);
                 row[r] = _mm512_add_ps(_mm512_add_ps(v, _mm512_mul_ps(f[1][r], i1)), _mm512_mul_ps(f[2][r], i2));
             }
-            transpose_in_blocks(row[0], row[1], row[2], row[3]);  // row[k], block b: column c of entry 4b + k
+            solver::lanes::transpose16(row[0], row[1], row[2], row[3]);  // row[k], block b: column c of entry 4b + k
             for (uint32_t k = 0; k < 4; ++k)
                 for (uint32_t b = 0; b < 4; ++b) {
                     if (4 * b + k >= here) continue;

@@ -70,9 +70,10 @@ struct Scratch {
     // vectors, the last for the pad of the grouped sums.
     float* triangle_normals = nullptr;
     uint32_t triangle_capacity = 0;
-    // Widest lanes the skin blends and the vertex frames may use: 16 (AVX-512 registers, where the
-    // CPU has AVX-512F and VL: four vertices of an object-space blend), 8 (AVX2 registers: two
-    // vertices of a blend, eight frame entries) or 4. All give the same bits; tests run each.
+    // Widest lanes the skin blends, the mesh-mesh composites and the vertex frames may use: 16
+    // (AVX-512 registers, where the CPU has AVX-512F and VL: four vertices of an object-space
+    // blend, sixteen composites), 8 (AVX2 registers: two vertices of a blend, eight frame
+    // entries) or 4. All give the same bits; tests run each.
     uint8_t max_lanes = 16;
 };
 

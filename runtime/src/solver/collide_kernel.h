@@ -345,6 +345,21 @@ DRAPE_COLLIDE_INLINE M within_bound(const ShapeLanes<V>& b, V px, V py, V pz, M 
     return mask_and(active, lt((ex * ex + ey * ey) + ez * ez, b.bound2));
 }
 
+// `active` narrowed to the lanes inside shape `b`'s box (`in_box`, where it has one) and within
+// its bound (where it has one); false when no lane is left.
+template <class V, class M>
+DRAPE_COLLIDE_INLINE bool narrow_lanes(const ShapeLanes<V>& b, V px, V py, V pz, M in_box, M& active) {
+    if (b.has_box) {
+        active = mask_and(active, in_box);
+        if (!any(active)) return false;
+    }
+    if (b.has_bound) {
+        active = within_bound<V, M>(b, px, py, pz, active);
+        if (!any(active)) return false;
+    }
+    return true;
+}
+
 // One group i..i+3 against the slots `cand` of the chunk that may touch it: lane by lane each
 // slot's box first, and only for a lane in a box its collidable's lane masks and the collision
 // (a union of the group's masks tried first cost more than it saved on the corpus's hair).
@@ -360,7 +375,7 @@ DRAPE_COLLIDE_INLINE bool collide_group(const Setup& s, Float4* p, Float4* q, co
     for (; cand != 0; cand &= cand - 1) {
         const uint32_t c = uint32_t(std::countr_zero(cand));
         const ShapeLanes<F4>& b = ch.w[c];
-        M4 in_box;
+        M4 in_box{};
         if (b.has_box) {
             in_box = in_box_lanes<F4, M4>(b, px, py, pz);
             if (!any(in_box)) continue;
@@ -368,14 +383,7 @@ DRAPE_COLLIDE_INLINE bool collide_group(const Setup& s, Float4* p, Float4* q, co
         alignas(16) uint32_t m[4];
         if (!lanes_on(s, i, ch.all[c], ch.bits[c], m)) continue;
         M4 active = mask_from_bits(m);
-        if (b.has_box) {
-            active = mask_and(active, in_box);
-            if (!any(active)) continue;
-        }
-        if (b.has_bound) {
-            active = within_bound<F4, M4>(b, px, py, pz, active);
-            if (!any(active)) continue;
-        }
+        if (!narrow_lanes<F4, M4>(b, px, py, pz, in_box, active)) continue;
         if (!have_q) {
             transpose(q[i], q[i + 1], q[i + 2], q[i + 3], qx, qy, qz, qw);
             have_q = true;
@@ -403,6 +411,20 @@ inline void build_chunk(const Setup& s, const State& st, uint32_t c0, uint32_t c
         ch.all[c] = cs.all_particles;
         if (ch.all[c]) ch.by_all |= 1u << c;
         else if (k < 32) ch.by_mask |= 1u << c;  // a file collidable past bit 31 collides with no particle
+    }
+}
+
+// Collidables [first, end) a chunk at a time (at most CollisionChunk::size each): `fn(ch, every)`
+// for each chunk with an enabled slot, `every` its slots that go by the masks or apply to every
+// particle.
+template <class V, class Fn>
+DRAPE_COLLIDE_INLINE void for_each_chunk(const Setup& s, const State& st, uint32_t first, uint32_t end, Fn fn) {
+    for (uint32_t c0 = first; c0 < end; c0 += CollisionChunk<V>::size) {
+        const uint32_t c1 = end - c0 < CollisionChunk<V>::size ? end : c0 + CollisionChunk<V>::size;
+        CollisionChunk<V> ch;
+        build_chunk(s, st, c0, c1, ch);
+        const uint32_t every = ch.by_mask | ch.by_all;
+        if (every != 0) fn(ch, every);
     }
 }
 

@@ -7,8 +7,9 @@
 // links_avx2_evex.cpp compiles this file once more with DRAPE_WIDE_EVEX: the same kernels for
 // AVX-512VL, still on 256-bit registers, but with the 32 registers EVEX encoding gives where
 // AVX2 has 16 (a bend item's four particles, weights and inverse masses alone are 24 registers:
-// the AVX2 build spills them; c2030's whole step is 7% faster). Its functions are in namespace
-// evex, these in namespace avx2; step.cpp takes the evex ones where sixteen lanes are allowed.
+// the AVX2 build spills them; c2030's whole step is about 5% faster). Its functions are in
+// namespace evex, these in namespace avx2; step.cpp takes the evex ones where sixteen lanes are
+// allowed.
 #include "solver/lanes.h"  // before the target pragma: its SSE2 functions must not become AVX ones (ODR)
 #include "solver/solver.h"
 
@@ -269,14 +270,7 @@ DRAPE_COLLIDE_INLINE void collide_group8(const Setup& s, Float4* p, Float4* q, c
         const __m256i on = lanes_on8<Half>(s, i, ch.all[c], ch.bits[c]);
         if (_mm256_testz_si256(on, on)) continue;
         M8 active{_mm256_castsi256_ps(on)};
-        if (b.has_box) {
-            active = mask_and(active, in_box);
-            if (!any(active)) continue;
-        }
-        if (b.has_bound) {
-            active = within_bound<F8, M8>(b, px, py, pz, active);
-            if (!any(active)) continue;
-        }
+        if (!narrow_lanes<F8, M8>(b, px, py, pz, in_box, active)) continue;
         if (!have_q) {
             __m256 t0 = load_pair(q + i, q + hi), t1 = load_pair(q + i + 1, q + hi + 1), t2 = load_pair(q + i + 2, q + hi + 2), t3 = load_pair(q + i + 3, q + hi + 3);
             transpose8(t0, t1, t2, t3);
@@ -305,12 +299,7 @@ DRAPE_COLLIDE_INLINE void collide_group8(const Setup& s, Float4* p, Float4* q, c
 void collide_groups_avx2(const Setup& s, State& st, uint32_t first, uint32_t end) {
     Float4* p = st.positions;
     Float4* q = st.previous_positions;
-    for (uint32_t c0 = first; c0 < end; c0 += CollisionChunk<F8>::size) {
-        const uint32_t c1 = end - c0 < CollisionChunk<F8>::size ? end : c0 + CollisionChunk<F8>::size;
-        CollisionChunk<F8> ch;
-        build_chunk(s, st, c0, c1, ch);
-        const uint32_t every = ch.by_mask | ch.by_all;
-        if (every == 0) continue;
+    for_each_chunk<F8>(s, st, first, end, [&](const CollisionChunk<F8>& ch, uint32_t every) {
         scan_blocks(
             s, p, ch, every,
             [&](uint32_t i, uint32_t cand) {
@@ -321,7 +310,7 @@ void collide_groups_avx2(const Setup& s, State& st, uint32_t first, uint32_t end
                 for (; i + 8 <= s.padded_count; i += 8) collide_group8<false>(s, p, q, ch, i, every);
                 if (i < s.padded_count) collide_group8<true>(s, p, q, ch, i, every);
             });
-    }
+    });
 }
 
 uint32_t integrate_avx2(const Setup& s, State& st, bool forces) {

@@ -30,6 +30,7 @@
 #include <immintrin.h>
 
 #include "solver/collide_kernel.h"
+#include "solver/lanes_avx512.h"  // inside the target region: its functions are AVX-512 code
 #include "solver/link_kernel.h"
 
 namespace drape::solver::lanes {
@@ -70,15 +71,6 @@ inline void store_row(unsigned char* base, const uint32_t* o, uint32_t k, __m512
     _mm_store_ps(reinterpret_cast<float*>(base + o[k + 4]), _mm512_extractf32x4_ps(r, 1));
     _mm_store_ps(reinterpret_cast<float*>(base + o[k + 8]), _mm512_extractf32x4_ps(r, 2));
     _mm_store_ps(reinterpret_cast<float*>(base + o[k + 12]), _mm512_extractf32x4_ps(r, 3));
-}
-// In each 128-bit lane: rows (r0, r1, r2, r3) -> (x, y, z, w), and back (the same permutation).
-inline void transpose16(__m512& r0, __m512& r1, __m512& r2, __m512& r3) {
-    const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpacklo_ps(r2, r3);
-    const __m512 t2 = _mm512_unpackhi_ps(r0, r1), t3 = _mm512_unpackhi_ps(r2, r3);
-    r0 = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t1)));
-    r1 = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t1)));
-    r2 = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t2), _mm512_castps_pd(t3)));
-    r3 = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t2), _mm512_castps_pd(t3)));
 }
 
 }  // namespace drape::solver::lanes
@@ -200,14 +192,7 @@ DRAPE_COLLIDE_INLINE void collide_group16(const Setup& s, Float4* p, Float4* q, 
         const __mmask16 on = ch.all[c] ? dynamic : __mmask16(dynamic & _mm512_test_epi32_mask(cmask, _mm512_set1_epi32(int(ch.bits[c]))));
         if (on == 0) continue;
         M16 active{on};
-        if (b.has_box) {
-            active = mask_and(active, in_box);
-            if (!any(active)) continue;
-        }
-        if (b.has_bound) {
-            active = within_bound<F16, M16>(b, px, py, pz, active);
-            if (!any(active)) continue;
-        }
+        if (!narrow_lanes<F16, M16>(b, px, py, pz, in_box, active)) continue;
         if (!have_q) {
             load_rows(q, qr);
             qx.v = qr[0], qy.v = qr[1], qz.v = qr[2];
@@ -233,18 +218,13 @@ void collide_groups_avx512(const Setup& s, State& st, uint32_t first, uint32_t e
     using lanes::F16;
     Float4* p = st.positions;
     Float4* q = st.previous_positions;
-    for (uint32_t c0 = first; c0 < end; c0 += CollisionChunk<F16>::size) {
-        const uint32_t c1 = end - c0 < CollisionChunk<F16>::size ? end : c0 + CollisionChunk<F16>::size;
-        CollisionChunk<F16> ch;
-        build_chunk(s, st, c0, c1, ch);
-        const uint32_t every = ch.by_mask | ch.by_all;
-        if (every == 0) continue;
+    for_each_chunk<F16>(s, st, first, end, [&](const CollisionChunk<F16>& ch, uint32_t every) {
         scan_blocks(
             s, p, ch, every, [&](uint32_t i, uint32_t cand) { collide_group16(s, p, q, ch, i, cand, 4); },
             [&](uint32_t i) {
                 if (i < s.padded_count) collide_group16(s, p, q, ch, i, every, (s.padded_count - i) / 4);
             });
-    }
+    });
 }
 
 void integrate_avx512(const Setup& s, State& st, bool forces) {

@@ -842,12 +842,7 @@ bool collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end, con
             if (moved_groups) moved_groups[i >> 8] |= uint64_t(1) << ((i >> 2) & 63);
         }
     };
-    for (uint32_t c0 = first; c0 < end; c0 += CollisionChunk<F4>::size) {
-        const uint32_t c1 = end - c0 < CollisionChunk<F4>::size ? end : c0 + CollisionChunk<F4>::size;
-        CollisionChunk<F4> ch;
-        build_chunk(s, st, c0, c1, ch);
-        const uint32_t every = ch.by_mask | ch.by_all;
-        if (every == 0) continue;
+    for_each_chunk<F4>(s, st, first, end, [&](const CollisionChunk<F4>& ch, uint32_t every) {
         if (C == Contact::game || todo == nullptr) {
             scan_blocks(
                 s, p, ch, every,
@@ -867,7 +862,7 @@ bool collide_groups(const Setup& s, State& st, uint32_t first, uint32_t end, con
                     }
                 }
         }
-    }
+    });
     return any_group;
 }
 
