@@ -205,7 +205,6 @@ void write_frames8_avx2(const VertexFramesOp& op, BufferData& buf, const Scratch
 void normal_sums_avx2(const VertexFramesOp& op, const float* p, uint32_t tri_count, float* tn, float* const accum[3], uint32_t groups);
 // ops_avx512.cpp: the object-space blend four vertices at a time (the same bits), where the CPU
 // has AVX-512F and VL.
-bool ops_avx512_usable();
 void object_space_blend_avx512(const DeformOp& op, const Mat4* composites, BufferData& out);
 // ops_avx512.cpp: the object-space mesh-mesh deform's composites sixteen subset entries at a
 // time (op.bind_lanes laid out), the same bits.
@@ -217,7 +216,7 @@ bool wide_lanes(const Scratch& s) {
     return s.max_lanes >= 8 && available;
 }
 bool sixteen_lanes(const Scratch& s) {
-    static const bool available = ops_avx512_usable() && solver::widest_lanes() >= 16;
+    static const bool available = solver::has_avx512vl();
     return s.max_lanes >= 16 && available;
 }
 void object_blend(const DeformOp& op, const Mat4* composites, BufferData& out, const Scratch& s) {

@@ -1,6 +1,6 @@
 // drape runtime: the object-space blend four vertices at a time, and the object-space mesh-mesh
 // composites sixteen subset entries at a time, with AVX-512 (F and VL), chosen at run time
-// (solver::widest_lanes and cpuid). In the blend a vertex's composite matrix is one 512-bit
+// (solver::has_avx512vl). In the blend a vertex's composite matrix is one 512-bit
 // register (its four columns), so each influence costs one load, one multiply and one add where
 // the AVX2 path spends two of each; the four composites are then transposed by 128-bit blocks
 // (column k of the four vertices in one register) and each stream is transformed once for all
@@ -27,11 +27,6 @@
 #include "solver/lanes_avx512.h"  // inside the target region: its functions are AVX-512 code
 
 namespace drape::rt {
-
-bool ops_avx512_usable() {
-    static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-    return yes;
-}
 
 namespace {
 
@@ -217,7 +212,6 @@ void mesh_mesh_composites_avx512(const DeformOp& op, const BufferData& in, Mat4*
 #else  // no AVX-512 path on this compiler/target
 
 namespace drape::rt {
-bool ops_avx512_usable() { return false; }
 void object_space_blend_avx512(const DeformOp&, const Mat4*, BufferData&) {}
 void mesh_mesh_composites_avx512(const DeformOp&, const BufferData&, Mat4*) {}
 }  // namespace drape::rt

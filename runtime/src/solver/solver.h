@@ -522,6 +522,9 @@ constexpr float k_depenetration_slack = 1e-6f;
 // The widest link lanes this CPU runs (chosen once by cpuid, with the OS's register state):
 // 16 (AVX-512F), 8 (AVX2) or 4 (SSE2). The scheduled solve uses min(this, StepInputs::max_lanes).
 uint32_t widest_lanes();
+// Whether the CPU has AVX-512F and VL (the EVEX builds of the eight-lane kernels and the
+// runtime's sixteen-lane blends and composites need both).
+bool has_avx512vl();
 
 // The operator's notifyPreExecution: time step dt/slow_motion, substep (1/subSteps)*timeStep,
 // previous positions rescaled when the substep length changes, damping, transition blend time,

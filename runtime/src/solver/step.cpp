@@ -24,7 +24,6 @@ using namespace lanes;
 // links_avx2.cpp: the eight-lane kernels, in namespace avx2 (AVX2) and, compiled once more for
 // AVX-512VL (links_avx2_evex.cpp), in namespace evex: the same operations, the same bits.
 bool has_avx2();
-bool has_avx512vl();
 #define DRAPE_WIDE_KERNELS                                                                                              \
     /* `count` batches of `width` (8, or 16 run as two halves) lanes. */                                                \
     void link_batches_avx2(Float4* p, const uint32_t* packed, uint32_t count, uint32_t width, bool uniform);            \
