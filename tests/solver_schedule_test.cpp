@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "grid_workload.h"
@@ -349,6 +350,13 @@ TEST_CASE("solver schedule: bend stiffness items four and eight at a time by lev
             b.rest_curvature = 0.3f * u(rng);
             items.push_back(b);
         }
+        // A chain after them, every item on the same four particles, longer than the random items'
+        // levels go: its last levels hold one item.
+        for (int i = 0; i < 40; ++i) {
+            BendStiffnessDesc b = items[size_t(i)];
+            b.particle_a = 0, b.particle_b = 1, b.particle_c = 2, b.particle_d = 3;
+            items.push_back(b);
+        }
         std::vector<LinkDesc> standard;
         for (int i = 0; i < 60; ++i) standard.push_back({pick(), pick(), 0.2f + 0.3f * std::abs(u(rng)), 0.7f});
         std::vector<ConstraintSetDesc> sets(2);
@@ -376,14 +384,25 @@ TEST_CASE("solver schedule: bend stiffness items four and eight at a time by lev
         CHECK(odd == 0);  // every level's batches pair up: the eight-lane kernel takes them all
         CHECK(four > 0);   // the scheduled path runs four at a time
         CHECK(eight > 0);  // and, with eight lanes, two batches of a level at once
-        // Only the items that name a particle twice run alone: a level's last four-able items
-        // fill their batch with padding.
-        uint32_t twice = 0;
+        // The items that run alone: those that name a particle twice, and those of a level with
+        // at most two four-able items (one by one, not a padded batch); a level's last four-able
+        // items otherwise fill their batch with padding. The levels as the file's order gives
+        // them: an item one past the latest level of its particles.
+        uint32_t twice = 0, few = 0;
+        std::vector<uint32_t> last(n, 0);
+        std::map<uint32_t, uint32_t> fourable;  // level -> its items that name four particles
         for (const BendStiffnessDesc& k : items) {
             const uint16_t q[4] = {k.particle_a, k.particle_b, k.particle_c, k.particle_d};
-            twice += q[0] == q[1] || q[0] == q[2] || q[0] == q[3] || q[1] == q[2] || q[1] == q[3] || q[2] == q[3];
+            const bool repeats = q[0] == q[1] || q[0] == q[2] || q[0] == q[3] || q[1] == q[2] || q[1] == q[3] || q[2] == q[3];
+            twice += repeats;
+            uint32_t lv = 0;
+            for (uint16_t p : q) lv = std::max(lv, last[p]);
+            for (uint16_t p : q) last[p] = lv + 1;
+            if (!repeats) ++fourable[lv];
         }
-        CHECK(alone == twice);
+        for (const auto& [lv, count] : fourable) few += count <= 2 ? count : 0;
+        CHECK(few > 0);  // the chain's levels at least
+        CHECK(alone == twice + few);
         run(b, SolveMode::sequential, 40, 1.0f / 30);
         for (uint8_t lanes : {uint8_t(4), uint8_t(8)}) {
             CAPTURE(int(lanes));

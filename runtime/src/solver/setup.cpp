@@ -525,10 +525,15 @@ void layout_link_run(const SimClothDesc& d, const Execution& ex, uint32_t first,
     pack_schedule(ls);
 }
 
+// A level with at most this many four-able items runs them one by one: independent scalar items
+// overlap in the core, where a padded eight-lane call computes eight lanes on one chain of
+// dependent levels (a small cloth's bend levels hold one or two items).
+constexpr size_t k_bend_single_max = 2;
+
 // Bend stiffness: four weighted particles per constraint; the weighted inverse-mass sum is
 // computed once here, in the order the step would. The items are stored in schedule order
 // (BendStiffnessSet): by level, four independent items at a time; an item naming one particle
-// twice runs alone.
+// twice runs alone, and so do the items of a level with at most k_bend_single_max of them.
 void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s, bool fill, BendStiffnessSet& b) {
     const uint32_t n = c.count;
     // Each item's level, and each level's items in file order, four-able ones first (in both
@@ -548,11 +553,15 @@ void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s,
     }
     std::vector<std::vector<uint32_t>> four(levels), one(levels);
     for (uint32_t j = 0; j < n; ++j) (alone[j] ? one : four)[level[j]].push_back(j);
+    for (uint32_t l = 0; l < levels; ++l)
+        if (four[l].size() <= k_bend_single_max) {  // a level's items share no particle: any order
+            one[l].insert(one[l].end(), four[l].begin(), four[l].end());
+            four[l].clear();
+        }
     // A level's four-able items are padded to a multiple of eight with items that move nothing
     // (every particle the spare one past the cloth's, zero weights and inverse-mass sum: no lane
-    // of them is live), so no four-able item runs alone and the eight-lane kernel takes every
-    // batch of the level two at a time (a last four-item batch on four lanes cost about as much
-    // as a pair on eight).
+    // of them is live), so the eight-lane kernel takes every batch of the level two at a time (a
+    // last four-item batch on four lanes cost about as much as a pair on eight).
     uint32_t padding = 0;
     for (uint32_t l = 0; l < levels; ++l) padding += (8 - uint32_t(four[l].size() % 8)) % 8;
     const uint32_t m = n + padding;
