@@ -267,7 +267,7 @@ void cloth_operator_kind(benchmark::State& state) {
 }
 
 // A whole character: every cloth data of corpus file range(0), its default state, stepped at 30 Hz
-// under the moving root. Besides the time per step it reports, measured in the same run on this
+// under the moving root. Besides the time per step it reports, measured in turns with it on this
 // thread's CPU clock, the grid-32 simulate step (bench/cloth_bench.cpp's workload) and the
 // character's cost in grid-32 steps.
 void cloth_character(benchmark::State& state) {
@@ -291,16 +291,34 @@ void cloth_character(benchmark::State& state) {
         for (auto* inst : one.instances) drape_instance_step(inst, 1.0f / 30);
     };
     for (auto _ : state) one_step();
-    // The ratio of this run: the character and the grid-32 step on the same clock, one after the other.
-    const int n = 200;
-    const double t0 = drape::solver_bench::thread_seconds();
-    for (int i = 0; i < n; ++i) one_step();
-    const double character_ns = (drape::solver_bench::thread_seconds() - t0) * 1e9 / n;
-    const auto grid = drape::solver_bench::bench_grid({.n = 32, .batches = 3, .min_batch_seconds = 0.05});
+    // The ratio: the character and the grid-32 step timed in turns, 15 rounds of about 2 ms each
+    // on the same thread clock, so both see the same state of the machine; the median of the
+    // rounds' ratios (a virtual machine's speed moves within seconds, and the median of the
+    // rounds leaves out a round the host interrupted).
+    drape::solver_bench::GridRun grid({.n = 32});
+    auto time_character = [&](uint32_t steps) {
+        const double t0 = drape::solver_bench::thread_seconds();
+        for (uint32_t i = 0; i < steps; ++i) one_step();
+        return (drape::solver_bench::thread_seconds() - t0) * 1e9 / steps;
+    };
+    const double estimate = time_character(5);
+    const uint32_t character_steps = uint32_t(std::clamp(2e6 / std::max(estimate, 1.0), 4.0, 2000.0));
+    constexpr int k_rounds = 15;
+    std::vector<double> character, grid_step, ratio;
+    for (int r = 0; r < k_rounds; ++r) {
+        character.push_back(time_character(character_steps));
+        grid_step.push_back(grid.time(200));
+        ratio.push_back(character.back() / grid_step.back());
+    }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    const double character_ns = median(character);
     state.SetLabel(k_files[index].file);
     state.counters["us_per_step"] = character_ns * 1e-3;
-    state.counters["grid32_us_per_step"] = grid.ns_per_step * 1e-3;
-    state.counters["grid32_steps"] = character_ns / grid.ns_per_step;
+    state.counters["grid32_us_per_step"] = median(grid_step) * 1e-3;
+    state.counters["grid32_steps"] = median(ratio);
     state.counters["particles"] = particles;
     state.counters["ns_per_particle"] = particles ? character_ns / particles : 0;
 }

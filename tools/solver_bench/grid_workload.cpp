@@ -91,48 +91,74 @@ double thread_seconds() {
 #endif
 }
 
-GridResult bench_grid(const GridOptions& o) {
+struct GridRun::Impl {
+    solver::GridWorkload w;
+    std::vector<solver::Float4> setup_memory, state_memory;
+    const solver::Setup* setup = nullptr;
+    solver::State* state = nullptr;
+    solver::StepInputs in;
+    GridResult shape;
+};
+
+GridRun::GridRun(const GridOptions& o) : impl_(std::make_unique<Impl>()) {
     using namespace solver;
-    GridWorkload w;
-    build_grid_workload(w, o.n, o.capsules);
-    if (o.max_lanes < 16) w.desc.link_batch_lanes = 8;  // as on a CPU without AVX-512
-    std::vector<Float4> setup_memory(setup_bytes(w.desc) / sizeof(Float4) + 1);
-    const Setup* setup = build_setup(w.desc, setup_memory.data(), setup_memory.size() * sizeof(Float4));
-    GridResult r;
-    r.cpu_lanes = widest_lanes();
-    if (!setup) return r;
-    std::vector<Float4> state_memory(state_bytes(*setup, {}) / sizeof(Float4) + 1);
-    State* state = build_state(*setup, {}, state_memory.data(), state_memory.size() * sizeof(Float4));
-    StepInputs in;
-    in.dt = 1.0f / 60;
-    in.mode = o.sequential ? SolveMode::sequential : SolveMode::scheduled;
-    in.max_lanes = o.max_lanes;
-    for (int i = 0; i < 120; ++i) step(*setup, *state, in);
+    Impl& g = *impl_;
+    build_grid_workload(g.w, o.n, o.capsules);
+    if (o.max_lanes < 16) g.w.desc.link_batch_lanes = 8;  // as on a CPU without AVX-512
+    g.setup_memory.resize(setup_bytes(g.w.desc) / sizeof(Float4) + 1);
+    g.setup = build_setup(g.w.desc, g.setup_memory.data(), g.setup_memory.size() * sizeof(Float4));
+    g.shape.cpu_lanes = widest_lanes();
+    if (!g.setup) return;
+    g.state_memory.resize(state_bytes(*g.setup, {}) / sizeof(Float4) + 1);
+    g.state = build_state(*g.setup, {}, g.state_memory.data(), g.state_memory.size() * sizeof(Float4));
+    if (!g.state) return;
+    g.in.dt = 1.0f / 60;
+    g.in.mode = o.sequential ? SolveMode::sequential : SolveMode::scheduled;
+    g.in.max_lanes = o.max_lanes;
+    for (int i = 0; i < 120; ++i) step(*g.setup, *g.state, g.in);
+    const Setup& s = *g.setup;
+    g.shape.particles = s.particle_count;
+    g.shape.sub_steps = s.sub_steps;
+    g.shape.links = g.w.link_count();
+    g.shape.levels = s.link_run_count ? s.link_runs[0].level_count : 0;
+    for (uint32_t l = 0; l < g.shape.levels; ++l) {
+        const LinkSchedule& ls = s.link_runs[0];
+        g.shape.batches16 += ls.level_batches16[l];
+        g.shape.batches8 += ls.level_batches8[l];
+        g.shape.batches4 += ls.level_batches4[l];
+        g.shape.singles += ls.level_singles[l];
+    }
+}
+
+GridRun::~GridRun() = default;
+
+const GridResult& GridRun::shape() const { return impl_->shape; }
+
+double GridRun::time(uint32_t steps) {
+    Impl& g = *impl_;
+    if (!g.state || steps == 0) return 0;
+    const double t0 = thread_seconds();
+    for (uint32_t i = 0; i < steps; ++i) solver::step(*g.setup, *g.state, g.in);
+    return (thread_seconds() - t0) * 1e9 / double(steps);
+}
+
+GridResult bench_grid(const GridOptions& o) {
+    GridRun run(o);
+    GridResult r = run.shape();
+    if (!r.particles) return r;
     std::vector<double> per_step;
     for (int b = 0; b < std::max(o.batches, 1); ++b) {
         uint64_t steps = 0;
-        const double t0 = thread_seconds();
         double elapsed = 0;
         do {
-            for (int i = 0; i < 50; ++i) step(*setup, *state, in);
+            elapsed += run.time(50) * 50 * 1e-9;
             steps += 50;
-            elapsed = thread_seconds() - t0;
         } while (elapsed < o.min_batch_seconds);
         per_step.push_back(elapsed * 1e9 / double(steps));
     }
     std::sort(per_step.begin(), per_step.end());
     r.ns_per_step = per_step[per_step.size() / 2];
-    r.particles = setup->particle_count;
-    r.ns_per_particle_substep = r.ns_per_step / (double(r.particles) * setup->sub_steps);
-    r.links = w.link_count();
-    r.levels = setup->link_run_count ? setup->link_runs[0].level_count : 0;
-    for (uint32_t l = 0; l < r.levels; ++l) {
-        const LinkSchedule& ls = setup->link_runs[0];
-        r.batches16 += ls.level_batches16[l];
-        r.batches8 += ls.level_batches8[l];
-        r.batches4 += ls.level_batches4[l];
-        r.singles += ls.level_singles[l];
-    }
+    r.ns_per_particle_substep = r.ns_per_step / (double(r.particles) * r.sub_steps);
     return r;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 namespace drape::solver_bench {
 
@@ -19,7 +20,7 @@ struct GridOptions {
 struct GridResult {
     double ns_per_particle_substep = 0;  // median of the batches; 0 when the grid could not be built
     double ns_per_step = 0;
-    uint32_t particles = 0, links = 0, levels = 0;
+    uint32_t particles = 0, links = 0, levels = 0, sub_steps = 0;
     uint32_t batches16 = 0, batches8 = 0, batches4 = 0, singles = 0;  // of the first link run's schedule
     uint32_t cpu_lanes = 0;  // the widest batch this CPU runs
 };
@@ -31,5 +32,26 @@ double thread_seconds();
 // min_batch_seconds of thread_seconds(); pinned particles count as particles. Single thread.
 // Below 16 lanes the schedule is also built of eight-lane batches, as on a CPU without AVX-512.
 GridResult bench_grid(const GridOptions& options);
+
+// The grid built once and warmed up (120 steps), then timed a batch at a time on request: for a
+// caller that times its own work in turns with the grid's, so that both see the same state of the
+// machine (a virtual machine's speed moves within seconds). Single thread; batches_/min seconds of
+// the options are not used.
+class GridRun {
+public:
+    explicit GridRun(const GridOptions& options);
+    ~GridRun();
+    GridRun(const GridRun&) = delete;
+    GridRun& operator=(const GridRun&) = delete;
+
+    // The grid's shape; particles == 0 when it could not be built (then time() returns 0).
+    const GridResult& shape() const;
+    // thread_seconds() of `steps` more steps, per step, in nanoseconds.
+    double time(uint32_t steps);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace drape::solver_bench
