@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "drape/solver_bench.h"
 #include "grid_workload.h"
 #include "solver_support.h"
 
@@ -586,4 +587,25 @@ TEST_CASE("solver schedule: local-range entries four and eight at a time equal t
         CHECK(drape::solver::test::same_bits(a.state->positions, b.state->positions, n));
         CHECK(drape::solver::test::same_bits(a8.state->positions, b.state->positions, n));
     }
+}
+
+TEST_CASE("solver bench: a grid run states the grid it steps and times its steps, and bench_grid reads the same grid") {
+    // An 8 x 8 grid: 2*8*7 structural, 2*7*7 shear and 2*8*6 bend links.
+    drape::solver_bench::GridRun run({.n = 8});
+    const auto& shape = run.shape();
+    CHECK(shape.particles == 64);
+    CHECK(shape.links == 112 + 98 + 96);
+    CHECK(shape.sub_steps == 1);
+    CHECK(shape.levels > 0);
+    CHECK(shape.batches16 * 16 + shape.batches8 * 8 + shape.batches4 * 4 + shape.singles >= 112 + 98 + 96);
+    const double t = run.time(20);
+    CHECK(std::isfinite(t));
+    CHECK(t > 0);
+    CHECK(run.time(0) == 0);
+    const auto r = drape::solver_bench::bench_grid({.n = 8, .batches = 1, .min_batch_seconds = 0.001});
+    CHECK(r.particles == shape.particles);
+    CHECK(r.links == shape.links);
+    CHECK(r.levels == shape.levels);
+    CHECK(r.ns_per_step > 0);
+    CHECK(r.ns_per_particle_substep == doctest::Approx(r.ns_per_step / 64));
 }

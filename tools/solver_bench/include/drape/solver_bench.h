@@ -35,8 +35,8 @@ GridResult bench_grid(const GridOptions& options);
 
 // The grid built once and warmed up (120 steps), then timed a batch at a time on request: for a
 // caller that times its own work in turns with the grid's, so that both see the same state of the
-// machine (a virtual machine's speed moves within seconds). Single thread; batches_/min seconds of
-// the options are not used.
+// machine (a virtual machine's speed moves within seconds). Single thread; the options' batches
+// and min_batch_seconds are not used.
 class GridRun {
 public:
     explicit GridRun(const GridOptions& options);
