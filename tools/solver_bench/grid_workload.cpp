@@ -149,12 +149,12 @@ GridResult bench_grid(const GridOptions& o) {
     std::vector<double> per_step;
     for (int b = 0; b < std::max(o.batches, 1); ++b) {
         uint64_t steps = 0;
-        double elapsed = 0;
+        double ns = 0;
         do {
-            elapsed += run.time(50) * 50 * 1e-9;
+            ns += run.time(50) * 50;
             steps += 50;
-        } while (elapsed < o.min_batch_seconds);
-        per_step.push_back(elapsed * 1e9 / double(steps));
+        } while (ns * 1e-9 < o.min_batch_seconds);
+        per_step.push_back(ns / double(steps));
     }
     std::sort(per_step.begin(), per_step.end());
     r.ns_per_step = per_step[per_step.size() / 2];

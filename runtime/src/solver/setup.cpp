@@ -536,7 +536,7 @@ constexpr size_t k_bend_single_max = 2;
 // twice runs alone, and so do the items of a level with at most k_bend_single_max of them.
 void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s, bool fill, BendStiffnessSet& b) {
     const uint32_t n = c.count;
-    // Each item's level, and each level's items in file order, four-able ones first (in both
+    // Each item's level, and each level's items in file order, the batched ones first (in both
     // passes: the padding below sizes the arrays).
     std::vector<uint32_t> level(n), last(s.particle_count, 0);
     std::vector<uint8_t> alone(n, 0);
@@ -551,13 +551,10 @@ void layout_bend_stiffness(const ConstraintSetDesc& c, Arena& a, const Setup& s,
         levels = std::max(levels, lv + 1);
         alone[j] = p[0] == p[1] || p[0] == p[2] || p[0] == p[3] || p[1] == p[2] || p[1] == p[3] || p[2] == p[3];
     }
+    std::vector<uint32_t> fourable(levels, 0);
+    for (uint32_t j = 0; j < n; ++j) fourable[level[j]] += !alone[j];
     std::vector<std::vector<uint32_t>> four(levels), one(levels);
-    for (uint32_t j = 0; j < n; ++j) (alone[j] ? one : four)[level[j]].push_back(j);
-    for (uint32_t l = 0; l < levels; ++l)
-        if (four[l].size() <= k_bend_single_max) {  // a level's items share no particle: any order
-            one[l].insert(one[l].end(), four[l].begin(), four[l].end());
-            four[l].clear();
-        }
+    for (uint32_t j = 0; j < n; ++j) (alone[j] || fourable[level[j]] <= k_bend_single_max ? one : four)[level[j]].push_back(j);
     // A level's four-able items are padded to a multiple of eight with items that move nothing
     // (every particle the spare one past the cloth's, zero weights and inverse-mass sum: no lane
     // of them is live), so the eight-lane kernel takes every batch of the level two at a time (a
