@@ -468,6 +468,11 @@ TEST_CASE("runtime: eight instances stepped on the host's threads through drape_
     std::vector<drape_instance*> twice{together[0], together[1], together[0]};
     CHECK(drape_instances_step(twice.data(), 3, 1.0f / 30, &tasks) == DRAPE_RESULT_INVALID_ARGUMENT);
     CHECK(std::string(drape_instance_error_message(together[0])).find("instance 2 is also instance 0") != std::string::npos);
+    std::vector<drape_instance*> later{together[1], together[0], together[2], together[0], together[1]};
+    CHECK(drape_instances_step(later.data(), 5, 1.0f / 30, nullptr) == DRAPE_RESULT_INVALID_ARGUMENT);
+    CHECK(std::string(drape_instance_error_message(together[0])).find("instance 3 is also instance 1") != std::string::npos);
+    // The refused lists leave nothing behind: the same instances, each once, step.
+    CHECK(drape_instances_step(together.data(), k_instances, 1.0f / 30, &tasks) == DRAPE_RESULT_OK);
     const drape_task_system lazy{run_nothing, nullptr, nullptr, 2};
     CHECK(drape_instances_step(together.data(), k_instances, 1.0f / 30, &lazy) == DRAPE_RESULT_INVALID_ARGUMENT);
     CHECK(std::string(drape_instance_error_message(together[0])).find("did not run instance 0") != std::string::npos);

@@ -692,11 +692,18 @@ void step_range(uint32_t begin, uint32_t end, uint32_t, void* context) {
 
 drape_result drape_instances_step(drape_instance* const* instances, uint32_t count, float dt, const drape_task_system* tasks) {
     if (count && !instances) return DRAPE_RESULT_INVALID_ARGUMENT;
-    for (uint32_t i = 0; i < count; ++i) {
+    for (uint32_t i = 0; i < count; ++i)
         if (!instances[i]) return DRAPE_RESULT_INVALID_ARGUMENT;
-        for (uint32_t j = 0; j < i; ++j)  // one instance twice would be stepped twice at once
-            if (instances[j] == instances[i]) return fail(instances[i], DRAPE_RESULT_INVALID_ARGUMENT, "instances_step: instance %u is also instance %u", i, j);
+    // One instance twice would be stepped twice at once. Each instance holds its index while the
+    // list is checked (one pass, not a comparison of every pair: a host may step thousands), and
+    // the marks are cleared before anything else happens.
+    uint32_t repeat = UINT32_MAX, first = 0;
+    for (uint32_t i = 0; i < count && repeat == UINT32_MAX; ++i) {
+        if (instances[i]->batch_slot != UINT32_MAX) repeat = i, first = instances[i]->batch_slot;
+        else instances[i]->batch_slot = i;
     }
+    for (uint32_t i = 0; i < count; ++i) instances[i]->batch_slot = UINT32_MAX;
+    if (repeat != UINT32_MAX) return fail(instances[repeat], DRAPE_RESULT_INVALID_ARGUMENT, "instances_step: instance %u is also instance %u", repeat, first);
     ManyStep m{instances, dt};
     for (uint32_t i = 0; i < count; ++i) instances[i]->stepped = false;
     if (tasks && tasks->enqueue && count > 1) {

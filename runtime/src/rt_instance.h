@@ -73,6 +73,7 @@ struct drape_instance {
     float accumulator = 0;  // drape_instance_advance: time not yet stepped, seconds
     drape_result last_step = DRAPE_RESULT_OK;  // drape_instances_step: this instance's result
     bool stepped = false;                      // drape_instances_step: the host's tasks ran it
+    uint32_t batch_slot = UINT32_MAX;          // drape_instances_step: its index while the call checks for repeats
     char error[DRAPE_ERROR_MESSAGE_SIZE] = {};
 };
 
