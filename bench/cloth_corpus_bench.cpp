@@ -456,9 +456,36 @@ void cloth_many_characters(benchmark::State& state) {
     state.counters["us_per_step"] = benchmark::Counter(double(state.iterations()) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+// What drape_instances_step adds to stepping each instance alone, with many small instances:
+// `count` Elden Ring HD_M_3005 cloths (15 particles each) on this thread, together (one call,
+// no task system) or one drape_instance_step each. The two should cost the same per instance.
+void cloth_many_small(benchmark::State& state) {
+    const LoadedFile* lf = loaded(8);
+    if (!lf) {
+        state.SkipWithError("no HD_M_3005 cloth (corpus missing or the exporter failed)");
+        return;
+    }
+    Characters many(lf->file, int(state.range(0)));
+    if (!many.error.empty()) {
+        state.SkipWithError(many.error.c_str());
+        return;
+    }
+    const bool together = state.range(1) != 0;
+    const uint32_t n = uint32_t(many.instances.size());
+    for (auto _ : state) {
+        if (together) drape_instances_step(many.instances.data(), n, 1.0f / 30, nullptr);
+        else
+            for (drape_instance* inst : many.instances) drape_instance_step(inst, 1.0f / 30);
+    }
+    state.SetLabel(std::to_string(n) + " x er/HD_M_3005_c" + (together ? ", drape_instances_step" : ", one by one"));
+    state.counters["ns_per_instance"] = benchmark::Counter(double(state.iterations()) * n * 1e-9,
+                                                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 }  // namespace
 
 BENCHMARK(cloth_many_characters)->ArgNames({"threads", "pool"})->Args({1, 0})->Args({2, 0})->Args({2, 1})->UseRealTime()->MinTime(0.5);
+BENCHMARK(cloth_many_small)->ArgNames({"instances", "together"})->ArgsProduct({{100, 4000}, {0, 1}})->MinTime(0.2);
 BENCHMARK(cloth_character)->ArgName("file")->DenseRange(0, int(std::size(k_files)) - 1)->MinTime(0.2);
 BENCHMARK(cloth_character_kind)
     ->ArgNames({"file", "kind_skin1_move2_simulate3_frames4_meshmesh5_bone6_copy7"})
